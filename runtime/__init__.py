@@ -1,0 +1,41 @@
+"""eager2graph runtime: eager tensors, graph tracing, control flow and cached graph functions.
+
+    import runtime as rt
+
+    @rt.function
+    def f(x, y):
+        return rt.matmul(x, y) + 1.0
+
+The runtime knows nothing about Python source; ``transpiler`` builds on it to rewrite Python
+control flow (``if``/``while``/``for`` on tensors) into ``rt.cond`` and ``rt.while_loop``.
+"""
+
+from runtime import config, errors, nest
+from runtime.control_flow import cond, while_loop
+from runtime.dtypes import (bool_ as bool, complex64, complex128, float16, float32, float64,  # noqa: A001
+                            int8, int16, int32, int64, uint8, DType, as_dtype)
+from runtime.function import Function, function
+from runtime.concrete_function import ConcreteFunction
+from runtime.graph import Graph, Node
+from runtime.ops import nn, random
+from runtime.ops.array_ops import (cast, clip_by_value, concat, constant, convert_to_tensor,
+                                   expand_dims, eye, fill, gather, getitem, identity, ones,
+                                   ones_like, range, rank, reshape, shape, size, squeeze, stack,
+                                   transpose, where, zeros, zeros_like)
+from runtime.ops.io_ops import assert_, print  # noqa: A004
+from runtime.ops.linalg_ops import matmul
+from runtime.ops.math_ops import (abs, add, ceil, cos, divide, equal, exp, floor, floordiv,  # noqa: A004
+                                  greater, greater_equal, less, less_equal, log, log1p, logical_and,
+                                  logical_not, logical_or, logical_xor, maximum, minimum, mod,
+                                  multiply, negative, not_equal, pow, round, sigmoid, sign, sin,
+                                  sqrt, square, subtract, tan, tanh)
+from runtime.ops.operators import install as _install_operators
+from runtime.ops.reduce_ops import (argmax, argmin, reduce_all, reduce_any, reduce_max,
+                                    reduce_mean, reduce_min, reduce_prod, reduce_sum)
+from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec
+from runtime.variables import Variable
+
+_install_operators(Tensor, Variable)
+
+truediv = divide
+__all__ = [name for name in dir() if not name.startswith("_")]

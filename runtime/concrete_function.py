@@ -1,0 +1,137 @@
+"""One trace of a function: its graph, the compiled plan, and how to call and describe it."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from runtime import nest
+from runtime.executor import Plan
+from runtime.graph import Graph
+from runtime.tensor import EagerTensor, SymbolicTensor, format_shape
+from runtime.trace_keys import describe, is_tensor_key, spec_of
+
+_asarray = np.asarray
+_ndarray = np.ndarray
+
+
+class ConcreteFunction:
+    """A graph specialized to one input signature; calling it runs the compiled plan."""
+
+    def __init__(self, name: str, graph: Graph, key: tuple, param_names: Sequence[str],
+                 output_structure: Any, bind: Callable, pass_records: list):
+        self.name = name
+        self.graph = graph
+        self.key = key
+        self.param_names = list(param_names)
+        self.pass_records = pass_records
+        self._bind = bind
+        self._plan = Plan(graph, name)
+        self._run = self._plan.run
+        self._pack = _make_packer(output_structure, graph.outputs)
+        self.structured_outputs = output_structure
+
+    # -- calling ----------------------------------------------------------------------------
+
+    def __call__(self, *args, **kwargs):
+        from runtime.trace_keys import encode, matches
+        values = self._bind(args, kwargs)
+        leaves: list = []
+        key = tuple([encode(value, leaves) for value in values])
+        if not all(matches(part, expected) for part, expected in zip(key, self.key)) \
+                or len(key) != len(self.key):
+            raise TypeError(
+                f"this concrete function of {self.name} was traced for {self.signature} and "
+                f"cannot be called with ({', '.join(describe(p) for p in key)}). Call the "
+                f"polymorphic function instead, which traces a new graph when needed.")
+        return self._call_flat(leaves)
+
+    def _call_flat(self, arrays):
+        try:
+            results = self._run(*arrays)
+        except Exception as error:
+            raise self._plan.translate_error(error) from error
+        return self._pack(results)
+
+    # -- describing -------------------------------------------------------------------------
+
+    @property
+    def signature(self) -> str:
+        return "(" + ", ".join(f"{n}: {describe(p)}" for n, p in zip(self.param_names, self.key)) + ")"
+
+    @property
+    def structured_input_signature(self) -> tuple:
+        """Specs for tensor arguments, the Python values for the others."""
+        return tuple(_spec_structure(part) for part in self.key)
+
+    @property
+    def plan_source(self) -> str:
+        """The Python code the graph was compiled into."""
+        return self._plan.source
+
+    def pretty_printed_signature(self) -> str:
+        lines = [f"{self.name}({', '.join(self.param_names)})", "  Args:"]
+        for name, part in zip(self.param_names, self.key):
+            lines.append(f"    {name}: {_describe_arg(part)}")
+        lines.append("  Returns:")
+        lines.extend(f"    {text}" for text in _describe_outputs(self.structured_outputs))
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<ConcreteFunction {self.name}{self.signature}>"
+
+
+def _spec_structure(part):
+    if is_tensor_key(part):
+        return spec_of(part)
+    if type(part) is tuple and len(part) == 2 and isinstance(part[0], type):
+        if issubclass(part[0], dict):
+            return {key: _spec_structure(sub) for key, sub in part[1]}
+        if issubclass(part[0], (tuple, list)):
+            return part[0](_spec_structure(sub) for sub in part[1]) if part[0] in (tuple, list) \
+                else tuple(_spec_structure(sub) for sub in part[1])
+        return part[1]
+    return part
+
+
+def _describe_arg(part) -> str:
+    if is_tensor_key(part):
+        return f"{part[0].name} Tensor, shape={format_shape(part[1])}"
+    return describe(part)
+
+
+def _describe_outputs(structure) -> list[str]:
+    leaves = nest.flatten(structure)
+    if len(leaves) == 1 and not nest.is_nested(structure):
+        return [_describe_leaf(structure)]
+    lines = [nest.describe_structure(structure).replace("*", "<>")]
+    numbered = lines[0]
+    for index in range(len(leaves)):
+        numbered = numbered.replace("<>", f"<{index + 1}>", 1)
+    lines = [numbered] + [f"<{i + 1}>: {_describe_leaf(leaf)}" for i, leaf in enumerate(leaves)]
+    return lines
+
+
+def _describe_leaf(leaf) -> str:
+    if isinstance(leaf, SymbolicTensor):
+        return f"{leaf.dtype.name} Tensor, shape={format_shape(leaf.shape)}"
+    return repr(leaf)
+
+
+def _make_packer(structure, outputs: list) -> Callable:
+    """A function turning the plan's output arrays into the user's result structure."""
+    if isinstance(structure, SymbolicTensor):
+        def pack_single(results):
+            value = results[0]
+            return EagerTensor(value if type(value) is _ndarray else _asarray(value))
+        return pack_single
+    leaves = nest.flatten(structure)
+    position = {id(value): index for index, value in enumerate(outputs)}
+    slots = [position.get(id(leaf)) if isinstance(leaf, SymbolicTensor) else None for leaf in leaves]
+
+    def pack(results):
+        tensors = [EagerTensor(r if type(r) is _ndarray else _asarray(r)) for r in results]
+        return nest.pack_like(structure, [leaf if slot is None else tensors[slot]
+                                          for leaf, slot in zip(leaves, slots)])
+    return pack

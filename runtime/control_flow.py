@@ -1,0 +1,371 @@
+"""Functional control flow: ``cond`` and ``while_loop``.
+
+Eagerly they are plain Python ``if`` and ``while``. While tracing, each branch or the loop's
+condition and body is traced once into a subgraph; values of enclosing graphs they read become
+explicit inputs (captures). The checks that make graph control flow safe live here: branch
+outputs must agree in structure and dtype (differing shapes are joined to ``None``), loop
+variables must keep structure, dtype and (within ``shape_invariants``) shape. Messages name the
+variable, so the transpiler passes the user's variable names through ``names``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from runtime import dtypes, nest, tracing
+from runtime.errors import GraphTypeError, ShapeError
+from runtime.graph import Graph
+from runtime.ops import math_ops
+from runtime.ops.array_ops import reshape
+from runtime.ops.registry import OpDef, constant_in_graph, register
+from runtime.source_location import user_location
+from runtime.tensor import (EagerTensor, SymbolicTensor, Tensor, TensorSpec, format_shape,
+                            join_shapes, shape_is_subtype)
+
+COND = register(OpDef("cond", None, None))
+WHILE_LOOP = register(OpDef("while_loop", None, None))
+
+
+def _where() -> str:
+    location = user_location()
+    return f" (at {location})" if location else ""
+
+
+# -- predicates ----------------------------------------------------------------------------
+
+
+def is_symbolic(value) -> bool:
+    return type(value) is SymbolicTensor
+
+
+def python_truth(value, construct: str) -> bool:
+    """Truth of a concrete condition; a non-scalar tensor is ambiguous and rejected."""
+    if isinstance(value, (EagerTensor, np.ndarray)) and np.ndim(value) != 0:
+        raise ValueError(
+            f"the condition of {construct} must be a scalar, got a tensor of shape "
+            f"{format_shape(np.shape(value))}{_where()}. Reduce it with rt.reduce_all or "
+            f"rt.reduce_any to say which truth you mean.")
+    return bool(value)
+
+
+def scalar_condition(value: SymbolicTensor, construct: str) -> SymbolicTensor:
+    """A bool scalar from a symbolic condition: numbers mean ``!= 0``; non-scalars are errors."""
+    if value.shape is None:
+        value = reshape(value, ())
+    elif value.shape != ():
+        raise ValueError(
+            f"the condition of {construct} must be a scalar, got a tensor of shape "
+            f"{format_shape(value.shape)} ({value.name}){_where()}. Reduce it with rt.reduce_all "
+            f"or rt.reduce_any to say which truth you mean.")
+    if value.dtype != dtypes.bool_:
+        value = math_ops.not_equal(value, 0)
+    return value
+
+
+# -- converting structure leaves to graph values -------------------------------------------
+
+
+def _leaf_to_graph(leaf, graph: Graph, dtype: np.dtype | None = None) -> SymbolicTensor:
+    if type(leaf) is SymbolicTensor:
+        return leaf if leaf.graph is graph else graph.capture(leaf)
+    if type(leaf) is EagerTensor:
+        return constant_in_graph(graph, leaf.numpy(), key_object=leaf)
+    read = getattr(leaf, "_read_value_for_op", None)
+    if read is not None:
+        with tracing.building(graph):
+            return read()
+    return constant_in_graph(graph, dtypes.to_array(leaf, dtype))
+
+
+def _is_static(leaf) -> bool:
+    """Leaves that stay Python values in outputs (they cannot become tensors)."""
+    return leaf is None or not (isinstance(leaf, (Tensor, np.ndarray, np.generic) + dtypes.PYTHON_SCALARS)
+                                or hasattr(leaf, "_read_value_for_op"))
+
+
+def _name_of(names: Sequence[str] | None, paths: list[str], index: int, default: str) -> str:
+    if names is not None and index < len(names):
+        return names[index]
+    return f"{default}{paths[index]}"
+
+
+# -- cond ----------------------------------------------------------------------------------
+
+
+def cond(pred, true_fn: Callable[[], Any], false_fn: Callable[[], Any], *,
+         names: Sequence[str] | None = None):
+    """``true_fn() if pred else false_fn()``; in a graph only the taken branch runs.
+
+    ``names`` optionally names the outputs (in flattened order) for error messages.
+    """
+    if not is_symbolic(pred):
+        return true_fn() if python_truth(pred, "rt.cond") else false_fn()
+    graph = tracing.current_graph()
+    pred = scalar_condition(graph.capture(pred) if pred.graph is not graph else pred, "rt.cond")
+    location = user_location()
+    then_graph, then_out = _trace_branch(graph, true_fn, "then")
+    else_graph, else_out = _trace_branch(graph, false_fn, "else")
+    structure = _check_same_structure(then_out, else_out, names)
+    then_leaves, else_leaves = nest.flatten(then_out), nest.flatten(else_out)
+    paths = nest.leaf_paths(then_out)
+    dynamic = []
+    for index, (a, b) in enumerate(zip(then_leaves, else_leaves)):
+        name = _name_of(names, paths, index, "output")
+        if _is_static(a) or _is_static(b):
+            _check_static_pair(a, b, name)
+            continue
+        dynamic.append((index, *_branch_values(a, b, then_graph, else_graph, name)))
+    then_graph.outputs = [t for _, t, _ in dynamic]
+    else_graph.outputs = [e for _, _, e in dynamic]
+    inputs = _unify_captures([then_graph, else_graph], leading=0)
+    out_types = [(t.dtype, join_shapes(t.shape, e.shape)) for _, t, e in dynamic]
+    node = graph.add_node(COND, [pred] + inputs, {}, out_types,
+                          subgraphs={"then": then_graph, "else": else_graph}, location=location)
+    leaves = list(then_leaves)
+    for (index, _, _), value in zip(dynamic, node.outputs):
+        leaves[index] = value
+    return nest.pack_like(structure, leaves)
+
+
+def _trace_branch(graph: Graph, fn: Callable, label: str) -> tuple[Graph, Any]:
+    branch = Graph(f"{graph.name}/{label}", parent=graph)
+    with tracing.building(branch):
+        result = fn()
+    return branch, result
+
+
+def _check_same_structure(a, b, names) -> Any:
+    if nest.structure_of(a) != nest.structure_of(b):
+        what = f" for {', '.join(repr(n) for n in names)}" if names else ""
+        raise GraphTypeError(
+            f"the two branches of a tensor conditional{what} return different structures: the "
+            f"true branch gives {nest.describe_structure(a)} and the false branch gives "
+            f"{nest.describe_structure(b)}{_where()}. Both branches must produce the same "
+            f"nesting of values.")
+    return a
+
+
+def _check_static_pair(a, b, name: str) -> None:
+    if a is None and b is None:
+        return
+    if a is None or b is None:
+        branch = "true" if a is None else "false"
+        raise GraphTypeError(
+            f"'{name}' is None in the {branch} branch of a tensor conditional but a value in the "
+            f"other{_where()}. Give it a value in both branches.")
+    if _is_static(a) and _is_static(b) and (a is b or _safe_equal(a, b)):
+        return
+    raise GraphTypeError(
+        f"'{name}' is {_describe(a)} in the true branch and {_describe(b)} in the false branch of "
+        f"a tensor conditional{_where()}; a graph can only choose between tensors, so make both "
+        f"branches produce numbers or tensors of the same dtype.")
+
+
+def _safe_equal(a, b) -> bool:
+    try:
+        return bool(type(a) is type(b) and a == b)
+    except Exception:
+        return False
+
+
+def _describe(value) -> str:
+    if isinstance(value, Tensor):
+        return f"a {value.dtype.name} tensor"
+    return f"the Python {type(value).__name__} {value!r}"
+
+
+def _branch_values(a, b, then_graph: Graph, else_graph: Graph, name: str):
+    """Both branch leaves as tensors of one dtype (Python scalars are weakly typed)."""
+    dtype_a, dtype_b = _leaf_dtype(a, b), _leaf_dtype(b, a)
+    if dtype_a != dtype_b:
+        raise GraphTypeError(
+            f"'{name}' has dtype {dtype_a.name} in the true branch but {dtype_b.name} in the false "
+            f"branch of a tensor conditional{_where()}; both branches must give the same dtype "
+            f"(use rt.cast, or write the literal as {'a float' if dtype_a.kind == 'f' or dtype_b.kind == 'f' else 'the same type'}).")
+    return _leaf_to_graph(a, then_graph, dtype_a), _leaf_to_graph(b, else_graph, dtype_b)
+
+
+def _leaf_dtype(leaf, other) -> np.dtype:
+    if isinstance(leaf, dtypes.PYTHON_SCALARS):
+        if isinstance(other, dtypes.PYTHON_SCALARS):
+            return dtypes.default_dtype(leaf) if type(leaf) is type(other) else \
+                np.result_type(dtypes.default_dtype(leaf), dtypes.default_dtype(other))
+        return dtypes.weak_scalar_dtype(leaf, [_leaf_dtype(other, leaf)])
+    return leaf.dtype if hasattr(leaf, "dtype") else dtypes.to_array(leaf).dtype
+
+
+def _unify_captures(subgraphs: list[Graph], leading: int) -> list[SymbolicTensor]:
+    """Gives all subgraphs the same parameters: their first ``leading`` ones, then the union
+    of everything any of them captured (a subgraph that does not read a capture ignores it)."""
+    union: list[SymbolicTensor] = []
+    seen: set[int] = set()
+    for sub in subgraphs:
+        for outer, _ in sub.captures:
+            if id(outer) not in seen:
+                seen.add(id(outer))
+                union.append(outer)
+    for sub in subgraphs:
+        own = {id(outer): placeholder for outer, placeholder in sub.captures}
+        params = sub.inputs[:leading]
+        captures = []
+        for position, outer in enumerate(union):
+            placeholder = own.get(id(outer))
+            if placeholder is None:
+                placeholder = sub.add_placeholder(outer.dtype, outer.shape, f"capture{len(sub.captures) + position}")
+            captures.append((outer, placeholder))
+        sub.captures = captures
+        sub.inputs = params + [p for _, p in captures]
+    return union
+
+
+# -- while_loop ----------------------------------------------------------------------------
+
+
+def while_loop(cond: Callable, body: Callable, loop_vars, maximum_iterations=None,
+               shape_invariants=None, *, names: Sequence[str] | None = None):
+    """``while cond(*vars): vars = body(*vars)``, at most ``maximum_iterations`` times.
+
+    ``loop_vars`` is a tuple or list (unpacked into ``cond`` and ``body``) or a single value;
+    leaves may be nested in tuples, lists, dicts and namedtuples. ``shape_invariants`` has the
+    same structure, with a shape (``None`` dims allowed) or ``None`` for each tensor.
+    """
+    unpack = isinstance(loop_vars, (tuple, list)) and not nest.is_namedtuple(loop_vars)
+    call = (lambda fn, values: fn(*values)) if unpack else (lambda fn, values: fn(values))
+    if not tracing.is_tracing():
+        return _eager_while(cond, body, loop_vars, maximum_iterations, call)
+    return _graph_while(cond, body, loop_vars, maximum_iterations, shape_invariants, names, call)
+
+
+def _eager_while(cond, body, loop_vars, maximum_iterations, call):
+    limit = None if maximum_iterations is None else int(maximum_iterations)
+    values, count = loop_vars, 0
+    while (limit is None or count < limit) and python_truth(call(cond, values), "rt.while_loop"):
+        values = call(body, values)
+        count += 1
+    return values
+
+
+def _graph_while(cond, body, loop_vars, maximum_iterations, shape_invariants, names, call):
+    graph = tracing.current_graph()
+    location = user_location()
+    leaves = nest.flatten(loop_vars)
+    paths = nest.leaf_paths(loop_vars)
+    var_names = [_name_of(names, paths, i, "loop_vars") for i in range(len(leaves))]
+    for leaf, name in zip(leaves, var_names):
+        if leaf is None or _is_static(leaf):
+            raise GraphTypeError(
+                f"'{name}' is {_describe(leaf) if leaf is not None else 'None'} when a tensor loop "
+                f"starts{_where()}; loop variables must be numbers or tensors. Give it an initial "
+                f"value of the type it has inside the loop.")
+    init = [_leaf_to_graph(leaf, graph) for leaf in leaves]
+    specs = _loop_specs(init, shape_invariants, loop_vars, var_names)
+
+    cond_graph = Graph(f"{graph.name}/while_cond", parent=graph)
+    body_graph = Graph(f"{graph.name}/while_body", parent=graph)
+    for sub in (cond_graph, body_graph):
+        params = [sub.add_placeholder(s.dtype, s.shape, f"{_short(var_names[i])}")
+                  for i, s in enumerate(specs)]
+        with tracing.building(sub):
+            result = call(cond if sub is cond_graph else body, nest.pack_like(loop_vars, params))
+            if sub is cond_graph:
+                sub.outputs = [_loop_condition(result, sub)]
+            else:
+                sub.outputs = _body_outputs(result, loop_vars, specs, var_names, sub)
+
+    captures = _unify_captures([cond_graph, body_graph], leading=len(specs))
+    inputs = list(init)
+    attrs: dict = {"num_vars": len(init), "maximum_iterations": None}
+    if maximum_iterations is not None:
+        if is_symbolic(maximum_iterations):
+            attrs["maximum_iterations"] = "input"
+            inputs.append(scalar_int(maximum_iterations, graph))
+        else:
+            attrs["maximum_iterations"] = int(maximum_iterations)
+    node = graph.add_node(WHILE_LOOP, inputs + captures, attrs,
+                          [(s.dtype, s.shape) for s in specs],
+                          subgraphs={"cond": cond_graph, "body": body_graph}, location=location)
+    return nest.pack_like(loop_vars, node.outputs)
+
+
+def scalar_int(value: SymbolicTensor, graph: Graph) -> SymbolicTensor:
+    return value if value.graph is graph else graph.capture(value)
+
+
+def _short(name: str) -> str:
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in name).strip("_") or "var"
+
+
+def _loop_specs(init, shape_invariants, loop_vars, var_names) -> list[TensorSpec]:
+    if shape_invariants is None:
+        return [TensorSpec(t.shape, t.dtype) for t in init]
+    invariants = _flatten_invariants(shape_invariants, loop_vars)
+    specs = []
+    for value, invariant, name in zip(init, invariants, var_names):
+        if invariant is None:
+            specs.append(TensorSpec(value.shape, value.dtype))
+            continue
+        shape = invariant.shape if isinstance(invariant, TensorSpec) else (
+            None if invariant is Ellipsis else tuple(invariant))
+        if not shape_is_subtype(value.shape, shape):
+            raise ShapeError(
+                f"'{name}' enters the loop with shape {format_shape(value.shape)}, which does not "
+                f"fit its shape invariant {format_shape(shape)}{_where()}.")
+        specs.append(TensorSpec(shape, value.dtype))
+    return specs
+
+
+def _flatten_invariants(invariants, structure) -> list:
+    """Invariants mirror ``loop_vars``; whatever sits at a leaf position is that leaf's shape."""
+    if isinstance(structure, dict):
+        return [leaf for key in nest.sorted_keys(structure)
+                for leaf in _flatten_invariants(None if invariants is None else invariants[key],
+                                                structure[key])]
+    if isinstance(structure, (list, tuple)):
+        if invariants is None:
+            return [None] * len(nest.flatten(structure))
+        return [leaf for invariant, sub in zip(invariants, structure)
+                for leaf in _flatten_invariants(invariant, sub)]
+    return [invariants]
+
+
+def _loop_condition(result, graph: Graph) -> SymbolicTensor:
+    if isinstance(result, (bool, np.bool_)) or (isinstance(result, EagerTensor) and result.shape == ()):
+        return _leaf_to_graph(np.asarray(bool(result)), graph)
+    if not isinstance(result, Tensor):
+        raise GraphTypeError(
+            f"the condition of a tensor loop returned {_describe(result)}{_where()}; it must "
+            f"return a bool (or a scalar tensor).")
+    return scalar_condition(_leaf_to_graph(result, graph), "a tensor while loop")
+
+
+def _body_outputs(result, loop_vars, specs, var_names, graph: Graph) -> list[SymbolicTensor]:
+    if nest.structure_of(result) != nest.structure_of(loop_vars):
+        raise GraphTypeError(
+            f"the loop body changes the structure of the loop variables: they enter as "
+            f"{nest.describe_structure(loop_vars)} and the body returns "
+            f"{nest.describe_structure(result)}{_where()}. Keep every loop variable the same "
+            f"kind of value in every iteration.")
+    outputs = []
+    for leaf, spec, name in zip(nest.flatten(result), specs, var_names):
+        if leaf is None or _is_static(leaf):
+            raise GraphTypeError(
+                f"'{name}' is {_describe(leaf) if leaf is not None else 'None'} at the end of an "
+                f"iteration of a tensor loop{_where()}; it must stay a {spec.dtype.name} tensor.")
+        dtype = dtypes.weak_scalar_dtype(leaf, [spec.dtype]) if isinstance(leaf, dtypes.PYTHON_SCALARS) \
+            else leaf.dtype
+        if dtype != spec.dtype:
+            raise GraphTypeError(
+                f"'{name}' has dtype {spec.dtype.name} before the loop but {dtype.name} after one "
+                f"iteration{_where()}. A loop variable must keep its dtype: cast it with rt.cast, "
+                f"or initialize it with a value of the right type (e.g. 0.0 instead of 0).")
+        value = _leaf_to_graph(leaf, graph, dtype)
+        if not shape_is_subtype(value.shape, spec.shape):
+            raise ShapeError(
+                f"'{name}' has shape {format_shape(spec.shape)} before the loop but "
+                f"{format_shape(value.shape)} after one iteration{_where()}. If the shape is meant "
+                f"to change, declare it with shape_invariants (use None for the dimensions that "
+                f"vary).")
+        outputs.append(value)
+    return outputs

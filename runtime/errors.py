@@ -1,0 +1,27 @@
+"""Exceptions raised by the runtime, each naming what failed and how to fix it."""
+
+from __future__ import annotations
+
+
+class RuntimeErrorBase(Exception):
+    """Base class of every error the runtime raises on purpose."""
+
+
+class InvalidArgumentError(RuntimeErrorBase, ValueError):
+    """An op received values it cannot compute with (eagerly or when a graph runs)."""
+
+
+class OperatorNotAllowedInGraphError(RuntimeErrorBase, TypeError):
+    """A symbolic tensor was used where Python needs a concrete value (``if``, ``bool``, ``len``)."""
+
+
+class ShapeError(RuntimeErrorBase, ValueError):
+    """Shapes are incompatible for an op; raised while a graph is being traced."""
+
+
+class GraphTypeError(RuntimeErrorBase, TypeError):
+    """Values of control flow (branch outputs, loop variables) disagree in structure or dtype."""
+
+
+class RetracingWarning(UserWarning):
+    """A function is traced again and again, which makes every call slow."""

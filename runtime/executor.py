@@ -1,0 +1,214 @@
+"""Compiles a graph into a Python function: straight-line code, no per-call graph walking.
+
+Each node becomes one line (``v7 = k7(v3, v5)``) with its kernel and attributes bound ahead of
+time as a global of the generated module; constants are pre-placed globals; a ``cond`` becomes
+an ``if``/``else`` and a ``while_loop`` a ``while`` around the inlined subgraphs; a value is
+deleted right after its last use so large intermediates are freed early. The generated source
+is registered with ``linecache`` so tracebacks show it, and every line maps back to its node, so
+a failing kernel is reported with the op and the user's line that created it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import linecache
+from types import TracebackType
+from typing import Callable
+
+import numpy as np
+
+from runtime.errors import InvalidArgumentError
+from runtime.graph import Graph, Node
+from runtime.ops.registry import CONST
+
+_plan_ids = itertools.count(1)
+
+
+class Plan:
+    """An executable form of a graph: ``plan(*input_arrays) -> tuple of output arrays``."""
+
+    def __init__(self, graph: Graph, name: str):
+        self.graph = graph
+        self.filename = f"<eager2graph plan {next(_plan_ids)}: {name}>"
+        emitter = _Emitter()
+        self.source = emitter.function_source(graph, name)
+        self._line_nodes = emitter.line_nodes
+        namespace = dict(emitter.globals)
+        linecache.cache[self.filename] = (len(self.source), None, self.source.splitlines(True),
+                                          self.filename)
+        exec(compile(self.source, self.filename, "exec"), namespace)
+        self.run: Callable = namespace[_safe(name)]
+
+    def node_for_traceback(self, traceback: TracebackType | None) -> Node | None:
+        """The node whose line of generated code was executing when an error was raised."""
+        node = None
+        while traceback is not None:
+            if traceback.tb_frame.f_code.co_filename == self.filename:
+                node = self._line_nodes.get(traceback.tb_lineno, node)
+            traceback = traceback.tb_next
+        return node
+
+    def translate_error(self, error: BaseException) -> BaseException:
+        """A kernel error rewritten to say which op failed and where the user created it."""
+        node = self.node_for_traceback(error.__traceback__)
+        if node is None:
+            return error
+        where = node.location.describe() if node.location else "an unknown location"
+        if isinstance(error, InvalidArgumentError) and node.op.name == "assert":
+            message = f"{error}\n  Assertion created at {where}"
+        else:
+            message = (f"{node.op.name} (node {node.value_name(0) if node.outputs else '%' + str(node.id)}) "
+                       f"failed while running the graph: {error}\n  The op was created at {where}")
+        translated = InvalidArgumentError(message)
+        translated.node = node
+        return translated
+
+
+def _safe(name: str) -> str:
+    cleaned = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    return "plan_" + cleaned
+
+
+class _Emitter:
+    """Writes the Python source of a plan, recursing into control-flow subgraphs."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+        self.globals: dict[str, object] = {}
+        self.line_nodes: dict[int, Node] = {}
+        self.names: dict[int, str] = {}  # id(SymbolicTensor) -> Python expression
+
+    def function_source(self, graph: Graph, name: str) -> str:
+        params = [f"a{i}" for i in range(len(graph.inputs))]
+        for param, value in zip(params, graph.inputs):
+            self.names[id(value)] = param
+        self.lines.append(f"def {_safe(name)}({', '.join(params)}):")
+        self.block(graph, "    ", keep=graph.outputs)
+        self.lines.append("    return (" + "".join(self.output_expr(v) + ", " for v in graph.outputs) + ")")
+        return "\n".join(self.lines) + "\n"
+
+    def output_expr(self, value) -> str:
+        name = self.names[id(value)]
+        # Constants are shared, read-only arrays; callers get their own copy.
+        return f"{name}.copy()" if value.node.op is CONST else name
+
+    def emit(self, line: str, node: Node | None = None) -> None:
+        self.lines.append(line)
+        if node is not None:
+            self.line_nodes[len(self.lines)] = node
+
+    def block(self, graph: Graph, indent: str, keep) -> None:
+        """Emits the nodes of ``graph``; values not in ``keep`` are deleted after last use."""
+        last_use = _last_uses(graph, keep)
+        emitted_any = False
+        for position, node in enumerate(graph.nodes):
+            if node.op is CONST:
+                name = f"c{node.id}"
+                self.globals[name] = node.attrs["value"]
+                self.names[id(node.outputs[0])] = name
+                continue
+            emitted_any = True
+            if node.op.name == "cond":
+                self.cond(node, indent)
+            elif node.op.name == "while_loop":
+                self.while_loop(node, indent)
+            else:
+                self.call(node, indent)
+            dead = [self.names[id(v)] for v in last_use.get(position, ())
+                    if not self.names[id(v)].startswith("c")]
+            if dead:
+                self.emit(f"{indent}del {', '.join(dead)}")
+        if not emitted_any:
+            self.emit(f"{indent}pass")
+
+    def call(self, node: Node, indent: str) -> None:
+        kernel = f"k{node.id}"
+        self.globals[kernel] = node.op.bound_kernel(node.attrs, [(v.dtype, v.shape) for v in node.inputs])
+        args = ", ".join(self.names[id(v)] for v in node.inputs)
+        targets = self.define(node)
+        prefix = f"{targets} = " if targets else ""
+        self.emit(f"{indent}{prefix}{kernel}({args})", node)
+
+    def define(self, node: Node) -> str:
+        if len(node.outputs) == 1:
+            names = [f"v{node.id}"]
+        else:
+            names = [f"v{node.id}_{i}" for i in range(len(node.outputs))]
+        for name, value in zip(names, node.outputs):
+            self.names[id(value)] = name
+        if len(names) > 1:
+            return ", ".join(names)
+        return names[0] if names else ""
+
+    def bind_params(self, sub: Graph, expressions: list[str]) -> None:
+        for placeholder, expression in zip(sub.inputs, expressions):
+            self.names[id(placeholder)] = expression
+
+    def cond(self, node: Node, indent: str) -> None:
+        pred, *inputs = [self.names[id(v)] for v in node.inputs]
+        targets = self.define(node)
+        self.emit(f"{indent}if {pred}:", node)
+        for key in ("then", "else"):
+            if key == "else":
+                self.emit(f"{indent}else:", node)
+            sub = node.subgraphs[key]
+            self.bind_params(sub, inputs)
+            self.block(sub, indent + "    ", keep=sub.outputs)
+            if targets:
+                results = ", ".join(self.names[id(v)] for v in sub.outputs)
+                self.emit(f"{indent}    {targets} = {results}")
+
+    def while_loop(self, node: Node, indent: str) -> None:
+        num_vars = node.attrs["num_vars"]
+        names = [self.names[id(v)] for v in node.inputs]
+        init, rest = names[:num_vars], names[num_vars:]
+        limit = node.attrs["maximum_iterations"]
+        if limit == "input":
+            limit, rest = rest[0], rest[1:]
+        carried = [f"w{node.id}_{i}" for i in range(num_vars)]
+        for name, value in zip(carried, node.outputs):
+            self.names[id(value)] = name
+        inner = indent + "    "
+        if carried:
+            self.emit(f"{indent}{', '.join(carried)} = {', '.join(init)}{',' if len(carried) == 1 else ''}", node)
+        counter = f"n{node.id}"
+        if limit is not None:
+            self.emit(f"{indent}{counter} = 0")
+        self.emit(f"{indent}while True:", node)
+        if limit is not None:
+            self.emit(f"{inner}if {counter} >= {limit}:")
+            self.emit(f"{inner}    break")
+            self.emit(f"{inner}{counter} += 1")
+        cond_graph, body_graph = node.subgraphs["cond"], node.subgraphs["body"]
+        self.bind_params(cond_graph, carried + rest)
+        self.block(cond_graph, inner, keep=cond_graph.outputs)
+        self.emit(f"{inner}if not {self.names[id(cond_graph.outputs[0])]}:", node)
+        self.emit(f"{inner}    break")
+        self.bind_params(body_graph, carried + rest)
+        self.block(body_graph, inner, keep=body_graph.outputs)
+        if carried:
+            results = ", ".join(self.names[id(v)] for v in body_graph.outputs)
+            self.emit(f"{inner}{', '.join(carried)} = {results}{',' if len(carried) == 1 else ''}")
+
+
+def _last_uses(graph: Graph, keep) -> dict[int, list]:
+    """For each node position, the values of this block whose last use it is."""
+    keep_ids = {id(v) for v in keep}
+    own = {id(v) for node in graph.nodes for v in node.outputs}
+    last: dict[int, tuple[int, object]] = {}
+    for position, node in enumerate(graph.nodes):
+        for value in node.inputs:
+            if id(value) in own and id(value) not in keep_ids:
+                last[id(value)] = (position, value)
+        for value in node.outputs:  # values nobody reads are dropped at once
+            if id(value) not in last and id(value) not in keep_ids:
+                last[id(value)] = (position, value)
+    by_position: dict[int, list] = {}
+    for position, value in last.values():
+        by_position.setdefault(position, []).append(value)
+    return by_position
+
+
+def wrap_outputs(arrays) -> list:
+    from runtime.tensor import EagerTensor
+    return [EagerTensor(a if type(a) is np.ndarray else np.asarray(a)) for a in arrays]

@@ -1,0 +1,330 @@
+"""``rt.function``: a polymorphic function that traces one graph per kind of arguments.
+
+The call path is kept short because it runs on every call: bind the arguments (a tuple when
+they are all positional), build the key while collecting the tensor values, look the key up,
+run the compiled plan. Only a cache miss takes the lock and traces.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from runtime import config, dtypes, nest, retracing, tracing
+from runtime.concrete_function import ConcreteFunction
+from runtime.graph import Graph
+from runtime.ops.registry import constant_in_graph
+from runtime.passes import optimize
+from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec, format_shape
+from runtime.trace_keys import encode, generalize, is_tensor_key, matches
+
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+class Function:
+    """Calls a Python function through cached graphs (one ConcreteFunction per signature)."""
+
+    def __init__(self, python_function: Callable, *, input_signature: Sequence | None = None,
+                 reduce_retracing: bool = False, name: str | None = None,
+                 trace_function: Callable | None = None):
+        """``trace_function`` (default: ``python_function``) is what gets traced; the
+        transpiler passes the converted function here and keeps the original for eager runs."""
+        self.python_function = python_function
+        self._trace_function = trace_function or python_function
+        self.reduce_retracing = bool(reduce_retracing)
+        self.__name__ = name or getattr(python_function, "__name__", "function")
+        self.__doc__ = getattr(python_function, "__doc__", None)
+        self.__wrapped__ = python_function
+        self._signature = inspect.signature(python_function)
+        params = list(self._signature.parameters.values())
+        self._param_names = [p.name for p in params]
+        self._all_positional = all(p.kind in _POSITIONAL for p in params)
+        self._num_params = len(params)
+        self._cache: dict[tuple, ConcreteFunction] = {}
+        self._concretes: list[ConcreteFunction] = []
+        self._relaxed: list[ConcreteFunction] = []
+        self._lock = threading.RLock()
+        self._calls_since_trace = 0
+        self._code_key = _code_of(python_function)
+        self.input_signature = None if input_signature is None else self._check_signature_spec(
+            input_signature)
+        self._signature_concrete: ConcreteFunction | None = None
+
+    # -- calling ----------------------------------------------------------------------------
+
+    def __call__(self, *args, **kwargs):
+        if config._run_functions_eagerly:
+            return self.python_function(*args, **kwargs)
+        if tracing.is_tracing():
+            # Called from another function being traced: its ops join that graph.
+            return self._trace_function(*args, **kwargs)
+        values = args if (not kwargs and len(args) == self._num_params and self._all_positional) \
+            else self._bind(args, kwargs)
+        if self.input_signature is not None:
+            return self._call_with_signature(values)
+        leaves: list = []
+        key = tuple([encode(value, leaves) for value in values])
+        concrete = self._cache.get(key)
+        if concrete is None:
+            concrete = self._on_miss(key, values)
+        else:
+            self._calls_since_trace += 1
+        return concrete._call_flat(leaves)
+
+    def _bind(self, args, kwargs) -> tuple:
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as error:
+            raise TypeError(f"{self.__name__}(): {error}") from None
+        bound.apply_defaults()
+        return tuple(bound.arguments.values())
+
+    def _bind_pair(self, args, kwargs) -> tuple:
+        return args if (not kwargs and len(args) == self._num_params and self._all_positional) \
+            else self._bind(args, kwargs)
+
+    def _call_python(self, fn: Callable, values: tuple):
+        if self._all_positional:
+            return fn(*values)
+        arguments = dict(zip(self._param_names, values))
+        bound = inspect.BoundArguments(self._signature, arguments)
+        return fn(*bound.args, **bound.kwargs)
+
+    def _on_miss(self, key: tuple, values: tuple) -> ConcreteFunction:
+        with self._lock:
+            concrete = self._cache.get(key)
+            if concrete is not None:
+                return concrete
+            concrete = self._find_relaxed(key)
+            if concrete is None:
+                trace_key = self._relax(key) if self.reduce_retracing else key
+                concrete = self._trace(trace_key, values)
+                if trace_key != key:
+                    self._relaxed.append(concrete)
+                retracing.record_trace(self._code_key, self._calls_since_trace, key,
+                                       self._param_names, _display_name(self.python_function))
+                self._calls_since_trace = 0
+            self._cache[key] = concrete
+            return concrete
+
+    def _find_relaxed(self, key: tuple) -> ConcreteFunction | None:
+        for concrete in self._relaxed:
+            if len(concrete.key) == len(key) and all(matches(p, q) for p, q in zip(key, concrete.key)):
+                return concrete
+        return None
+
+    def _relax(self, key: tuple) -> tuple:
+        """With reduce_retracing: the new key generalized against an earlier trace's key."""
+        for concrete in reversed(self._concretes):
+            if len(concrete.key) != len(key):
+                continue
+            parts = [generalize(p, q) for p, q in zip(key, concrete.key)]
+            if all(part is not None for part in parts):
+                return tuple(parts)
+        return key
+
+    # -- input_signature --------------------------------------------------------------------
+
+    def _check_signature_spec(self, input_signature) -> tuple:
+        signature = tuple(input_signature)
+        for leaf in nest.flatten(signature):
+            if not isinstance(leaf, TensorSpec):
+                raise TypeError(f"input_signature of {self.__name__} must contain only "
+                                f"rt.TensorSpec objects, got {leaf!r}.")
+        if len(signature) > len(self._param_names) or not self._all_positional:
+            raise TypeError(f"input_signature of {self.__name__} has {len(signature)} entries but "
+                            f"the function takes {len(self._param_names)} positional parameters.")
+        return signature
+
+    def _call_with_signature(self, values: tuple):
+        leaves: list = []
+        for name, value, spec in zip(self._param_names, values, self.input_signature):
+            self._collect_signature_leaves(name, value, spec, leaves)
+        if len(values) != len(self.input_signature):
+            raise TypeError(f"{self.__name__}() takes {len(self.input_signature)} arguments with "
+                            f"its input_signature, got {len(values)}.")
+        return self._signature_function()._call_flat(leaves)
+
+    def _collect_signature_leaves(self, name: str, value, spec, leaves: list) -> None:
+        if isinstance(spec, TensorSpec):
+            array = value._value if type(value) is EagerTensor else value
+            if type(array) is not np.ndarray:
+                try:
+                    array = dtypes.to_array(value, spec.dtype if not isinstance(value, (Tensor, np.ndarray))
+                                            else None)
+                except (TypeError, ValueError, OverflowError):
+                    array = None
+            if array is None or not spec.is_compatible_with(TensorSpec(array.shape, array.dtype)):
+                got = (f"a {array.dtype.name} tensor of shape {format_shape(array.shape)}"
+                       if array is not None else f"{type(value).__name__} {value!r}")
+                raise TypeError(
+                    f"{self.__name__}() argument '{name}' does not match the input_signature: "
+                    f"expected {spec.dtype.name} with shape {format_shape(spec.shape)}, got {got}. "
+                    f"Pass a matching tensor, or widen the TensorSpec (None for any size).")
+            leaves.append(array)
+            return
+        if nest.structure_of(value) != nest.structure_of(spec) and not (
+                isinstance(value, (list, tuple)) and isinstance(spec, (list, tuple))
+                and len(value) == len(spec)):
+            raise TypeError(f"{self.__name__}() argument '{name}' does not match the nesting of "
+                            f"its input_signature {spec!r}.")
+        items = (value[k] for k in nest.sorted_keys(spec)) if isinstance(spec, dict) else value
+        for item, sub in zip(items, _children(spec)):
+            self._collect_signature_leaves(name, item, sub, leaves)
+
+    def _signature_function(self) -> ConcreteFunction:
+        concrete = self._signature_concrete
+        if concrete is None:
+            with self._lock:
+                if self._signature_concrete is None:
+                    key = tuple(encode(spec, []) for spec in self.input_signature)
+                    values = tuple(self.input_signature)
+                    self._signature_concrete = self._trace(key, values)
+                concrete = self._signature_concrete
+        return concrete
+
+    # -- tracing ----------------------------------------------------------------------------
+
+    def _trace(self, key: tuple, values: tuple) -> ConcreteFunction:
+        name = self.__name__
+        graph = Graph(name)
+        symbolic = tuple(_substitute(value, part, param, graph)
+                         for value, part, param in zip(values, key, self._param_names))
+        with tracing.building(graph):
+            result = self._call_python(self._trace_function, symbolic)
+            outputs = _graph_outputs(result, graph)
+        records = optimize(graph)
+        concrete = ConcreteFunction(name, graph, key, self._param_names, outputs,
+                                    self._bind_pair, records)
+        self._concretes.append(concrete)
+        return concrete
+
+    # -- introspection ----------------------------------------------------------------------
+
+    @property
+    def tracing_count(self) -> int:
+        """How many graphs this function has traced."""
+        return len(self._concretes)
+
+    def experimental_get_tracing_count(self) -> int:
+        return self.tracing_count
+
+    def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
+        """The graph for these arguments (values or TensorSpecs), tracing it if needed."""
+        if self.input_signature is not None and not args and not kwargs:
+            return self._signature_function()
+        values = self._bind_pair(args, kwargs)
+        if self.input_signature is not None:
+            for name, value, spec in zip(self._param_names, values, self.input_signature):
+                if isinstance(value, TensorSpec) and not spec.is_compatible_with(value):
+                    raise TypeError(f"{self.__name__}() argument '{name}': {value!r} does not match "
+                                    f"the input_signature {spec!r}.")
+            return self._signature_function()
+        key = tuple([encode(value, []) for value in values])
+        with self._lock:
+            concrete = self._cache.get(key) or self._find_relaxed(key)
+            if concrete is None:
+                concrete = self._trace(self._relax(key) if self.reduce_retracing else key, values)
+                self._cache[key] = concrete
+        return concrete
+
+    def concrete_functions(self) -> list[ConcreteFunction]:
+        return list(self._concretes)
+
+    def pretty_printed_concrete_signatures(self) -> str:
+        return "\n\n".join(c.pretty_printed_signature() for c in self._concretes)
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        bound = self.__dict__.get("_bound_methods")
+        if bound is None:
+            bound = self.__dict__["_bound_methods"] = {}
+        method = bound.get(id(instance))
+        if method is None or method.__self__ is not instance:
+            method = Function(self.python_function.__get__(instance, owner),
+                              input_signature=self.input_signature,
+                              reduce_retracing=self.reduce_retracing,
+                              trace_function=self._trace_function.__get__(instance, owner))
+            method.__self__ = instance
+            bound[id(instance)] = method
+        return method
+
+    def __repr__(self) -> str:
+        return f"<rt.Function {self.__name__}: {self.tracing_count} trace(s)>"
+
+
+def _children(spec):
+    if isinstance(spec, dict):
+        return [spec[k] for k in nest.sorted_keys(spec)]
+    return list(spec)
+
+
+def _code_of(fn) -> object:
+    target = getattr(fn, "__func__", fn)
+    while hasattr(target, "__wrapped__"):
+        target = target.__wrapped__
+    return getattr(target, "__code__", target)
+
+
+def _display_name(fn) -> str:
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
+    return f"function {name}"
+
+
+def _placeholder_name(param: str, path: str) -> str:
+    cleaned = "".join(c if c.isalnum() else "_" for c in path).strip("_")
+    return f"{param}_{cleaned}" if cleaned else param
+
+
+def _substitute(value, part, param: str, graph: Graph, path: str = ""):
+    """``value`` with its tensors replaced by placeholders typed by the key ``part``."""
+    if is_tensor_key(part):
+        return graph.add_placeholder(part[0], part[1], _placeholder_name(param, path))
+    if type(part) is tuple and len(part) == 2 and isinstance(part[0], type) \
+            and issubclass(part[0], (tuple, list, dict)) and type(part[1]) is tuple:
+        if isinstance(value, dict):
+            new = {key: _substitute(value[key], sub, param, graph, f"{path}_{key}")
+                   for key, sub in part[1]}
+            return type(value)((key, new[key]) for key in value) if type(value) is not dict \
+                else {key: new[key] for key in value}
+        items = [_substitute(item, sub, param, graph, f"{path}_{index}")
+                 for index, (item, sub) in enumerate(zip(value, part[1]))]
+        if nest.is_namedtuple(value):
+            return type(value)(*items)
+        return type(value)(items)
+    return value
+
+
+def _graph_outputs(result, graph: Graph):
+    """The function's result with every leaf that can be a tensor turned into a graph value."""
+    def convert(leaf):
+        if type(leaf) is SymbolicTensor:
+            return leaf if leaf.graph is graph else graph.capture(leaf)
+        if type(leaf) is EagerTensor:
+            return constant_in_graph(graph, leaf.numpy())
+        if isinstance(leaf, (np.ndarray, np.generic)) or (
+                isinstance(leaf, dtypes.PYTHON_SCALARS)):
+            return constant_in_graph(graph, dtypes.to_array(leaf))
+        read = getattr(leaf, "_read_value_for_op", None)
+        if read is not None:
+            return read()
+        return leaf  # None, strings, other objects: returned as they are
+    structure = nest.map_structure(convert, result)
+    graph.outputs = [leaf for leaf in nest.flatten(structure) if type(leaf) is SymbolicTensor]
+    return structure
+
+
+def function(func: Callable | None = None, *, input_signature: Sequence | None = None,
+             reduce_retracing: bool = False):
+    """Decorator: run ``func`` as cached graphs. Python control flow on tensors is not
+    rewritten here; use ``transpiler.function`` for that (or rt.cond / rt.while_loop)."""
+    def wrap(fn: Callable) -> Function:
+        wrapped = Function(fn, input_signature=input_signature, reduce_retracing=reduce_retracing)
+        functools.update_wrapper(wrapped, fn, updated=())
+        return wrapped
+    return wrap if func is None else wrap(func)

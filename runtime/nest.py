@@ -1,0 +1,109 @@
+"""Nested structures (tuples, lists, dicts, namedtuples) flattened to leaves and rebuilt.
+
+Control flow and functions accept and return nested Python structures; graphs only know flat
+lists of tensors. ``flatten`` and ``pack_like`` convert between the two, and ``structure_of``
+gives a comparable, printable description used in error messages.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+
+def is_namedtuple(value) -> bool:
+    return isinstance(value, tuple) and hasattr(type(value), "_fields")
+
+
+def is_nested(value) -> bool:
+    return isinstance(value, (list, tuple, dict))
+
+
+def flatten(structure) -> list:
+    """The leaves of ``structure`` in a deterministic order (dicts by sorted key)."""
+    leaves: list = []
+    _flatten_into(structure, leaves)
+    return leaves
+
+
+def _flatten_into(structure, leaves: list) -> None:
+    if isinstance(structure, dict):
+        for key in sorted_keys(structure):
+            _flatten_into(structure[key], leaves)
+    elif isinstance(structure, (list, tuple)):
+        for item in structure:
+            _flatten_into(item, leaves)
+    else:
+        leaves.append(structure)
+
+
+def sorted_keys(mapping: dict) -> list:
+    try:
+        return sorted(mapping)
+    except TypeError:
+        return sorted(mapping, key=repr)
+
+
+def pack_like(structure, leaves) -> Any:
+    """Rebuilds ``structure`` with its leaves replaced, in ``flatten`` order."""
+    iterator = iter(leaves)
+    result = _pack(structure, iterator)
+    return result
+
+
+def _pack(structure, iterator):
+    if isinstance(structure, dict):
+        packed = {key: _pack(structure[key], iterator) for key in sorted_keys(structure)}
+        items = [(key, packed[key]) for key in structure]
+        return dict(items) if type(structure) is dict else type(structure)(items)
+    if is_namedtuple(structure):
+        return type(structure)(*[_pack(item, iterator) for item in structure])
+    if isinstance(structure, (list, tuple)):
+        return type(structure)(_pack(item, iterator) for item in structure)
+    return next(iterator)
+
+
+def map_structure(fn: Callable, structure) -> Any:
+    return pack_like(structure, [fn(leaf) for leaf in flatten(structure)])
+
+
+def structure_of(structure) -> Any:
+    """A hashable description of the nesting alone (leaves become ``'*'``)."""
+    if isinstance(structure, dict):
+        return ("dict", tuple((key, structure_of(structure[key])) for key in sorted_keys(structure)))
+    if is_namedtuple(structure):
+        return (type(structure).__name__, tuple(structure_of(item) for item in structure))
+    if isinstance(structure, (list, tuple)):
+        return (type(structure).__name__, tuple(structure_of(item) for item in structure))
+    return "*"
+
+
+def describe_structure(structure) -> str:
+    """Readable nesting, e.g. ``(*, [*, *])`` or ``{'a': *}``."""
+    if isinstance(structure, dict):
+        return "{" + ", ".join(f"{key!r}: {describe_structure(value)}"
+                               for key, value in structure.items()) + "}"
+    if is_namedtuple(structure):
+        return type(structure).__name__ + "(" + ", ".join(
+            f"{name}={describe_structure(value)}"
+            for name, value in zip(type(structure)._fields, structure)) + ")"
+    if isinstance(structure, list):
+        return "[" + ", ".join(describe_structure(item) for item in structure) + "]"
+    if isinstance(structure, tuple):
+        inner = ", ".join(describe_structure(item) for item in structure)
+        return "(" + inner + ("," if len(structure) == 1 else "") + ")"
+    return "*"
+
+
+def leaf_paths(structure, prefix: str = "") -> list[str]:
+    """Path of every leaf in ``flatten`` order, e.g. ``[0]``, ``['a'][1]``; used in messages."""
+    if isinstance(structure, dict):
+        paths = []
+        for key in sorted_keys(structure):
+            paths.extend(leaf_paths(structure[key], f"{prefix}[{key!r}]"))
+        return paths
+    if isinstance(structure, (list, tuple)):
+        paths = []
+        for index, item in enumerate(structure):
+            paths.extend(leaf_paths(item, f"{prefix}[{index}]"))
+        return paths
+    return [prefix]

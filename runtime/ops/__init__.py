@@ -1,0 +1,1 @@
+"""Op definitions, one module per family, all registered in ``runtime.ops.registry``."""

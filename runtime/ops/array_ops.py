@@ -1,0 +1,444 @@
+"""Creating, reshaping, combining and converting tensors."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime import dtypes
+from runtime.errors import ShapeError
+from runtime.ops.registry import OpDef, apply_op, constant_value, register
+from runtime.ops.shapes import (broadcast, normalize_axis, num_elements, same_dtype,
+                                static_shape_arg)
+from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, format_shape
+
+
+def constant(value, dtype=None) -> EagerTensor:
+    """An eager tensor. Python int -> int32, float -> float32, bool -> bool; arrays keep dtype."""
+    dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    if isinstance(value, Tensor):
+        value = value.numpy()
+    array = dtypes.to_array(value, dtype)
+    if array is value or (isinstance(value, np.ndarray) and np.shares_memory(array, value)):
+        array = array.copy()  # the tensor must not change when the caller's array does
+    return EagerTensor(array)
+
+
+def convert_to_tensor(value, dtype=None) -> Tensor:
+    """``value`` as a tensor; tensors pass through (their dtype must match ``dtype`` if given)."""
+    if isinstance(value, Tensor):
+        if dtype is not None and value.dtype != dtypes.as_dtype(dtype):
+            raise TypeError(f"expected a tensor of dtype {dtypes.as_dtype(dtype).name}, got "
+                            f"{value.dtype.name}; use rt.cast to convert.")
+        return value
+    read = getattr(value, "_read_value_for_op", None)
+    if read is not None:
+        return read()
+    return constant(value, dtype)
+
+
+def _scalars_like(values):
+    """Python scalars in a list of values take the dtype of the tensors next to them."""
+    strong = [v.dtype for v in values if isinstance(v, (Tensor, np.ndarray))]
+    return [convert_to_tensor(v, dtypes.weak_scalar_dtype(v, strong)
+                              if isinstance(v, dtypes.PYTHON_SCALARS) else None) for v in values]
+
+
+# -- shape-changing ops --------------------------------------------------------------------
+
+
+def _reshape_infer(x, shape):
+    total = num_elements(x.shape)
+    if shape.count(-1) > 1:
+        raise ShapeError(f"reshape: at most one dimension can be -1, got {format_shape(shape)}.")
+    known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+    if -1 in shape:
+        if total is None:
+            return x.dtype, tuple(None if d == -1 else d for d in shape)
+        if known == 0 or total % known:
+            raise ShapeError(f"reshape: cannot reshape a tensor of shape {format_shape(x.shape)} "
+                             f"({total} elements) into {format_shape(shape)}.")
+        return x.dtype, tuple(total // known if d == -1 else d for d in shape)
+    if total is not None and total != known:
+        raise ShapeError(f"reshape: cannot reshape a tensor of shape {format_shape(x.shape)} "
+                         f"({total} elements) into {format_shape(shape)} ({known} elements).")
+    return x.dtype, shape
+
+
+def _dynamic_reshape_infer(x, shape):
+    value = constant_value(shape)
+    if value is not None:
+        return _reshape_infer(x, tuple(int(d) for d in value))
+    length = shape.shape[0] if shape.shape else None
+    return x.dtype, None if length is None else (None,) * length
+
+
+RESHAPE = register(OpDef("reshape", lambda x, shape: np.reshape(x, shape), _reshape_infer))
+DYNAMIC_RESHAPE = register(OpDef("dynamic_reshape", lambda x, shape: np.reshape(x, tuple(shape)),
+                                 _dynamic_reshape_infer))
+
+
+def reshape(x, shape):
+    """``x`` with a new shape of the same number of elements (one dim may be -1)."""
+    if isinstance(shape, Tensor):
+        return apply_op(DYNAMIC_RESHAPE, (x, cast(shape, dtypes.int64)))
+    return apply_op(RESHAPE, (x,), {"shape": static_shape_arg("reshape", shape)})
+
+
+def _transpose_infer(x, perm):
+    if x.shape is None:
+        return x.dtype, None
+    if perm is None:
+        return x.dtype, tuple(reversed(x.shape))
+    if sorted(perm) != list(range(len(x.shape))):
+        raise ShapeError(f"transpose: perm {list(perm)} is not a permutation of the "
+                         f"{len(x.shape)} axes of a tensor of shape {format_shape(x.shape)}.")
+    return x.dtype, tuple(x.shape[p] for p in perm)
+
+
+TRANSPOSE = register(OpDef("transpose", lambda x, perm=None: np.transpose(x, perm), _transpose_infer))
+
+
+def transpose(x, perm=None):
+    """Permutes the axes (reverses them when ``perm`` is None)."""
+    return apply_op(TRANSPOSE, (x,), {"perm": None if perm is None else tuple(int(p) for p in perm)})
+
+
+def _concat_infer(*values, axis):
+    dtype = same_dtype("concat", values)
+    shapes = [v.shape for v in values]
+    if any(s is None for s in shapes):
+        return dtype, None
+    rank = len(shapes[0])
+    if rank == 0 or any(len(s) != rank for s in shapes):
+        raise ShapeError("concat: all inputs must have the same rank >= 1, got shapes "
+                         + ", ".join(format_shape(s) for s in shapes) + ".")
+    axis = normalize_axis("concat", axis, rank)
+    out = []
+    for i in range(rank):
+        dims = [s[i] for s in shapes]
+        if i == axis:
+            out.append(None if None in dims else sum(dims))
+            continue
+        known = {d for d in dims if d is not None}
+        if len(known) > 1:
+            raise ShapeError("concat: shapes " + ", ".join(format_shape(s) for s in shapes)
+                             + f" differ outside axis {axis}.")
+        out.append(known.pop() if known else None)
+    return dtype, tuple(out)
+
+
+CONCAT = register(OpDef("concat", lambda *values, axis: np.concatenate(values, axis=axis), _concat_infer))
+
+
+def concat(values, axis):
+    """Joins tensors along an existing axis."""
+    return apply_op(CONCAT, _scalars_like(list(values)), {"axis": int(axis)})
+
+
+def _stack_infer(*values, axis):
+    dtype = same_dtype("stack", values)
+    shapes = [v.shape for v in values]
+    if any(s is None for s in shapes):
+        return dtype, None
+    if len({len(s) for s in shapes}) != 1:
+        raise ShapeError("stack: all inputs must have the same shape, got "
+                         + ", ".join(format_shape(s) for s in shapes) + ".")
+    merged = []
+    for dims in zip(*shapes):
+        known = {d for d in dims if d is not None}
+        if len(known) > 1:
+            raise ShapeError("stack: all inputs must have the same shape, got "
+                             + ", ".join(format_shape(s) for s in shapes) + ".")
+        merged.append(known.pop() if known else None)
+    axis = normalize_axis("stack", axis, len(merged) + 1)
+    merged.insert(axis, len(values))
+    return dtype, tuple(merged)
+
+
+STACK = register(OpDef("stack", lambda *values, axis: np.stack(values, axis=axis), _stack_infer))
+
+
+def stack(values, axis=0):
+    """Joins tensors of equal shape along a new axis."""
+    values = list(values)
+    if not values:
+        raise ValueError("stack: needs at least one tensor.")
+    return apply_op(STACK, _scalars_like(values), {"axis": int(axis)})
+
+
+def _squeeze_kernel(x, axis=None):
+    return np.squeeze(x, axis=axis)
+
+
+def _squeeze_infer(x, axis=None):
+    if x.shape is None:
+        return x.dtype, None
+    if axis is None:
+        if None in x.shape:
+            return x.dtype, None
+        return x.dtype, tuple(d for d in x.shape if d != 1)
+    axes = {normalize_axis("squeeze", a, len(x.shape)) for a in axis}
+    for a in axes:
+        if x.shape[a] not in (1, None):
+            raise ShapeError(f"squeeze: axis {a} of shape {format_shape(x.shape)} has size "
+                             f"{x.shape[a]}, not 1.")
+    return x.dtype, tuple(d for i, d in enumerate(x.shape) if i not in axes)
+
+
+SQUEEZE = register(OpDef("squeeze", _squeeze_kernel, _squeeze_infer))
+
+
+def squeeze(x, axis=None):
+    axis = None if axis is None else ((axis,) if isinstance(axis, int) else tuple(axis))
+    return apply_op(SQUEEZE, (x,), {"axis": axis})
+
+
+def _expand_dims_infer(x, axis):
+    if x.shape is None:
+        return x.dtype, None
+    shape = list(x.shape)
+    shape.insert(normalize_axis("expand_dims", axis, len(shape) + 1), 1)
+    return x.dtype, tuple(shape)
+
+
+EXPAND_DIMS = register(OpDef("expand_dims", lambda x, axis: np.expand_dims(x, axis), _expand_dims_infer))
+
+
+def expand_dims(x, axis):
+    return apply_op(EXPAND_DIMS, (x,), {"axis": int(axis)})
+
+
+# -- indexing ------------------------------------------------------------------------------
+
+
+def _gather_kernel(params, indices, axis=0):
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"gather indices must be integers, got {indices.dtype.name}")
+    size = params.shape[axis]
+    if indices.size and (indices.min() < -size or indices.max() >= size):
+        bad = indices[(indices < -size) | (indices >= size)].ravel()[0]
+        raise IndexError(f"index {bad} is out of range for axis {axis} of size {size}")
+    return np.take(params, indices, axis=axis)
+
+
+def _gather_infer(params, indices, axis=0):
+    if params.shape is None or indices.shape is None:
+        return params.dtype, None
+    axis = normalize_axis("gather", axis, len(params.shape))
+    return params.dtype, params.shape[:axis] + indices.shape + params.shape[axis + 1:]
+
+
+GATHER = register(OpDef("gather", _gather_kernel, _gather_infer))
+
+
+def gather(params, indices, axis=0):
+    """Picks slices of ``params`` along ``axis`` at ``indices`` (out of range is an error)."""
+    return apply_op(GATHER, (params, indices), {"axis": int(axis)})
+
+
+from runtime.ops.indexing import getitem  # noqa: E402  (re-exported; indexing imports this module)
+
+
+# -- dtype ---------------------------------------------------------------------------------
+
+CAST = register(OpDef("cast", lambda x, dtype: x.astype(dtype), lambda x, dtype: (dtype, x.shape),
+                      bind=lambda attrs, _types: _astype(attrs["dtype"])))
+
+
+def _astype(dtype):
+    return lambda x: x.astype(dtype)
+
+
+def cast(x, dtype):
+    """``x`` converted to ``dtype`` (floats to ints truncate toward zero)."""
+    dtype = dtypes.as_dtype(dtype)
+    if isinstance(x, Tensor) and x.dtype == dtype:
+        return x
+    return apply_op(CAST, (convert_to_tensor(x),), {"dtype": dtype})
+
+
+# -- creation ------------------------------------------------------------------------------
+
+
+def _shape_operand(op_name: str, shape):
+    """A shape argument: static (an attribute) or a tensor (an input), as ``(inputs, attrs)``."""
+    if isinstance(shape, Tensor):
+        value = constant_value(shape)
+        if value is None:
+            return (cast(shape, dtypes.int64),), {}
+        shape = value.tolist()
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    return (), {"shape": static_shape_arg(op_name, shape)}
+
+
+def _shape_from_operand(shape_input=None, shape=None):
+    if shape is not None:
+        return shape
+    length = shape_input.shape[0] if shape_input.shape else None
+    return None if length is None else (None,) * length
+
+
+def _fill_kernel(value, shape_input=None, shape=None):
+    return np.full(shape if shape is not None else tuple(shape_input), value)
+
+
+def _fill_infer(value, shape_input=None, shape=None):
+    return value.dtype, _shape_from_operand(shape_input, shape)
+
+
+FILL = register(OpDef("fill", _fill_kernel, _fill_infer))
+
+
+def fill(dims, value):
+    """A tensor of shape ``dims`` filled with ``value`` (which sets the dtype)."""
+    inputs, attrs = _shape_operand("fill", dims)
+    return apply_op(FILL, (convert_to_tensor(value),) + inputs, attrs)
+
+
+def zeros(shape, dtype=dtypes.float32):
+    return fill(shape, constant(0, dtypes.as_dtype(dtype)))
+
+
+def ones(shape, dtype=dtypes.float32):
+    return fill(shape, constant(1, dtypes.as_dtype(dtype)))
+
+
+def _like(x, value, dtype):
+    x = convert_to_tensor(x)
+    dtype = x.dtype if dtype is None else dtypes.as_dtype(dtype)
+    if x.shape is not None and None not in x.shape:
+        return fill(x.shape, constant(value, dtype))
+    return fill(shape(x), constant(value, dtype))
+
+
+def zeros_like(x, dtype=None):
+    return _like(x, 0, dtype)
+
+
+def ones_like(x, dtype=None):
+    return _like(x, 1, dtype)
+
+
+EYE = register(OpDef("eye", lambda n, m, dtype: np.eye(n, m, dtype=dtype),
+                     lambda n, m, dtype: (dtype, (n, m))))
+
+
+def eye(num_rows, num_columns=None, dtype=dtypes.float32):
+    """The identity matrix (ones on the diagonal)."""
+    if isinstance(num_rows, SymbolicTensor) or isinstance(num_columns, SymbolicTensor):
+        raise TypeError("eye: num_rows and num_columns must be known while tracing (Python ints).")
+    rows = int(num_rows)
+    return apply_op(EYE, (), {"n": rows, "m": rows if num_columns is None else int(num_columns),
+                              "dtype": dtypes.as_dtype(dtype)})
+
+
+def _range_infer(start, limit, delta, dtype):
+    values = [constant_value(v) for v in (start, limit, delta)]
+    if any(v is None for v in values):
+        return dtype, (None,)
+    start_v, limit_v, delta_v = (v.item() for v in values)
+    if delta_v == 0:
+        return dtype, (None,)  # raises when run
+    return dtype, (len(np.arange(start_v, limit_v, delta_v)),)
+
+
+def _range_kernel(start, limit, delta, dtype):
+    if delta == 0:
+        raise ValueError("range: delta must not be zero")
+    return np.arange(start, limit, delta, dtype=dtype)
+
+
+RANGE = register(OpDef("range", _range_kernel, _range_infer))
+
+
+def range(start, limit=None, delta=1, dtype=None):  # noqa: A001
+    """``[start, start + delta, ...)`` up to ``limit``, like Python's ``range``."""
+    if limit is None:
+        start, limit = 0, start
+    values = (start, limit, delta)
+    if dtype is None:
+        is_float = any(isinstance(v, float) or (isinstance(v, Tensor) and v.dtype.kind == "f")
+                       for v in values)
+        widest = [v.dtype for v in values if isinstance(v, Tensor) and v.dtype.kind in "iuf"]
+        dtype = np.result_type(*widest) if widest else (dtypes.float32 if is_float else dtypes.int32)
+    dtype = dtypes.as_dtype(dtype)
+    return apply_op(RANGE, tuple(cast(v, dtype) for v in values), {"dtype": dtype})
+
+
+# -- selection -----------------------------------------------------------------------------
+
+
+def _where_infer(condition, x, y):
+    return np.result_type(x.dtype, y.dtype), broadcast("where", condition.shape, x.shape, y.shape)
+
+
+WHERE = register(OpDef("where", np.where, _where_infer, promote_scalars=True))
+ARGWHERE = register(OpDef("argwhere", np.argwhere, lambda c: (dtypes.int64, (None, c.ndim))))
+
+
+def where(condition, x=None, y=None):
+    """Picks ``x`` where ``condition`` holds and ``y`` elsewhere; alone, the true indices."""
+    if x is None and y is None:
+        return apply_op(ARGWHERE, (condition,))
+    if x is None or y is None:
+        raise ValueError("where: give both x and y, or neither.")
+    return apply_op(WHERE, (condition, x, y))
+
+
+CLIP = register(OpDef("clip_by_value", np.clip, lambda t, lo, hi: (
+    np.result_type(t.dtype, lo.dtype, hi.dtype), broadcast("clip_by_value", t.shape, lo.shape, hi.shape)),
+    promote_scalars=True))
+
+
+def clip_by_value(t, clip_value_min, clip_value_max):
+    return apply_op(CLIP, (t, clip_value_min, clip_value_max))
+
+
+IDENTITY = register(OpDef("identity", lambda x: x, lambda x: (x.dtype, x.shape)))
+
+
+def identity(x):
+    """The same value (a separate node in graphs)."""
+    return apply_op(IDENTITY, (x,))
+
+
+# -- shape queries (known while tracing when the shape is static) --------------------------
+
+SHAPE = register(OpDef("shape", lambda x, out_type: np.array(x.shape, dtype=out_type),
+                       lambda x, out_type: (out_type, None if x.shape is None else (len(x.shape),))))
+SIZE = register(OpDef("size", lambda x, out_type: np.array(x.size, dtype=out_type),
+                      lambda x, out_type: (out_type, ())))
+RANK = register(OpDef("rank", lambda x: np.array(x.ndim, dtype=np.int32), lambda x: (dtypes.int32, ())))
+
+
+def shape(x, out_type=dtypes.int32):
+    """The shape as a 1-D int tensor (a constant when the shape is known while tracing)."""
+    x = convert_to_tensor(x)
+    out_type = dtypes.as_dtype(out_type)
+    if x.shape is not None and None not in x.shape:
+        return constant(np.array(x.shape, dtype=out_type))
+    return apply_op(SHAPE, (x,), {"out_type": out_type})
+
+
+def size(x, out_type=dtypes.int32):
+    x = convert_to_tensor(x)
+    out_type = dtypes.as_dtype(out_type)
+    count = num_elements(x.shape)
+    if count is not None:
+        return constant(np.array(count, dtype=out_type))
+    return apply_op(SIZE, (x,), {"out_type": out_type})
+
+
+def rank(x):
+    x = convert_to_tensor(x)
+    if x.shape is not None:
+        return constant(np.array(len(x.shape), dtype=np.int32))
+    return apply_op(RANK, (x,))
+
+
+__all__ = [
+    "constant", "convert_to_tensor", "reshape", "transpose", "concat", "stack", "squeeze",
+    "expand_dims", "gather", "getitem", "cast", "fill", "zeros", "ones", "zeros_like", "ones_like",
+    "eye", "range", "where", "clip_by_value", "identity", "shape", "size", "rank",
+]

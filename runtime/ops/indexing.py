@@ -1,0 +1,155 @@
+"""``tensor[key]``: NumPy indexing with ints, slices, ``...``, ``None`` and tensor indices.
+
+The key is split into a static description (an attribute) and the tensors it contains (inputs):
+``x[1:n, None, i]`` with tensors ``n`` and ``i`` becomes ``getitem(x, n, i)`` with the spec
+``(slice(1, $0, None), None, $1)``. The kernel rebuilds the NumPy key from both.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime.errors import ShapeError
+from runtime.ops.registry import OpDef, apply_op, register
+from runtime.tensor import Tensor, format_shape
+
+
+class _Input:
+    """Marks the position of a tensor input inside a getitem spec."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int):
+        self.index = index
+
+    def __eq__(self, other):
+        return isinstance(other, _Input) and other.index == self.index
+
+    def __hash__(self):
+        return hash(("input", self.index))
+
+    def __repr__(self):
+        return f"${self.index}"
+
+
+def _rebuild(spec, arrays):
+    def resolve(part):
+        return arrays[part.index] if isinstance(part, _Input) else part
+    key = []
+    for item in spec:
+        if isinstance(item, slice):
+            key.append(slice(resolve(item.start), resolve(item.stop), resolve(item.step)))
+        else:
+            key.append(resolve(item))
+    return tuple(key)
+
+
+def _kernel(x, *index_arrays, spec):
+    return x[_rebuild(spec, index_arrays)]
+
+
+def _bind(attrs, _input_types):
+    spec = attrs["spec"]
+    if not any(isinstance(item, _Input) or (isinstance(item, slice) and any(
+            isinstance(p, _Input) for p in (item.start, item.stop, item.step))) for item in spec):
+        static_key = spec if len(spec) != 1 else spec[0]
+        return lambda x: x[static_key]
+    return lambda x, *index_arrays: x[_rebuild(spec, index_arrays)]
+
+
+def _infer(x, *index_tensors, spec):
+    if x.shape is None:
+        return x.dtype, None
+    shape = list(x.shape)
+    consumed = sum(_dims_consumed(item, index_tensors) for item in spec)
+    if consumed is None or consumed > len(shape):
+        raise ShapeError(f"getitem: too many indices ({consumed}) for a tensor of shape "
+                         f"{format_shape(x.shape)}.")
+    advanced = [item for item in spec if isinstance(item, _Input)]
+    if len(advanced) > 1:
+        return x.dtype, None  # NumPy's rules for several array indices: rank known only at run time
+    out, dim = [], 0
+    for item in spec:
+        if item is Ellipsis:
+            take = len(shape) - consumed
+            out.extend(shape[dim:dim + take])
+            dim += take
+        elif item is None:
+            out.append(1)
+        elif isinstance(item, slice):
+            out.append(_slice_length(item, shape[dim]))
+            dim += 1
+        elif isinstance(item, _Input):
+            index = index_tensors[item.index]
+            if index.dtype == np.bool_:
+                if index.shape is None:
+                    return x.dtype, None
+                out.append(None)
+                dim += len(index.shape)
+            else:
+                if index.shape is None:
+                    return x.dtype, None
+                out.extend(index.shape)
+                dim += 1
+        else:
+            dim += 1  # an int index removes the axis
+    out.extend(shape[dim:])
+    return x.dtype, tuple(out)
+
+
+def _dims_consumed(item, index_tensors) -> int:
+    if item is Ellipsis or item is None:
+        return 0
+    if isinstance(item, _Input):
+        index = index_tensors[item.index]
+        if index.dtype == np.bool_ and index.shape is not None:
+            return len(index.shape)
+    return 1
+
+
+def _slice_length(item: slice, dim: int | None) -> int | None:
+    parts = (item.start, item.stop, item.step)
+    if dim is None or any(isinstance(p, _Input) for p in parts):
+        return None
+    return len(range(*item.indices(dim)))
+
+
+GETITEM = register(OpDef("getitem", _kernel, _infer, bind=_bind))
+
+
+def getitem(x, key):
+    """``x[key]`` with NumPy semantics; out-of-range indices fail when the op runs."""
+    from runtime.ops.array_ops import convert_to_tensor
+    if not isinstance(key, tuple):
+        key = (key,)
+    inputs: list = []
+
+    def as_part(part):
+        if part is None or isinstance(part, (int, np.integer)) and not isinstance(part, bool):
+            return None if part is None else int(part)
+        if isinstance(part, Tensor) or hasattr(part, "_read_value_for_op"):
+            inputs.append(part)
+            return _Input(len(inputs) - 1)
+        raise TypeError(f"slice bounds must be ints, None or integer tensors, got {part!r}.")
+
+    spec = []
+    for item in key:
+        if item is Ellipsis or item is None:
+            spec.append(item)
+        elif isinstance(item, slice):
+            spec.append(slice(as_part(item.start), as_part(item.stop), as_part(item.step)))
+        elif isinstance(item, bool):
+            raise TypeError("indexing with a Python bool is not supported; use a bool tensor mask.")
+        elif isinstance(item, (int, np.integer)):
+            spec.append(int(item))
+        elif isinstance(item, (Tensor, list, np.ndarray)) or hasattr(item, "_read_value_for_op"):
+            tensor = convert_to_tensor(item)
+            if tensor.dtype.kind not in "iub":
+                raise TypeError(f"tensor indices must be integers or bools, got {tensor.dtype.name}.")
+            inputs.append(tensor)
+            spec.append(_Input(len(inputs) - 1))
+        else:
+            raise TypeError(f"unsupported index {item!r}: use ints, slices, ..., None or tensors.")
+    if sum(1 for item in spec if item is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...').")
+    return apply_op(GETITEM, [x] + inputs, {"spec": tuple(spec)})

@@ -1,0 +1,212 @@
+"""Elementwise arithmetic, comparison, logic and unary math: one NumPy ufunc per op."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime.ops.registry import OpDef, apply_op, register
+from runtime.ops.shapes import broadcast, ufunc_result_dtype
+
+
+def _binary(name: str, ufunc: np.ufunc) -> OpDef:
+    def infer(x, y):
+        return ufunc_result_dtype(name, ufunc, (x.dtype, y.dtype)), broadcast(name, x.shape, y.shape)
+    return register(OpDef(name, ufunc, infer, promote_scalars=True))
+
+
+def _unary(name: str, ufunc: np.ufunc) -> OpDef:
+    def infer(x):
+        return ufunc_result_dtype(name, ufunc, (x.dtype,)), x.shape
+    return register(OpDef(name, ufunc, infer))
+
+
+def _sigmoid(x):
+    return (1.0 / (1.0 + np.exp(-x))).astype(x.dtype, copy=False)
+
+
+ADD = _binary("add", np.add)
+SUBTRACT = _binary("subtract", np.subtract)
+MULTIPLY = _binary("multiply", np.multiply)
+DIVIDE = _binary("divide", np.true_divide)
+FLOORDIV = _binary("floordiv", np.floor_divide)
+MOD = _binary("mod", np.remainder)
+POW = _binary("pow", np.power)
+MAXIMUM = _binary("maximum", np.maximum)
+MINIMUM = _binary("minimum", np.minimum)
+EQUAL = _binary("equal", np.equal)
+NOT_EQUAL = _binary("not_equal", np.not_equal)
+GREATER = _binary("greater", np.greater)
+GREATER_EQUAL = _binary("greater_equal", np.greater_equal)
+LESS = _binary("less", np.less)
+LESS_EQUAL = _binary("less_equal", np.less_equal)
+LOGICAL_AND = _binary("logical_and", np.logical_and)
+LOGICAL_OR = _binary("logical_or", np.logical_or)
+LOGICAL_XOR = _binary("logical_xor", np.logical_xor)
+BITWISE_AND = _binary("bitwise_and", np.bitwise_and)
+BITWISE_OR = _binary("bitwise_or", np.bitwise_or)
+BITWISE_XOR = _binary("bitwise_xor", np.bitwise_xor)
+
+NEGATIVE = _unary("negative", np.negative)
+POSITIVE = _unary("positive", np.positive)
+ABS = _unary("abs", np.absolute)
+SIGN = _unary("sign", np.sign)
+EXP = _unary("exp", np.exp)
+LOG = _unary("log", np.log)
+LOG1P = _unary("log1p", np.log1p)
+SQRT = _unary("sqrt", np.sqrt)
+SQUARE = _unary("square", np.square)
+SIN = _unary("sin", np.sin)
+COS = _unary("cos", np.cos)
+TAN = _unary("tan", np.tan)
+TANH = _unary("tanh", np.tanh)
+FLOOR = _unary("floor", np.floor)
+CEIL = _unary("ceil", np.ceil)
+ROUND = _unary("round", np.rint)
+LOGICAL_NOT = _unary("logical_not", np.logical_not)
+INVERT = _unary("invert", np.invert)
+SIGMOID = register(OpDef("sigmoid", _sigmoid, lambda x: (x.dtype, x.shape)))
+
+
+def add(x, y):
+    """``x + y`` elementwise, with broadcasting."""
+    return apply_op(ADD, (x, y))
+
+
+def subtract(x, y):
+    return apply_op(SUBTRACT, (x, y))
+
+
+def multiply(x, y):
+    return apply_op(MULTIPLY, (x, y))
+
+
+def divide(x, y):
+    """True division: integer inputs give float64, like Python's ``/``."""
+    return apply_op(DIVIDE, (x, y))
+
+
+def floordiv(x, y):
+    """``x // y`` with Python's rounding toward negative infinity."""
+    return apply_op(FLOORDIV, (x, y))
+
+
+def mod(x, y):
+    """``x % y`` with the sign of ``y``, like Python."""
+    return apply_op(MOD, (x, y))
+
+
+def pow(x, y):  # noqa: A001 - the public name mirrors TensorFlow's
+    return apply_op(POW, (x, y))
+
+
+def maximum(x, y):
+    return apply_op(MAXIMUM, (x, y))
+
+
+def minimum(x, y):
+    return apply_op(MINIMUM, (x, y))
+
+
+def equal(x, y):
+    return apply_op(EQUAL, (x, y))
+
+
+def not_equal(x, y):
+    return apply_op(NOT_EQUAL, (x, y))
+
+
+def greater(x, y):
+    return apply_op(GREATER, (x, y))
+
+
+def greater_equal(x, y):
+    return apply_op(GREATER_EQUAL, (x, y))
+
+
+def less(x, y):
+    return apply_op(LESS, (x, y))
+
+
+def less_equal(x, y):
+    return apply_op(LESS_EQUAL, (x, y))
+
+
+def logical_and(x, y):
+    return apply_op(LOGICAL_AND, (x, y))
+
+
+def logical_or(x, y):
+    return apply_op(LOGICAL_OR, (x, y))
+
+
+def logical_xor(x, y):
+    return apply_op(LOGICAL_XOR, (x, y))
+
+
+def logical_not(x):
+    return apply_op(LOGICAL_NOT, (x,))
+
+
+def negative(x):
+    return apply_op(NEGATIVE, (x,))
+
+
+def abs(x):  # noqa: A001
+    return apply_op(ABS, (x,))
+
+
+def sign(x):
+    return apply_op(SIGN, (x,))
+
+
+def exp(x):
+    return apply_op(EXP, (x,))
+
+
+def log(x):
+    return apply_op(LOG, (x,))
+
+
+def log1p(x):
+    return apply_op(LOG1P, (x,))
+
+
+def sqrt(x):
+    return apply_op(SQRT, (x,))
+
+
+def square(x):
+    return apply_op(SQUARE, (x,))
+
+
+def sin(x):
+    return apply_op(SIN, (x,))
+
+
+def cos(x):
+    return apply_op(COS, (x,))
+
+
+def tan(x):
+    return apply_op(TAN, (x,))
+
+
+def tanh(x):
+    return apply_op(TANH, (x,))
+
+
+def sigmoid(x):
+    return apply_op(SIGMOID, (x,))
+
+
+def floor(x):
+    return apply_op(FLOOR, (x,))
+
+
+def ceil(x):
+    return apply_op(CEIL, (x,))
+
+
+def round(x):  # noqa: A001
+    """Rounds half to even, like NumPy and TensorFlow."""
+    return apply_op(ROUND, (x,))

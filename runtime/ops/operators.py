@@ -1,0 +1,87 @@
+"""Python operators on tensors and variables, as a table from dunder name to op."""
+
+from __future__ import annotations
+
+from runtime import dtypes
+from runtime.ops import array_ops, linalg_ops, math_ops
+from runtime.ops.registry import apply_op
+from runtime.tensor import Tensor
+
+
+def _convertible(value) -> bool:
+    return isinstance(value, (Tensor, dtypes.PYTHON_SCALARS, list)) or hasattr(value, "dtype") \
+        or hasattr(value, "_read_value_for_op")
+
+
+def _binary(fn, reflected: bool = False):
+    def method(self, other):
+        if not _convertible(other):
+            return NotImplemented
+        return fn(other, self) if reflected else fn(self, other)
+    method.__name__ = fn.__name__
+    return method
+
+
+def _equality(fn, if_none: bool):
+    def method(self, other):
+        if other is None:
+            return if_none
+        if not _convertible(other):
+            return NotImplemented
+        return fn(self, other)
+    return method
+
+
+def _invert(x):
+    return math_ops.logical_not(x) if x.dtype == dtypes.bool_ else apply_op(math_ops.INVERT, (x,))
+
+
+def _bitwise(logical, bitwise):
+    """``&``, ``|``, ``^``: logical on bools, bitwise on integers."""
+    def fn(x, y):
+        dtype = getattr(x, "dtype", None) if isinstance(x, Tensor) else getattr(y, "dtype", None)
+        if dtype == dtypes.bool_:
+            return logical(x, y)
+        return apply_op(bitwise, (x, y))
+    fn.__name__ = logical.__name__
+    return fn
+
+
+_AND = _bitwise(math_ops.logical_and, math_ops.BITWISE_AND)
+_OR = _bitwise(math_ops.logical_or, math_ops.BITWISE_OR)
+_XOR = _bitwise(math_ops.logical_xor, math_ops.BITWISE_XOR)
+
+OPERATORS = {
+    "__add__": _binary(math_ops.add), "__radd__": _binary(math_ops.add, True),
+    "__sub__": _binary(math_ops.subtract), "__rsub__": _binary(math_ops.subtract, True),
+    "__mul__": _binary(math_ops.multiply), "__rmul__": _binary(math_ops.multiply, True),
+    "__truediv__": _binary(math_ops.divide), "__rtruediv__": _binary(math_ops.divide, True),
+    "__floordiv__": _binary(math_ops.floordiv), "__rfloordiv__": _binary(math_ops.floordiv, True),
+    "__mod__": _binary(math_ops.mod), "__rmod__": _binary(math_ops.mod, True),
+    "__pow__": _binary(math_ops.pow), "__rpow__": _binary(math_ops.pow, True),
+    "__matmul__": _binary(linalg_ops.matmul), "__rmatmul__": _binary(linalg_ops.matmul, True),
+    "__and__": _binary(_AND), "__rand__": _binary(_AND, True),
+    "__or__": _binary(_OR), "__ror__": _binary(_OR, True),
+    "__xor__": _binary(_XOR), "__rxor__": _binary(_XOR, True),
+    "__lt__": _binary(math_ops.less), "__le__": _binary(math_ops.less_equal),
+    "__gt__": _binary(math_ops.greater), "__ge__": _binary(math_ops.greater_equal),
+    "__eq__": _equality(math_ops.equal, if_none=False),
+    "__ne__": _equality(math_ops.not_equal, if_none=True),
+    "__neg__": math_ops.negative, "__pos__": lambda x: x, "__abs__": math_ops.abs,
+    "__invert__": _invert,
+    "__getitem__": array_ops.getitem,
+}
+
+
+def _read_then(fn):
+    def method(self, *args):
+        return fn(self.value(), *args)
+    method.__name__ = getattr(fn, "__name__", "operator")
+    return method
+
+
+def install(tensor_class: type, variable_class: type) -> None:
+    """Attaches the operator table to tensors, and (reading first) to variables."""
+    for name, fn in OPERATORS.items():
+        setattr(tensor_class, name, fn)
+        setattr(variable_class, name, _read_then(fn))

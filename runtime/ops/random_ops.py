@@ -1,0 +1,80 @@
+"""Random numbers (``rt.random``): effects, so every call of a graph draws new values.
+
+``set_seed`` makes a program reproducible: it resets the global generator, and ops given their
+own ``seed`` use a generator derived from (global seed, op seed) that persists across calls,
+so a sequence of draws repeats exactly after the next ``set_seed``.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from runtime import dtypes
+from runtime.ops.registry import OpDef, apply_op, register
+from runtime.ops.shapes import static_shape_arg
+
+_lock = threading.Lock()
+_global_seed: int | None = None
+_generator = np.random.default_rng()
+_op_generators: dict[int, np.random.Generator] = {}
+
+
+def set_seed(seed: int | None) -> None:
+    """Resets the random state so that the following draws are reproducible."""
+    global _global_seed, _generator
+    with _lock:
+        _global_seed = seed
+        _generator = np.random.default_rng(seed)
+        _op_generators.clear()
+
+
+def _generator_for(op_seed: int | None) -> np.random.Generator:
+    if op_seed is None:
+        return _generator
+    with _lock:
+        generator = _op_generators.get(op_seed)
+        if generator is None:
+            generator = np.random.default_rng([op_seed, _global_seed or 0])
+            _op_generators[op_seed] = generator
+        return generator
+
+
+def _uniform(minval, maxval, shape, dtype, seed):
+    generator = _generator_for(seed)
+    if dtype.kind in "iu":
+        return generator.integers(minval, maxval, size=shape, dtype=dtype)
+    return (minval + (maxval - minval) * generator.random(size=shape)).astype(dtype)
+
+
+def _normal(mean, stddev, shape, dtype, seed):
+    return (mean + stddev * _generator_for(seed).standard_normal(size=shape)).astype(dtype)
+
+
+def _infer(a, b, shape, dtype, seed):
+    return dtype, shape
+
+
+UNIFORM = register(OpDef("random_uniform", _uniform, _infer, effect=True))
+NORMAL = register(OpDef("random_normal", _normal, _infer, effect=True))
+
+
+def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None):
+    """Uniform values in ``[minval, maxval)``; integer dtypes need ``maxval``."""
+    dtype = dtypes.as_dtype(dtype)
+    if maxval is None:
+        if dtype.kind in "iu":
+            raise ValueError("random.uniform: integer dtypes need an explicit maxval.")
+        maxval = 1
+    from runtime.ops.array_ops import cast
+    attrs = {"shape": static_shape_arg("random.uniform", shape), "dtype": dtype, "seed": seed}
+    return apply_op(UNIFORM, (cast(minval, dtype), cast(maxval, dtype)), attrs)
+
+
+def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None):
+    """Normally distributed values."""
+    dtype = dtypes.as_dtype(dtype)
+    from runtime.ops.array_ops import cast
+    attrs = {"shape": static_shape_arg("random.normal", shape), "dtype": dtype, "seed": seed}
+    return apply_op(NORMAL, (cast(mean, dtype), cast(stddev, dtype)), attrs)

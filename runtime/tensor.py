@@ -1,0 +1,272 @@
+"""Tensors: eager ones hold a NumPy array, symbolic ones stand for a value inside a traced graph.
+
+Both share the ``Tensor`` base class so user code (and ``isinstance`` checks) cannot tell them
+apart; every op accepts either, computing at once for eager inputs and adding a graph node for
+symbolic ones. Python operators are attached to ``Tensor`` by ``runtime.ops.operators``.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from runtime import dtypes
+from runtime.errors import OperatorNotAllowedInGraphError
+
+Shape = tuple  # tuple[int | None, ...]; ``None`` for a dimension unknown while tracing
+
+
+def format_shape(shape: Shape | None) -> str:
+    if shape is None:
+        return "<unknown rank>"
+    return "(" + ", ".join("None" if d is None else str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def format_type(dtype: np.dtype, shape: Shape | None) -> str:
+    """Compact type used in printed graphs: ``f32[2,?]``."""
+    if shape is None:
+        return f"{dtypes.short_name(dtype)}[*]"
+    return f"{dtypes.short_name(dtype)}[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+class Tensor:
+    """A multi-dimensional array of one dtype: eager (has a value) or symbolic (inside a graph)."""
+
+    __slots__ = ()
+    # Makes ``ndarray + tensor`` call ``Tensor.__radd__`` instead of converting the tensor.
+    __array_priority__ = 100
+    __hash__ = None  # ``==`` is elementwise, so tensors cannot be dict keys (use id()).
+
+    @property
+    def dtype(self) -> np.dtype:
+        raise NotImplementedError
+
+    @property
+    def shape(self) -> Shape:
+        raise NotImplementedError
+
+    @property
+    def ndim(self) -> int | None:
+        return None if self.shape is None else len(self.shape)
+
+    def get_shape(self) -> Shape:
+        return self.shape
+
+
+class EagerTensor(Tensor):
+    """A tensor with a concrete NumPy value. Treat it as immutable."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: np.ndarray):
+        self._value = value
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._value.dtype
+
+    @property
+    def shape(self) -> Shape:
+        return self._value.shape
+
+    def numpy(self) -> np.ndarray:
+        """The value as a NumPy array (0-d for scalars)."""
+        return self._value
+
+    def __array__(self, dtype=None, copy=None):
+        if dtype is not None and dtype != self._value.dtype:
+            return self._value.astype(dtype)
+        return self._value.copy() if copy else self._value
+
+    def __repr__(self) -> str:
+        body = np.array2string(self._value, separator=" ", threshold=1000)
+        return f"Tensor({body}, shape={format_shape(self.shape)}, dtype={self.dtype.name})"
+
+    __str__ = __repr__
+
+    def _scalar(self, what: str):
+        if self._value.ndim != 0:
+            raise TypeError(
+                f"{what} of a tensor with shape {format_shape(self.shape)} is ambiguous: only a "
+                f"scalar (shape ()) tensor converts to a Python value. Reduce it first, e.g. with "
+                f"rt.reduce_any(...) or rt.reduce_all(...).")
+        return self._value[()]
+
+    def __bool__(self) -> bool:
+        return bool(self._scalar("the truth value"))
+
+    def __int__(self) -> int:
+        return int(self._scalar("int()"))
+
+    def __float__(self) -> float:
+        return float(self._scalar("float()"))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("complex()"))
+
+    def __index__(self) -> int:
+        if self.dtype.kind not in "iub":
+            raise TypeError(f"only integer tensors can be used as an index, got {self.dtype.name}.")
+        return int(self._scalar("using as an index"))
+
+    def __len__(self) -> int:
+        if self._value.ndim == 0:
+            raise TypeError("len() of a scalar tensor is not defined.")
+        return self._value.shape[0]
+
+    def __iter__(self):
+        if self._value.ndim == 0:
+            raise TypeError("iteration over a scalar tensor is not defined.")
+        return (EagerTensor(row) for row in self._value)
+
+    def __format__(self, spec: str) -> str:
+        if self._value.ndim == 0:
+            return format(self._value[()], spec)
+        return format(str(self), spec)
+
+
+class SymbolicTensor(Tensor):
+    """An output of a graph node: known dtype, possibly partial shape, no value until run."""
+
+    __slots__ = ("graph", "node", "index", "_dtype", "_shape")
+
+    def __init__(self, graph, node, index: int, dtype: np.dtype, shape: Shape | None):
+        self.graph = graph
+        self.node = node
+        self.index = index
+        self._dtype = dtype
+        self._shape = shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._dtype
+
+    @property
+    def shape(self) -> Shape | None:
+        return self._shape
+
+    @property
+    def name(self) -> str:
+        """The printed name of this value, e.g. ``%7`` or ``%x``."""
+        return self.node.value_name(self.index)
+
+    def __repr__(self) -> str:
+        return (f"<SymbolicTensor {self.name} shape={format_shape(self._shape)} "
+                f"dtype={self._dtype.name}>")
+
+    def _not_allowed(self, what: str, fix: str):
+        raise OperatorNotAllowedInGraphError(
+            f"{what} a symbolic tensor ({self.name}: {format_type(self._dtype, self._shape)}, "
+            f"from {self.node.location_text()}) is not allowed while tracing a graph: its value is "
+            f"only known when the graph runs. {fix}")
+
+    def __bool__(self):
+        self._not_allowed(
+            "Using as a Python bool",
+            "Convert the function with transpiler.function (it rewrites if/while/and/or on tensors "
+            "into graph control flow), or use rt.cond / rt.while_loop explicitly.")
+
+    def __iter__(self):
+        self._not_allowed(
+            "Iterating over",
+            "Convert the function with transpiler.function (it turns `for` over a tensor into a "
+            "graph loop), or use rt.while_loop with an index.")
+
+    def __len__(self) -> int:
+        if self._shape is None or not self._shape or self._shape[0] is None:
+            self._not_allowed("Taking len() of",
+                              "Use rt.shape(x)[0] to get the length as a tensor.")
+        return self._shape[0]
+
+    def __index__(self):
+        self._not_allowed("Using as a Python index", "Use tensor indexing or rt.gather instead.")
+
+    def __int__(self):
+        self._not_allowed("Converting to int",
+                          "Use rt.cast(x, rt.int32) to convert inside the graph.")
+
+    def __float__(self):
+        self._not_allowed("Converting to float",
+                          "Use rt.cast(x, rt.float32) to convert inside the graph.")
+
+    def numpy(self):
+        self._not_allowed("Calling .numpy() on",
+                          "Return the tensor from the function and call .numpy() on the result.")
+
+    def __array__(self, dtype=None, copy=None):
+        self._not_allowed("Converting to a NumPy array",
+                          "Use rt ops inside traced functions instead of NumPy functions.")
+
+
+class TensorSpec:
+    """Describes tensors by dtype and shape; ``None`` dims (or ``shape=None``) match any size."""
+
+    __slots__ = ("shape", "dtype", "name")
+
+    def __init__(self, shape: Sequence[int | None] | None, dtype=dtypes.float32, name: str | None = None):
+        self.shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)
+        self.dtype = dtypes.as_dtype(dtype)
+        self.name = name
+
+    @classmethod
+    def from_value(cls, value) -> "TensorSpec":
+        if isinstance(value, TensorSpec):
+            return value
+        if isinstance(value, Tensor):
+            return cls(value.shape, value.dtype)
+        array = dtypes.to_array(value)
+        return cls(array.shape, array.dtype)
+
+    def is_compatible_with(self, other) -> bool:
+        """True if every tensor ``other`` describes (a spec or a value) is also described by self."""
+        other = other if isinstance(other, TensorSpec) else TensorSpec.from_value(other)
+        if other.dtype != self.dtype:
+            return False
+        return shape_is_subtype(other.shape, self.shape)
+
+    def most_specific_common_supertype(self, other: "TensorSpec") -> "TensorSpec | None":
+        if other.dtype != self.dtype:
+            return None
+        return TensorSpec(join_shapes(self.shape, other.shape), self.dtype, self.name)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, TensorSpec) and (self.shape, self.dtype) == (other.shape, other.dtype)
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype))
+
+    def __repr__(self) -> str:
+        name = "" if self.name is None else f", name={self.name!r}"
+        return f"TensorSpec(shape={format_shape(self.shape)}, dtype={self.dtype.name}{name})"
+
+
+def shape_is_subtype(shape: Shape | None, of: Shape | None) -> bool:
+    """True if every array of ``shape`` also has shape ``of`` (where ``None`` means any)."""
+    if of is None:
+        return True
+    if shape is None or len(shape) != len(of):
+        return False
+    return all(b is None or a == b for a, b in zip(shape, of))
+
+
+def join_shapes(a: Shape | None, b: Shape | None) -> Shape | None:
+    """The most specific shape describing both: differing dims become ``None``."""
+    if a is None or b is None or len(a) != len(b):
+        return None
+    return tuple(x if x == y else None for x, y in zip(a, b))
+
+
+def shapes_compatible(a: Shape | None, b: Shape | None) -> bool:
+    """True if some array could have both shapes."""
+    if a is None or b is None:
+        return True
+    return len(a) == len(b) and all(x is None or y is None or x == y for x, y in zip(a, b))
+
+
+def is_tensor_like(value) -> bool:
+    return isinstance(value, (Tensor, np.ndarray, np.generic))
+
+
+def collect_symbolic(values: Iterable) -> list[SymbolicTensor]:
+    return [value for value in values if type(value) is SymbolicTensor]

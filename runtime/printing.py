@@ -57,8 +57,15 @@ def _node_text(node: Node) -> str:
         return f"const {_attr_text(node.attrs['value'])}"
     args = [_value_text(v) for v in node.inputs]
     args += [f"{key}={_attr_text(value)}" for key, value in node.attrs.items()
-             if not (node.op.name == "print" and key in ("sep", "end") and value in (" ", "\n"))]
+             if _shown(node, key, value)]
     return f"{node.op.name}({', '.join(args)})"
+
+
+def _shown(node: Node, key: str, value) -> bool:
+    """Attributes at their defaults (None, False, the usual print separators) are left out."""
+    if value is None or value is False or key == "num_vars":
+        return False
+    return not (node.op.name == "print" and key in ("sep", "end") and value in (" ", "\n"))
 
 
 def _targets(node: Node) -> str:

@@ -80,7 +80,9 @@ class EagerTensor(Tensor):
         return self._value.copy() if copy else self._value
 
     def __repr__(self) -> str:
-        body = np.array2string(self._value, separator=" ", threshold=1000)
+        value = self._value
+        body = str(value[()]) if value.ndim == 0 else np.array2string(value, separator=" ",
+                                                                        threshold=1000)
         return f"Tensor({body}, shape={format_shape(self.shape)}, dtype={self.dtype.name})"
 
     __str__ = __repr__

@@ -123,6 +123,24 @@ def matches(key, pattern) -> bool:
     return key == pattern
 
 
+def _literal_value(part):
+    """The Python value a key of literals stands for (None if it holds tensors or objects)."""
+    kind, body = part
+    if kind in _LITERALS:
+        return body
+    if kind in (list, tuple):
+        items = []
+        for sub in body:
+            if not (type(sub) is tuple and len(sub) == 2 and isinstance(sub[0], type)):
+                return None
+            value = _literal_value(sub)
+            if value is None and sub[0] is not type(None):
+                return None
+            items.append(value)
+        return kind(items)
+    return None
+
+
 def spec_of(part) -> TensorSpec:
     return TensorSpec(part[1], part[0])
 
@@ -130,11 +148,14 @@ def spec_of(part) -> TensorSpec:
 def describe(part) -> str:
     """Readable form of one argument's key, for the retracing warning."""
     if is_tensor_key(part):
-        return f"a {part[0].name} tensor of shape {spec_of(part).shape}"
+        return f"a tensor of dtype {part[0].name} and shape {spec_of(part).shape}"
     if isinstance(part, IdentityKey):
         return part.description
     if type(part) is tuple and len(part) == 2 and isinstance(part[0], type):
         if part[0] in _LITERALS:
             return f"the Python {part[0].__name__} {part[1]!r}"
+        literal = _literal_value(part)
+        if literal is not None:
+            return f"the Python {part[0].__name__} {literal!r}"
         return f"a {part[0].__name__} of {len(part[1])} items"
     return repr(part)

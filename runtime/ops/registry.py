@@ -77,13 +77,13 @@ CONST = register(OpDef("const", None, None))
 # -- converting inputs ---------------------------------------------------------------------
 
 
-def _convert_eager(value, op: OpDef, strong_dtypes) -> np.ndarray:
+def _convert_eager(value, op: OpDef, weak_dtype) -> np.ndarray:
     if type(value) is EagerTensor:
         return value._value
     if isinstance(value, np.ndarray):
         return value
-    if op.promote_scalars and isinstance(value, dtypes.PYTHON_SCALARS):
-        return np.asarray(value, dtype=dtypes.weak_scalar_dtype(value, strong_dtypes))
+    if weak_dtype is not None:
+        return np.asarray(value, dtype=weak_dtype)
     read = getattr(value, "_read_value_for_op", None)  # variables
     if read is not None:
         return read()._value
@@ -107,7 +107,7 @@ def constant_in_graph(graph, array: np.ndarray, key_object=None) -> SymbolicTens
     return graph.constant_for(key_object, make)
 
 
-def _convert_symbolic(value, graph, op: OpDef, strong_dtypes) -> SymbolicTensor:
+def _convert_symbolic(value, graph, op: OpDef, weak_dtype) -> SymbolicTensor:
     if type(value) is SymbolicTensor:
         return value if value.graph is graph else graph.capture(value)
     if type(value) is EagerTensor:
@@ -115,12 +115,20 @@ def _convert_symbolic(value, graph, op: OpDef, strong_dtypes) -> SymbolicTensor:
     read = getattr(value, "_read_value_for_op", None)
     if read is not None:
         return read()
-    return constant_in_graph(graph, _convert_eager(value, op, strong_dtypes))
+    return constant_in_graph(graph, _convert_eager(value, op, weak_dtype))
 
 
-def _strong_dtypes(inputs) -> list:
-    return [value.dtype for value in inputs
-            if isinstance(value, (Tensor, np.ndarray, np.generic)) or hasattr(value, "_read_value_for_op")]
+def _weak_dtypes(op: OpDef, inputs) -> list:
+    """Per input, the dtype a weak Python value takes (None for tensors and strong values)."""
+    if not op.promote_scalars:
+        return [None] * len(inputs)
+    weak = [dtypes.is_weak(value) for value in inputs]
+    if not any(weak):
+        return [None] * len(inputs)
+    strong = [value.dtype for value, is_weak in zip(inputs, weak)
+              if not is_weak and hasattr(value, "dtype")]
+    resolved = iter(dtypes.weak_dtypes([v for v, w in zip(inputs, weak) if w], strong))
+    return [next(resolved) if is_weak else None for is_weak in weak]
 
 
 # -- applying ------------------------------------------------------------------------------
@@ -130,7 +138,7 @@ def apply_op(op: OpDef, inputs: Sequence = (), attrs: dict | None = None):
     """Runs ``op`` now (eager inputs, no trace active) or adds it to the current graph."""
     attrs = attrs or {}
     graph = tracing.current_graph()
-    strong = _strong_dtypes(inputs) if op.promote_scalars else ()
+    weak = _weak_dtypes(op, inputs)
     if graph is None:
         for value in inputs:
             if type(value) is SymbolicTensor:
@@ -138,9 +146,9 @@ def apply_op(op: OpDef, inputs: Sequence = (), attrs: dict | None = None):
                     f"{op.name}: the symbolic tensor {value.name} is used outside the function "
                     f"that traced it. Symbolic tensors only exist while tracing; return it from "
                     f"the function instead of storing it.")
-        arrays = [_convert_eager(value, op, strong) for value in inputs]
+        arrays = [_convert_eager(value, op, dtype) for value, dtype in zip(inputs, weak)]
         return run_eagerly(op, arrays, attrs)
-    symbols = [_convert_symbolic(value, graph, op, strong) for value in inputs]
+    symbols = [_convert_symbolic(value, graph, op, dtype) for value, dtype in zip(inputs, weak)]
     out_types = infer_types(op, symbols, attrs)
     node = graph.add_node(op, symbols, attrs, out_types, location=user_location())
     return node.outputs[0] if op.num_outputs == 1 else tuple(node.outputs)
@@ -161,6 +169,8 @@ def run_eagerly(op: OpDef, arrays: Sequence[np.ndarray], attrs: dict):
         raise InvalidArgumentError(f"{op.name} failed on inputs [{shapes}]: {error}") from error
     if op.num_outputs == 1:
         return EagerTensor(np.asarray(result))
+    if op.num_outputs == 0:
+        return None
     return tuple(EagerTensor(np.asarray(r)) for r in result)
 
 

@@ -155,13 +155,13 @@ class _Emitter:
             self.bind_params(sub, inputs)
             self.block(sub, indent + "    ", keep=sub.outputs)
             if targets:
-                results = ", ".join(self.names[id(v)] for v in sub.outputs)
+                results = ", ".join(self.output_expr(v) for v in sub.outputs)
                 self.emit(f"{indent}    {targets} = {results}")
 
     def while_loop(self, node: Node, indent: str) -> None:
         num_vars = node.attrs["num_vars"]
         names = [self.names[id(v)] for v in node.inputs]
-        init, rest = names[:num_vars], names[num_vars:]
+        rest = names[num_vars:]
         limit = node.attrs["maximum_iterations"]
         if limit == "input":
             limit, rest = rest[0], rest[1:]
@@ -170,7 +170,8 @@ class _Emitter:
             self.names[id(value)] = name
         inner = indent + "    "
         if carried:
-            self.emit(f"{indent}{', '.join(carried)} = {', '.join(init)}{',' if len(carried) == 1 else ''}", node)
+            initial = ", ".join(self.output_expr(v) for v in node.inputs[:num_vars])
+            self.emit(f"{indent}{', '.join(carried)} = {initial}", node)
         counter = f"n{node.id}"
         if limit is not None:
             self.emit(f"{indent}{counter} = 0")
@@ -187,8 +188,8 @@ class _Emitter:
         self.bind_params(body_graph, carried + rest)
         self.block(body_graph, inner, keep=body_graph.outputs)
         if carried:
-            results = ", ".join(self.names[id(v)] for v in body_graph.outputs)
-            self.emit(f"{inner}{', '.join(carried)} = {results}{',' if len(carried) == 1 else ''}")
+            results = ", ".join(self.output_expr(v) for v in body_graph.outputs)
+            self.emit(f"{inner}{', '.join(carried)} = {results}")
 
 
 def _last_uses(graph: Graph, keep) -> dict[int, list]:

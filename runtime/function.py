@@ -138,15 +138,23 @@ class Function:
         if len(signature) > len(self._param_names) or not self._all_positional:
             raise TypeError(f"input_signature of {self.__name__} has {len(signature)} entries but "
                             f"the function takes {len(self._param_names)} positional parameters.")
+        for param in list(self._signature.parameters.values())[len(signature):]:
+            if param.default is inspect.Parameter.empty:
+                raise TypeError(f"input_signature of {self.__name__} has no TensorSpec for parameter "
+                                f"'{param.name}', which has no default value; add a TensorSpec for it.")
         return signature
 
     def _call_with_signature(self, values: tuple):
         leaves: list = []
         for name, value, spec in zip(self._param_names, values, self.input_signature):
             self._collect_signature_leaves(name, value, spec, leaves)
-        if len(values) != len(self.input_signature):
-            raise TypeError(f"{self.__name__}() takes {len(self.input_signature)} arguments with "
-                            f"its input_signature, got {len(values)}.")
+        covered = len(self.input_signature)
+        for name, value in zip(self._param_names[covered:], values[covered:]):
+            # Parameters after the signature are traced with their defaults, so only those fit.
+            if value is not self._signature.parameters[name].default:
+                raise TypeError(f"{self.__name__}() argument '{name}' is not covered by its "
+                                f"input_signature, so it cannot be passed: the graph was traced "
+                                f"with its default value.")
         return self._signature_function()._call_flat(leaves)
 
     def _collect_signature_leaves(self, name: str, value, spec, leaves: list) -> None:

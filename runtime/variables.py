@@ -100,7 +100,8 @@ class Variable:
             array = self._value + array
         elif mode == "sub":
             array = self._value - array
-        self._value = np.asarray(array, dtype=self.dtype)
+        # Always a copy: a graph hands over the caller's own array, which they may change later.
+        self._value = np.array(array, dtype=self.dtype)
 
     def __repr__(self) -> str:
         return (f"<rt.Variable {self.name!r} shape={format_shape(self.shape)} dtype={self.dtype.name}, "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from runtime import dtypes
@@ -89,7 +91,7 @@ def _transpose_infer(x, perm):
         return x.dtype, None
     if perm is None:
         return x.dtype, tuple(reversed(x.shape))
-    if sorted(perm) != list(range(len(x.shape))):
+    if sorted(perm) != list(builtins.range(len(x.shape))):  # ``range`` is the op below
         raise ShapeError(f"transpose: perm {list(perm)} is not a permutation of the "
                          f"{len(x.shape)} axes of a tensor of shape {format_shape(x.shape)}.")
     return x.dtype, tuple(x.shape[p] for p in perm)
@@ -114,7 +116,7 @@ def _concat_infer(*values, axis):
                          + ", ".join(format_shape(s) for s in shapes) + ".")
     axis = normalize_axis("concat", axis, rank)
     out = []
-    for i in range(rank):
+    for i in builtins.range(rank):  # ``range`` is the op below
         dims = [s[i] for s in shapes]
         if i == axis:
             out.append(None if None in dims else sum(dims))

@@ -68,7 +68,7 @@ def _infer(x, *index_tensors, spec):
     advanced = [item for item in spec if isinstance(item, _Input)]
     if len(advanced) > 1:
         return x.dtype, None  # NumPy's rules for several array indices: rank known only at run time
-    out, dim = [], 0
+    out, dim, index_at, index_dims = [], 0, 0, []
     for item in spec:
         if item is Ellipsis:
             take = len(shape) - consumed
@@ -84,17 +84,27 @@ def _infer(x, *index_tensors, spec):
             if index.dtype == np.bool_:
                 if index.shape is None:
                     return x.dtype, None
-                out.append(None)
+                index_at, index_dims = len(out), [None]
                 dim += len(index.shape)
             else:
                 if index.shape is None:
                     return x.dtype, None
-                out.extend(index.shape)
+                index_at, index_dims = len(out), list(index.shape)
                 dim += 1
+            out.extend(index_dims)
         else:
             dim += 1  # an int index removes the axis
     out.extend(shape[dim:])
+    if advanced and not _adjacent_advanced(spec):
+        # NumPy: a tensor index and ints apart from it put the index dimensions first.
+        out = index_dims + out[:index_at] + out[index_at + len(index_dims):]
     return x.dtype, tuple(out)
+
+
+def _adjacent_advanced(spec) -> bool:
+    """True if the tensor index and the int indices (advanced, next to a tensor) are adjacent."""
+    positions = [i for i, item in enumerate(spec) if isinstance(item, (_Input, int))]
+    return positions[-1] - positions[0] + 1 == len(positions)
 
 
 def _dims_consumed(item, index_tensors) -> int:

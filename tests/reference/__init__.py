@@ -1,0 +1,1 @@
+"""Reference tests: sample programs run as plain Python, converted, and as traced graphs."""

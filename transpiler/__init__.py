@@ -1,0 +1,18 @@
+"""eager2graph transpiler: rewrites Python control flow so functions run as graphs.
+
+    from transpiler import function
+
+    @function
+    def f(x):
+        if rt.reduce_sum(x) > 0:      # a tensor condition: becomes rt.cond in the graph
+            x = x * 2
+        return x
+
+``to_code(f)`` shows the generated Python.
+"""
+
+from transpiler.api import convert, do_not_convert, function, to_code
+from transpiler.errors import ConversionError, SourceUnavailableError, UnsupportedSyntaxError
+
+__all__ = ["convert", "to_code", "function", "do_not_convert", "ConversionError",
+           "SourceUnavailableError", "UnsupportedSyntaxError"]

@@ -1,0 +1,147 @@
+"""The public entry points: ``convert``, ``to_code``, ``function`` and ``do_not_convert``."""
+
+from __future__ import annotations
+
+import functools
+import threading
+import types
+import warnings
+import weakref
+from typing import Callable, Sequence
+
+import runtime as rt
+import transpiler.operators as ag
+from transpiler import codegen, parsing, pipeline
+from transpiler.converters.base import Context
+from transpiler.errors import SourceUnavailableError
+from transpiler.naming import Namer
+from transpiler.operators.calls import do_not_convert
+
+_lock = threading.RLock()
+_by_code: dict = {}  # code object -> GeneratedModule (one conversion per source)
+_instances: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_warned: set = set()
+
+
+class ConversionWarning(UserWarning):
+    """A function could not be converted and runs as plain Python."""
+
+
+def _generate(fn: types.FunctionType) -> codegen.GeneratedModule:
+    code = fn.__code__
+    generated = _by_code.get(code)
+    if generated is None:
+        with _lock:
+            generated = _by_code.get(code)
+            if generated is None:
+                node, _ = parsing.parse_function(fn)
+                if isinstance(node, parsing.gast.Lambda):
+                    node = _lambda_as_def(node, fn)
+                free_vars = list(code.co_freevars)
+                ctx = Context(Namer(node), fn.__globals__, frozenset(free_vars),
+                              frozenset(_bound_names(node)))
+                pipeline.convert_tree(node, ctx)
+                generated = codegen.generate(node, free_vars, code.co_filename)
+                _by_code[code] = generated
+    return generated
+
+
+def _lambda_as_def(node, fn):
+    """A lambda converts as a one-line function (its name is only for the generated code)."""
+    gast = parsing.gast
+    return gast.FunctionDef("lambda_", node.args, [gast.Return(node.body)], [], None, None)
+
+
+def _bound_names(node) -> set[str]:
+    gast = parsing.gast
+    names = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+             and isinstance(n.ctx, (gast.Store, gast.Param, gast.Del))}
+    return names
+
+
+def _instantiate(fn: types.FunctionType, generated: codegen.GeneratedModule) -> types.FunctionType:
+    """The converted function, sharing ``fn``'s globals, defaults and closure cells."""
+    free = fn.__code__.co_freevars
+    template = generated.factory(ag, *[None] * len(free))
+    cells = []
+    for variable in template.__code__.co_freevars:
+        if variable == "ag__":
+            cells.append(types.CellType(ag))
+        else:
+            cells.append(fn.__closure__[free.index(variable)])
+    converted = types.FunctionType(template.__code__, fn.__globals__, fn.__name__,
+                                   fn.__defaults__, tuple(cells))
+    converted.__kwdefaults__ = fn.__kwdefaults__
+    converted.__dict__.update(fn.__dict__)
+    converted.__qualname__ = fn.__qualname__
+    converted.__module__ = fn.__module__
+    converted.__doc__ = fn.__doc__
+    converted.__e2g_converted__ = True
+    converted.__e2g_original__ = fn
+    return converted
+
+
+def _convert_function(fn):
+    if isinstance(fn, types.MethodType):
+        return types.MethodType(_convert_function(fn.__func__), fn.__self__)
+    if getattr(fn, "__e2g_converted__", False):
+        return fn
+    if not isinstance(fn, types.FunctionType):
+        raise SourceUnavailableError(
+            f"Cannot convert {fn!r}: it is a {type(fn).__name__}, not a Python function. Pass a "
+            f"function or method defined with def or lambda.")
+    converted = _instances.get(fn)
+    if converted is None:
+        converted = _instantiate(fn, _generate(fn))
+        _instances[fn] = converted
+    return converted
+
+
+def convert_or_warn(fn):
+    """``convert(fn)``, or ``fn`` itself with one warning when its source cannot be read."""
+    try:
+        return _convert_function(fn)
+    except SourceUnavailableError as error:
+        key = getattr(fn, "__code__", fn)
+        if key not in _warned:
+            _warned.add(key)
+            warnings.warn(f"{error} It runs as plain Python, without conversion.",
+                          ConversionWarning, stacklevel=3)
+        return fn
+
+
+def convert(fn: Callable | None = None):
+    """Converts a function so that ``if``/``while``/``for`` on tensors build graph control flow.
+
+    Use as ``@convert`` or ``convert(fn)``. The result behaves exactly like ``fn`` on Python
+    values and eager tensors; inside a traced function it builds ``rt.cond`` and
+    ``rt.while_loop``. A function whose source cannot be read runs unconverted (one warning).
+    """
+    if fn is None:
+        return convert
+    return convert_or_warn(fn)
+
+
+def to_code(fn: Callable) -> str:
+    """The Python source generated for ``fn``."""
+    target = getattr(fn, "python_function", fn)  # accepts transpiler.function results too
+    target = getattr(target, "__func__", target)
+    target = getattr(target, "__e2g_original__", target)
+    if not isinstance(target, types.FunctionType):
+        raise SourceUnavailableError(f"Cannot show generated code for {fn!r}: it is not a Python "
+                                     f"function.")
+    return _generate(target).function_source
+
+
+def function(func: Callable | None = None, *, input_signature: Sequence | None = None,
+             reduce_retracing: bool = False):
+    """Like ``rt.function``, but converts the source first: what users decorate with."""
+    def wrap(fn: Callable) -> rt.Function:
+        wrapped = rt.Function(fn, input_signature=input_signature,
+                              reduce_retracing=reduce_retracing, trace_function=convert(fn))
+        functools.update_wrapper(wrapped, fn, updated=())
+        return wrapped
+    return wrap if func is None else wrap(func)
+
+
+__all__ = ["convert", "to_code", "function", "do_not_convert"]

@@ -1,0 +1,134 @@
+"""Turns a converted tree into a real Python module file, with a map back to the user's lines.
+
+The module holds a factory ``def create_<name>(ag__, <free variables>)`` that defines the
+converted function; the loader rebuilds that function over the user's own globals and closure
+cells, so it sees the same module state as the original. The file is written to disk and kept
+in ``linecache`` so tracebacks, ``inspect`` and ``pdb`` work; marker statements become the
+``# <original line>`` comments that make the output readable.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import linecache
+import os
+import re
+import tempfile
+import textwrap
+from dataclasses import dataclass
+
+import gast
+
+from runtime.source_location import Location, register_line_map
+from transpiler.analysis import annotations as anno
+from transpiler.analysis.annotations import Anno
+from transpiler.converters.base import COMMENT_MARKER
+
+_OUTPUT_DIR = os.path.join(tempfile.gettempdir(), f"eager2graph-{os.getuid() if hasattr(os, 'getuid') else 'user'}")
+_COMMENT_LINE = re.compile(r"^(\s*)(['\"])" + re.escape(COMMENT_MARKER) + r"(.*)\2$")
+
+
+@dataclass(frozen=True)
+class GeneratedModule:
+    filename: str
+    module_source: str
+    function_source: str
+    factory: object
+    line_map: dict
+
+
+def _propagate_origins(root: gast.AST) -> dict[int, object]:
+    """Every node gets an origin (its parent's if it has none) and the user's line number as
+    its ``lineno``, so lines survive unparsing; returns user line -> origin."""
+    origins: dict[int, object] = {}
+
+    def visit(node, inherited):
+        origin = anno.get(node, Anno.ORIGIN, None) or inherited
+        if origin is not None and hasattr(node, "lineno"):
+            node.lineno, node.col_offset = origin.lineno, 0
+            node.end_lineno, node.end_col_offset = origin.lineno, 0
+            origins[origin.lineno] = origin
+        for child in gast.iter_child_nodes(node):
+            visit(child, origin)
+    visit(root, None)
+    return origins
+
+
+def _unparse(tree: ast.AST) -> str:
+    ast.fix_missing_locations(tree)
+    return ast.unparse(tree)
+
+
+def _line_map(tree: ast.AST, text: str, origins: dict) -> dict[int, object]:
+    """Generated line -> user origin, by walking the tree and its re-parse side by side."""
+    reparsed = ast.parse(text)
+    mapping = {}
+    for original, generated in zip(ast.walk(tree), ast.walk(reparsed)):
+        if type(original) is not type(generated):
+            break
+        if isinstance(original, ast.stmt) and original.lineno in origins:
+            mapping.setdefault(generated.lineno, origins[original.lineno])
+    return mapping
+
+
+def _with_comments(text: str) -> str:
+    """Marker statements become comments; blank lines only separate converted statements.
+
+    Line count is preserved (removed blank lines become part of the neighbouring layout only
+    where a comment follows), so the line map computed on ``text`` stays valid."""
+    lines = []
+    for line in text.splitlines():
+        match = _COMMENT_LINE.match(line)
+        if match:
+            comment = ast.literal_eval(match.group(2) + COMMENT_MARKER + match.group(3) + match.group(2))
+            line = f"{match.group(1)}# {comment[len(COMMENT_MARKER):]}"
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def _compact(text: str) -> str:
+    """For display: no blank lines except one before each ``# <original line>`` comment."""
+    out = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if line.lstrip().startswith("# ") and out and not out[-1].rstrip().endswith(":"):
+            out.append("")
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def generate(fn_node: gast.FunctionDef, free_vars: list[str], user_filename: str) -> GeneratedModule:
+    origins = _propagate_origins(fn_node)
+    factory_name = f"create_{fn_node.name}"
+    params = ["ag__"] + free_vars
+    factory = gast.FunctionDef(
+        factory_name,
+        gast.arguments([gast.Name(p, gast.Param(), None, None) for p in params], [], None, [], [],
+                       None, []),
+        [fn_node, gast.Return(gast.Name(fn_node.name, gast.Load(), None, None))], [], None, None)
+    module = gast.Module([factory], [])
+    tree = gast.gast_to_ast(module)
+    text = _unparse(tree)
+    line_map = _line_map(tree, text, origins)
+    source = _with_comments(text)
+    digest = hashlib.sha1(source.encode()).hexdigest()[:12]
+    os.makedirs(_OUTPUT_DIR, exist_ok=True)
+    filename = os.path.join(_OUTPUT_DIR, f"{fn_node.name}_{digest}.py")
+    if not os.path.exists(filename):
+        with open(filename, "w", encoding="utf-8") as handle:
+            handle.write(source)
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict = {}
+    exec(compile(source, filename, "exec"), namespace)
+    register_line_map(filename, {
+        line: Location(origin.filename, origin.lineno, origin.function_name)
+        for line, origin in line_map.items()})
+    return GeneratedModule(filename, source, _function_text(source), namespace[factory_name], line_map)
+
+
+def _function_text(module_source: str) -> str:
+    """The converted function alone (the factory around it is an implementation detail)."""
+    lines = module_source.splitlines()[1:-1]  # drop `def create_...:` and the final return
+    return _compact(textwrap.dedent("\n".join(lines)))

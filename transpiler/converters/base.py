@@ -1,0 +1,119 @@
+"""What every converter shares: the conversion context, scope-aware traversal, small helpers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import gast
+
+from transpiler.analysis import annotations as anno
+from transpiler.analysis.annotations import Anno
+from transpiler.naming import Namer
+
+
+@dataclass
+class Context:
+    """Facts about the function being converted that converters consult."""
+
+    namer: Namer
+    globals: dict
+    free_vars: frozenset[str]
+    # Names bound anywhere in the function; a local shadows a builtin of the same name.
+    local_names: frozenset[str] = field(default_factory=frozenset)
+
+
+class ScopeTransformer(gast.NodeTransformer):
+    """Visits one function scope: nested defs and classes are converted on their own."""
+
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+
+    def visit_FunctionDef(self, node):
+        return node
+
+    def visit_AsyncFunctionDef(self, node):
+        return node
+
+    def visit_ClassDef(self, node):
+        return node
+
+    def visit_block(self, statements: list) -> list:
+        result = []
+        for statement in statements:
+            replaced = self.visit(statement)
+            if replaced is None:
+                continue
+            result.extend(replaced if isinstance(replaced, list) else [replaced])
+        return result
+
+
+def own_scope_walk(statements: Iterable[gast.AST], stop_at_loops: bool = False):
+    """Nodes of these statements in the current scope (not inside nested defs, lambdas,
+    classes and, if asked, nested loops)."""
+    stack = list(statements)[::-1]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+            continue  # a scope of its own: yielded, not entered
+        for child in reversed(list(gast.iter_child_nodes(node))):
+            if stop_at_loops and isinstance(child, (gast.While, gast.For)):
+                continue
+            stack.append(child)
+
+
+def contains(statements: Iterable[gast.AST], kind: type, stop_at_loops: bool = False) -> bool:
+    return any(isinstance(node, kind) for node in own_scope_walk(statements, stop_at_loops))
+
+
+def stamp_origin(nodes: list, source: gast.AST) -> list:
+    """Generated statements map back to the user's statement they replace."""
+    if anno.has(source, Anno.ORIGIN):
+        origin = anno.get(source, Anno.ORIGIN)
+        for node in nodes:
+            for sub in gast.walk(node):
+                if not anno.has(sub, Anno.ORIGIN):
+                    anno.set(sub, Anno.ORIGIN, origin)
+    return nodes
+
+
+COMMENT_MARKER = "__e2g_comment__ "
+
+
+def comment_for(node: gast.AST) -> list:
+    """A marker statement that codegen turns into ``# <original line>``."""
+    if not anno.has(node, Anno.ORIGIN):
+        return []
+    line = anno.get(node, Anno.ORIGIN).source_line
+    return [gast.Expr(gast.Constant(COMMENT_MARKER + line, None))]
+
+
+def name(identifier: str, store: bool = False) -> gast.Name:
+    return gast.Name(identifier, gast.Store() if store else gast.Load(), None, None)
+
+
+def not_(expression: gast.expr) -> gast.expr:
+    return gast.UnaryOp(gast.Not(), expression)
+
+
+def assign(target: str, value: gast.expr) -> gast.Assign:
+    return gast.Assign([name(target, store=True)], value, None)
+
+
+def constant(value) -> gast.Constant:
+    return gast.Constant(value, None)
+
+
+EXTRA_TEST = "_e2g_extra_test"
+
+
+def extra_test(loop: gast.For):
+    """The condition a ``for`` loop checks before each further iteration (break, return)."""
+    return getattr(loop, EXTRA_TEST, None)
+
+
+def add_extra_test(loop: gast.For, condition: gast.expr) -> None:
+    existing = extra_test(loop)
+    combined = condition if existing is None else gast.BoolOp(gast.And(), [condition, existing])
+    setattr(loop, EXTRA_TEST, combined)

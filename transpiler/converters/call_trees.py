@@ -1,0 +1,74 @@
+"""Calls: builtins that have a tensor version become ``ag__.<name>``; calls that may reach
+user code become ``ag__.converted(f)(...)`` so those functions are converted too.
+
+Calls whose target is known while converting to be library code (an attribute of a module,
+such as ``rt.matmul`` or ``np.sum``, or a builtin without a tensor version) stay as written.
+"""
+
+from __future__ import annotations
+
+import builtins
+import types
+
+import gast
+
+from transpiler.converters.base import ScopeTransformer, name
+from transpiler.operators.builtins import OVERLOADS
+
+_LEFT_ALONE = {"super", "globals", "locals", "vars", "eval", "exec", "breakpoint", "isinstance",
+               "type", "getattr", "setattr", "hasattr", "id"}
+
+
+class _Calls(ScopeTransformer):
+    def visit_Lambda(self, node):
+        return self.generic_visit(node)
+
+    def _resolve(self, node):
+        """The object a callee expression names while converting, or None if unknown."""
+        if isinstance(node, gast.Name):
+            if node.id in self.ctx.local_names or node.id in self.ctx.free_vars:
+                return None
+            if node.id in self.ctx.globals:
+                return self.ctx.globals[node.id]
+            return getattr(builtins, node.id, None)
+        if isinstance(node, gast.Attribute):
+            owner = self._resolve(node.value)
+            if isinstance(owner, types.ModuleType):
+                return getattr(owner, node.attr, None)
+        return None
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, gast.Name) and func.id in OVERLOADS and \
+                self._resolve(func) is getattr(builtins, func.id):
+            node.func = gast.Attribute(name("ag__"), func.id, gast.Load())
+            return node
+        if isinstance(func, gast.Name) and func.id == "super" and not node.args:
+            return node  # zero-argument super() is handled when the function is loaded
+        target = self._resolve(func)
+        if _is_library(func, target):
+            return node
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) \
+                and func.value.id == "ag__":
+            return node
+        node.func = gast.Call(gast.Attribute(name("ag__"), "converted", gast.Load()), [func], [])
+        return node
+
+
+def _is_library(func, target) -> bool:
+    if isinstance(func, gast.Name) and func.id in _LEFT_ALONE:
+        return True
+    if target is None:
+        return False
+    if isinstance(target, (types.BuiltinFunctionType, type)) and getattr(target, "__module__", "") == "builtins":
+        return True
+    if isinstance(func, gast.Attribute) and isinstance(target, (types.BuiltinFunctionType, types.FunctionType,
+                                                                 type, object)):
+        from transpiler.operators.calls import is_library_code
+        return is_library_code(target) or not isinstance(target, types.FunctionType)
+    return False
+
+
+def transform(fn_node: gast.FunctionDef, ctx) -> None:
+    fn_node.body = _Calls(ctx).visit_block(fn_node.body)

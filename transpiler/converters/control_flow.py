@@ -1,0 +1,191 @@
+"""Rewrites ``if``, ``while`` and ``for`` into ``ag__.if_stmt`` / ``while_stmt`` / ``for_stmt``.
+
+    # if x > 0:
+    def if_body():
+        nonlocal y
+        y = x
+    def else_body():
+        nonlocal y
+        y = -x
+    def get_state():
+        return (y,)
+    def set_state(state):
+        nonlocal y
+        (y,) = state
+    ag__.if_stmt(x > 0, if_body, else_body, get_state, set_state, ('y',))
+
+The state is what the block modifies and what is still needed: live after the block, or (for
+loops) read by the next iteration. Bodies declare ``nonlocal`` every local they assign, so
+plain Python values behave exactly as before; variables that may not exist yet start as
+``ag__.Undefined`` at the top of the function, which keeps the ``nonlocal`` declarations valid.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from transpiler.analysis import activity, liveness, reaching_definitions
+from transpiler.analysis import annotations as anno
+from transpiler.analysis.annotations import Anno
+from transpiler.converters.base import (ScopeTransformer, comment_for, constant, extra_test, name,
+                                        own_scope_walk, stamp_origin)
+from transpiler.templates import replace
+
+
+class _ControlFlow(ScopeTransformer):
+    def __init__(self, ctx, fn_scope):
+        super().__init__(ctx)
+        self.locals = {str(q) for q in fn_scope.local_names}
+        self.globals = {str(q) for q in fn_scope.globals}
+        self.nonlocals = {str(q) for q in fn_scope.nonlocals}
+        self.params = {str(q) for q in fn_scope.params}
+        self.maybe_undefined: set[str] = set()  # state that may not exist when a block starts
+        self.declared: set[str] = set()  # locals that generated functions declare nonlocal
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def _state(self, node, modified) -> tuple[list[str], int]:
+        """State variables in call order (outputs first) and how many are outputs."""
+        live_in = {str(q) for q in anno.get(node, Anno.LIVE_IN, frozenset())}
+        live_out = {str(q) for q in anno.get(node, Anno.LIVE_OUT, frozenset())}
+        defined = {str(q) for q in anno.get(node, Anno.DEFINED_IN, frozenset())}
+        candidates = sorted(q for q in modified if self._is_variable(q))
+        outputs = [q for q in candidates if q in live_out]
+        inputs = [q for q in candidates if q in live_in and q not in live_out]
+        for variable in outputs + inputs:
+            if variable not in defined and variable in self.locals:
+                self.maybe_undefined.add(variable)
+        return outputs + inputs, len(outputs)
+
+    def _is_variable(self, text: str) -> bool:
+        return text in self.locals or text in self.globals or text in self.nonlocals
+
+    def _declarations(self, modified, exclude=()) -> list:
+        """``global``/``nonlocal`` lines a body needs to assign these variables."""
+        assigned = sorted(q for q in modified if self._is_variable(q) and q not in exclude)
+        globals_ = [q for q in assigned if q in self.globals]
+        nonlocals = [q for q in assigned if q not in self.globals]
+        self.declared.update(q for q in nonlocals if q in self.locals)
+        declarations = []
+        if globals_:
+            declarations.append(gast.Global(globals_))
+        if nonlocals:
+            declarations.append(gast.Nonlocal(nonlocals))
+        return declarations
+
+    def _function(self, fn_name: str, params: list[str], body: list) -> gast.FunctionDef:
+        arguments = gast.arguments([gast.Name(p, gast.Param(), None, None) for p in params],
+                                   [], None, [], [], None, [])
+        return gast.FunctionDef(fn_name, arguments, body or [gast.Pass()], [], None, None)
+
+    def _state_functions(self, state: list[str]) -> tuple[list, list]:
+        """``get_state``/``set_state`` definitions and the arguments naming them."""
+        if not state:
+            return [], []
+        get_name, set_name = self.ctx.namer.new("get_state"), self.ctx.namer.new("set_state")
+        values = gast.Tuple([name(v) for v in state], gast.Load())
+        targets = gast.Tuple([name(v, store=True) for v in state], gast.Store())
+        getter = self._function(get_name, [], [gast.Return(values)])
+        setter = self._function(set_name, ["state"], self._declarations(state) + [
+            gast.Assign([targets], name("state"), None)])
+        names = gast.Tuple([constant(v) for v in state], gast.Load())
+        return [getter, setter], [name(get_name), name(set_name), names]
+
+    def _modified(self, *scopes) -> set[str]:
+        result: set[str] = set()
+        for scope in scopes:
+            if scope is not None:
+                result |= {str(q) for q in scope.modified | scope.deleted if q.is_simple}
+        return result
+
+    # -- statements -------------------------------------------------------------------------
+
+    def visit_If(self, node):
+        node.body = self.visit_block(node.body)
+        node.orelse = self.visit_block(node.orelse)
+        modified = self._modified(anno.get(node, Anno.BODY_SCOPE, None),
+                                  anno.get(node, Anno.ORELSE_SCOPE, None))
+        state, nouts = self._state(node, modified)
+        declarations = self._declarations(modified)
+        body_name = self.ctx.namer.new("if_body")
+        definitions = [self._function(body_name, [], declarations + node.body)]
+        orelse_arg = constant(None)
+        if node.orelse:
+            else_name = self.ctx.namer.new("else_body")
+            definitions.append(self._function(else_name, [], self._declarations(modified) + node.orelse))
+            orelse_arg = name(else_name)
+        state_defs, state_args = self._state_functions(state)
+        args = [node.test, name(body_name), orelse_arg] + state_args
+        if state and nouts != len(state):
+            args.append(constant(nouts))
+        call = gast.Expr(gast.Call(_ag("if_stmt"), args, []))
+        return self._emit(node, definitions + state_defs + [call])
+
+    def visit_While(self, node):
+        node.body = self.visit_block(node.body)
+        modified = self._modified(anno.get(node, Anno.BODY_SCOPE, None))
+        state, _ = self._state(node, modified)
+        test_name, body_name = self.ctx.namer.new("loop_test"), self.ctx.namer.new("loop_body")
+        definitions = [self._function(test_name, [], [gast.Return(node.test)]),
+                       self._function(body_name, [], self._declarations(modified) + node.body)]
+        state_defs, state_args = self._state_functions(state)
+        call = gast.Expr(gast.Call(_ag("while_stmt"), [name(test_name), name(body_name)] + state_args, []))
+        return self._emit(node, definitions + state_defs + [call])
+
+    def visit_For(self, node):
+        node.body = self.visit_block(node.body)
+        modified = self._modified(anno.get(node, Anno.BODY_SCOPE, None),
+                                  anno.get(node, Anno.ITERATE_SCOPE, None))
+        state, _ = self._state(node, modified)
+        target = node.target
+        if isinstance(target, gast.Name) and target.id not in state and target.id not in self.globals \
+                and target.id not in self.nonlocals:
+            parameter, body = target.id, node.body
+            declarations = self._declarations(modified, exclude={target.id})
+        else:
+            parameter = self.ctx.namer.new("item")
+            body = [gast.Assign([target], name(parameter), None)] + node.body
+            declarations = self._declarations(modified)
+        body_name = self.ctx.namer.new("loop_body")
+        definitions = [self._function(body_name, [parameter], declarations + body)]
+        test_arg = constant(None)
+        condition = extra_test(node)
+        if condition is not None:
+            test_name = self.ctx.namer.new("loop_test")
+            definitions.insert(0, self._function(test_name, [], [gast.Return(condition)]))
+            test_arg = name(test_name)
+        state_defs, state_args = self._state_functions(state)
+        args = [node.iter, test_arg, name(body_name)] + state_args
+        if isinstance(target, gast.Name) and target.id in state:
+            args.append(gast.Dict([constant("iterate_names")],
+                                  [gast.Tuple([constant(target.id)], gast.Load())]))
+        call = gast.Expr(gast.Call(_ag("for_stmt"), args, []))
+        return self._emit(node, definitions + state_defs + [call])
+
+    def _emit(self, node, statements: list) -> list:
+        stamp_origin(statements, node)
+        return comment_for(node) + statements
+
+
+def _ag(attribute: str) -> gast.Attribute:
+    return gast.Attribute(name("ag__"), attribute, gast.Load())
+
+
+def transform(fn_node: gast.FunctionDef, ctx) -> None:
+    fn_scope = activity.resolve(fn_node)
+    reaching_definitions.resolve(fn_node)
+    liveness.resolve(fn_node)
+    converter = _ControlFlow(ctx, fn_scope)
+    body = converter.visit_block(fn_node.body)
+    # A `nonlocal x` needs `x` bound in the function itself; state read before any assignment
+    # needs a placeholder value. Both get `x = ag__.Undefined('x')` at the top.
+    bound_here = {node.id for node in own_scope_walk(body)
+                  if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store)}
+    unbound = sorted((converter.maybe_undefined | (converter.declared - bound_here))
+                     - converter.params)
+    docstring = body[:1] if body and isinstance(body[0], gast.Expr) and isinstance(
+        body[0].value, gast.Constant) and isinstance(body[0].value.value, str) \
+        and not body[0].value.value.startswith("__e2g_comment__") else []
+    inits = [s for variable in unbound for s in replace(
+        "__tpl_var = ag__.Undefined(__tpl_text)", var=variable, text=constant(variable))]
+    fn_node.body = docstring + inits + body[len(docstring):]

@@ -1,0 +1,76 @@
+"""Expression-level rewrites: ternaries, ``and``/``or``/``not``, chained comparisons, ``assert``.
+
+    a if c else b     ->  ag__.if_exp(c, lambda: a, lambda: b)
+    a and b           ->  ag__.and_(lambda: a, lambda: b)        (``b`` stays lazy)
+    not a             ->  ag__.not_(a)
+    a < b < c         ->  ag__.and_(lambda: a < b, lambda: b < c)
+    assert t, msg     ->  ag__.assert_stmt(t, lambda: msg)
+"""
+
+from __future__ import annotations
+
+import gast
+
+from transpiler.converters.base import EXTRA_TEST, ScopeTransformer, extra_test, name
+
+
+def _thunk(expression: gast.expr) -> gast.Lambda:
+    arguments = gast.arguments([], [], None, [], [], None, [])
+    return gast.Lambda(arguments, expression)
+
+
+def _call(attribute: str, args: list) -> gast.Call:
+    return gast.Call(gast.Attribute(name("ag__"), attribute, gast.Load()), args, [])
+
+
+class _Expressions(ScopeTransformer):
+    def visit_Lambda(self, node):
+        return self.generic_visit(node)  # lambdas are expressions of this scope
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        return _call("if_exp", [node.test, _thunk(node.body), _thunk(node.orelse)])
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        operator = "and_" if isinstance(node.op, gast.And) else "or_"
+        result = node.values[-1]
+        for value in reversed(node.values[:-1]):
+            result = _call(operator, [_thunk(value), _thunk(result)])
+        return result
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, gast.Not):
+            return _call("not_", [node.operand])
+        return node
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) == 1:
+            return node
+        parts = []
+        left = node.left
+        for op, right in zip(node.ops, node.comparators):
+            parts.append(gast.Compare(left, [op], [right]))
+            left = right
+        result = parts[-1]
+        for part in reversed(parts[:-1]):
+            result = _call("and_", [_thunk(part), _thunk(result)])
+        return result
+
+    def visit_For(self, node):
+        self.generic_visit(node)
+        condition = extra_test(node)
+        if condition is not None:
+            setattr(node, EXTRA_TEST, self.visit(condition))
+        return node
+
+    def visit_Assert(self, node):
+        self.generic_visit(node)
+        args = [node.test] + ([_thunk(node.msg)] if node.msg is not None else [])
+        return gast.Expr(_call("assert_stmt", args))
+
+
+def transform(fn_node: gast.FunctionDef, ctx) -> None:
+    fn_node.body = _Expressions(ctx).visit_block(fn_node.body)

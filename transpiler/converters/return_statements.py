@@ -1,0 +1,96 @@
+"""Lowers ``return`` inside control flow to a flag and a value, returned at the end.
+
+A function whose only ``return`` is its last statement is left as it is. Otherwise, first the
+code after an ``if`` whose branch always returns moves into the other branch (so both paths
+are explicit), then every ``return v`` becomes ``do_return = True; retval = v``, code after a
+statement that may have returned is guarded by ``if not do_return:``, loops stop once
+``do_return`` is set, and the function ends with ``return ag__.return_value(retval)``.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from transpiler.converters.base import (add_extra_test, assign, constant, contains, name, not_,
+                                        own_scope_walk)
+from transpiler.converters.continue_statements import guard_rest
+from transpiler.templates import replace, replace_as_expression
+
+
+def _always_returns(statements: list) -> bool:
+    for statement in statements:
+        if isinstance(statement, gast.Return):
+            return True
+        if isinstance(statement, gast.If) and _always_returns(statement.body) \
+                and _always_returns(statement.orelse):
+            return True
+    return False
+
+
+def _make_returns_explicit(statements: list) -> list:
+    """``if c: return a`` followed by more code: the code moves into the ``else``."""
+    result = []
+    for index, statement in enumerate(statements):
+        if isinstance(statement, gast.If):
+            rest = statements[index + 1:]
+            statement.body = _make_returns_explicit(statement.body)
+            statement.orelse = _make_returns_explicit(statement.orelse)
+            if rest and _always_returns(statement.body) and not _always_returns(statement.orelse):
+                statement.orelse = _make_returns_explicit(statement.orelse + rest)
+                result.append(statement)
+                return result
+            if rest and _always_returns(statement.orelse) and not _always_returns(statement.body):
+                statement.body = _make_returns_explicit(statement.body + rest)
+                result.append(statement)
+                return result
+        elif isinstance(statement, (gast.While, gast.For, gast.With, gast.Try)):
+            for block in ("body", "orelse", "finalbody"):
+                if hasattr(statement, block):
+                    setattr(statement, block, _make_returns_explicit(getattr(statement, block)))
+        result.append(statement)
+    return result
+
+
+def _only_tail_return(body: list) -> bool:
+    returns = [node for node in own_scope_walk(body) if isinstance(node, gast.Return)]
+    return not returns or (len(returns) == 1 and body and body[-1] is returns[0])
+
+
+def transform(fn_node: gast.FunctionDef, ctx) -> None:
+    if isinstance(fn_node, gast.Lambda) or _only_tail_return(fn_node.body):
+        return
+    body = _make_returns_explicit(fn_node.body)
+    do_return, retval = ctx.namer.new("do_return"), ctx.namer.new("retval")
+
+    def lower(statement: gast.Return) -> list:
+        value = statement.value if statement.value is not None else constant(None)
+        return [assign(do_return, constant(True)), assign(retval, value)]
+
+    _stop_loops(body, do_return)
+    lowered = guard_rest(body, do_return, gast.Return, lower, loops_own_jumps=False)
+    docstring = _docstring(fn_node.body)
+    fn_node.body = docstring + replace(
+        """
+        __tpl_do_return = False
+        __tpl_retval = ag__.UndefinedReturnValue()
+        """, do_return=do_return, retval=retval) + [
+        s for s in lowered if not (docstring and s is docstring[0])] + [
+        gast.Return(replace_as_expression("ag__.return_value(__tpl_retval)", retval=retval))]
+
+
+def _stop_loops(statements: list, do_return: str) -> None:
+    """Loops containing a return stop iterating once it ran."""
+    for node in own_scope_walk(statements):
+        if isinstance(node, (gast.While, gast.For)) and contains(node.body, gast.Return):
+            if isinstance(node, gast.While):
+                node.test = gast.BoolOp(gast.And(), [not_(name(do_return)), node.test])
+            else:
+                add_extra_test(node, not_(name(do_return)))
+
+
+def _docstring(body: list) -> list:
+    first = body[0] if body else None
+    if isinstance(first, gast.Expr) and isinstance(first.value, gast.Constant) \
+            and isinstance(first.value.value, str):
+        return [first]
+    return []

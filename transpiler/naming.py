@@ -1,0 +1,23 @@
+"""Fresh names for generated variables and functions that never clash with the user's."""
+
+from __future__ import annotations
+
+import gast
+
+
+class Namer:
+    """Hands out ``if_body``, ``if_body_1``, ... avoiding every name used in the function."""
+
+    def __init__(self, fn_node: gast.AST):
+        self.taken = {node.id for node in gast.walk(fn_node) if isinstance(node, gast.Name)}
+        self.taken |= {node.name for node in gast.walk(fn_node)
+                       if isinstance(node, (gast.FunctionDef, gast.ClassDef))}
+        self.taken.add("ag__")
+
+    def new(self, root: str) -> str:
+        name, counter = root, 0
+        while name in self.taken:
+            counter += 1
+            name = f"{root}_{counter}"
+        self.taken.add(name)
+        return name

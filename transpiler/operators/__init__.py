@@ -1,0 +1,23 @@
+"""The ``ag__`` namespace: the functions generated code calls.
+
+Each runs plain Python on Python values, so converted code behaves exactly as before on them,
+and builds graph ops (``rt.cond``, ``rt.while_loop``, ...) on symbolic tensors.
+"""
+
+import os
+
+from runtime.source_location import register_internal_directory
+from transpiler.operators.asserts import assert_stmt
+from transpiler.operators.builtins import (abs_ as abs, enumerate_ as enumerate,  # noqa: A001
+                                           float_ as float, int_ as int, len_ as len, max_ as max,
+                                           min_ as min, print_ as print, range_ as range,
+                                           zip_ as zip, OVERLOADS)
+from transpiler.operators.calls import converted, do_not_convert
+from transpiler.operators.control_flow import for_stmt, if_exp, if_stmt, while_stmt
+from transpiler.operators.logical import and_, not_, or_
+from transpiler.operators.variables import Undefined, UndefinedReturnValue, ld, return_value
+
+# Frames in the transpiler are never "the user's line" in graph locations and errors.
+register_internal_directory(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+BUILTIN_OVERLOADS = {name: name for name in OVERLOADS}

@@ -1,0 +1,68 @@
+"""Calls from converted code: user functions are converted too, everything else is not.
+
+Generated code writes ``ag__.converted(f)(x)`` where the user wrote ``f(x)`` and ``f`` could
+not be recognised while converting (a parameter, a method, a function from another module).
+The decision is made here, at call time, and cached per function.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import sys
+import types
+import weakref
+
+_SKIPPED_PACKAGES = frozenset({"runtime", "transpiler", "numpy", "pytest", "_pytest", "hypothesis"})
+_decisions: "weakref.WeakKeyDictionary[object, object]" = weakref.WeakKeyDictionary()
+
+
+def do_not_convert(fn):
+    """Marks ``fn`` to run as plain Python even when called from converted code."""
+    try:
+        fn.__e2g_do_not_convert__ = True
+    except AttributeError:
+        pass
+    return fn
+
+
+def is_library_code(fn) -> bool:
+    """Functions of the standard library, NumPy, the runtime and this package are left alone."""
+    module = getattr(fn, "__module__", None) or ""
+    top = module.partition(".")[0]
+    return top in _SKIPPED_PACKAGES or top in sys.stdlib_module_names or top == "builtins"
+
+
+def converted(fn):
+    """``fn`` converted if it is user Python code, otherwise ``fn`` itself."""
+    if isinstance(fn, types.MethodType):
+        function = converted(fn.__func__)
+        return fn if function is fn.__func__ else types.MethodType(function, fn.__self__)
+    if not isinstance(fn, types.FunctionType):
+        return _converted_callable_object(fn)
+    try:
+        return _decisions[fn]
+    except KeyError:
+        pass
+    decision = _decide(fn)
+    _decisions[fn] = decision
+    return decision
+
+
+def _decide(fn):
+    if getattr(fn, "__e2g_do_not_convert__", False) or getattr(fn, "__e2g_converted__", False):
+        return fn
+    if is_library_code(fn) or inspect.isgeneratorfunction(fn) or inspect.iscoroutinefunction(fn):
+        return fn
+    from transpiler.api import convert_or_warn
+    return convert_or_warn(fn)
+
+
+def _converted_callable_object(obj):
+    """Instances with a Python ``__call__`` (layers, models) have that method converted."""
+    if isinstance(obj, (type, functools.partial)) or not callable(obj):
+        return obj
+    call = getattr(type(obj), "__call__", None)
+    if not isinstance(call, types.FunctionType) or is_library_code(call):
+        return obj
+    return types.MethodType(converted(call), obj)

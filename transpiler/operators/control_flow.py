@@ -1,0 +1,339 @@
+"""``if``, ``while`` and ``for`` as functions: Python semantics on Python values, graph
+control flow on symbolic tensors.
+
+Generated code passes the block bodies as closures and two accessors for the variables the
+block changes: ``get_state()`` returns their values, ``set_state(values)`` writes them back
+(the closures share them through ``nonlocal``). On Python values the bodies simply run. On a
+symbolic condition or iterable, the bodies are traced into ``rt.cond`` / ``rt.while_loop``,
+the state flows in and out of the graph op, and errors name the user's variables.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+import runtime as rt
+from runtime import nest, tracing
+from runtime.control_flow import is_symbolic, python_truth
+from runtime.graph import Graph
+from runtime.source_location import user_location
+from transpiler.operators.variables import Undefined, UndefinedReturnValue
+
+GetState = Callable[[], tuple]
+SetState = Callable[[tuple], None]
+
+
+def _no_state() -> tuple:
+    return ()
+
+
+def _ignore_state(_values: tuple) -> None:
+    return None
+
+
+def _where() -> str:
+    location = user_location()
+    return f" at {location}" if location else ""
+
+
+def _leaf_names(names: Sequence[str], values: Sequence) -> list[str]:
+    """Flattened names for the leaves of state values (``x``, ``pair[0]``, ``d['k']``)."""
+    result = []
+    for name, value in zip(names, values):
+        result.extend(f"{name}{path}" for path in nest.leaf_paths(value))
+    return result
+
+
+# -- if ------------------------------------------------------------------------------------
+
+
+def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_state,
+            set_state: SetState = _ignore_state, names: Sequence[str] = (), nouts: int | None = None):
+    """Runs ``body()`` if ``cond`` else ``orelse()``; returns what the branch returns.
+
+    ``names`` names the state variables; the first ``nouts`` of them are outputs (the others
+    are only read inside the branches and are restored afterwards).
+    """
+    if not is_symbolic(cond):
+        return body() if python_truth(cond, "an if statement") else orelse()
+    nouts = len(names) if nouts is None else nouts
+    initial = get_state()
+    location = _where()
+    # Filled by the first traced branch, read by rt.cond after both are traced: the names of
+    # the flattened outputs, for its error messages.
+    leaf_names: list[str] = []
+
+    def branch(fn: Callable, label: str) -> Callable:
+        def traced():
+            set_state(initial)
+            result = fn()
+            outputs = tuple(get_state()[:nouts])
+            _check_branch_outputs(outputs, names, label, location)
+            if type(result) is UndefinedReturnValue:
+                raise ValueError(_missing_return_message(label, location))
+            if not leaf_names:
+                leaf_names.extend(f"the return value{path}" for path in nest.leaf_paths(result))
+                leaf_names.extend(_leaf_names(names, outputs))
+            return result, outputs
+        return traced
+
+    result, outputs = rt.cond(cond, branch(body, "if"), branch(orelse, "else"), names=leaf_names)
+    set_state(tuple(outputs) + tuple(initial[nouts:]))
+    return result
+
+
+def _check_branch_outputs(outputs: Sequence, names: Sequence[str], label: str, location: str) -> None:
+    for name, value in zip(names, outputs):
+        if type(value) is Undefined:
+            raise ValueError(
+                f"'{name}' is not assigned in the {label} branch of an if statement on a tensor"
+                f"{location}, but it is used after the if statement. A graph conditional needs a "
+                f"value from both branches: assign '{name}' in the {label} branch too, or give it "
+                f"a value before the if statement.")
+        if type(value) is UndefinedReturnValue:
+            raise ValueError(_missing_return_message(label, location))
+
+
+def _missing_return_message(label: str, location: str) -> str:
+    return (f"the function returns a value in one branch of an if statement on a tensor{location} "
+            f"but not in the {label} branch. A graph function must return a value on every path: "
+            f"add a return statement to the {label} branch (or after the if statement).")
+
+
+def if_exp(cond, if_true: Callable, if_false: Callable, expression: str = ""):
+    """``if_true() if cond else if_false()`` (a conditional expression)."""
+    if not is_symbolic(cond):
+        return if_true() if python_truth(cond, "a conditional expression") else if_false()
+    return rt.cond(cond, if_true, if_false)
+
+
+# -- while ---------------------------------------------------------------------------------
+
+
+def while_stmt(test: Callable, body: Callable, get_state: GetState = _no_state,
+               set_state: SetState = _ignore_state, names: Sequence[str] = (), opts: dict | None = None):
+    """``while test(): body()``; a graph loop when the test is a symbolic tensor.
+
+    If the test starts as a Python value and becomes a tensor after some iterations (a
+    variable turned into a tensor), the remaining iterations continue as a graph loop.
+    """
+    opts = opts or {}
+    first = _initial_test(test)
+    while not is_symbolic(first):
+        if not python_truth(first, "a while loop"):
+            return
+        body()
+        first = test()
+    _tensor_while(test, body, get_state, set_state, names, opts)
+
+
+def _initial_test(test: Callable):
+    """The test's first value; while tracing, evaluated in a scratch graph so that a tensor
+    test leaves no nodes behind in the real graph (the loop traces it again)."""
+    graph = tracing.current_graph()
+    if graph is None:
+        return test()
+    scratch = Graph(f"{graph.name}/scratch", parent=graph)
+    with tracing.building(scratch):
+        value = test()
+    return value
+
+
+def _tensor_while(test, body, get_state, set_state, names, opts) -> None:
+    initial = tuple(get_state())
+    _check_loop_inputs(initial, names)
+    initial = _settle_python_scalars(initial, body, get_state, set_state)
+
+    def loop_test(*state):
+        set_state(state)
+        return test()
+
+    def loop_body(*state):
+        set_state(state)
+        body()
+        return tuple(get_state())
+
+    final = rt.while_loop(loop_test, loop_body, initial,
+                          maximum_iterations=opts.get("maximum_iterations"),
+                          shape_invariants=opts.get("shape_invariants"),
+                          names=_leaf_names(names, initial))
+    set_state(tuple(final))
+
+
+def _check_loop_inputs(initial: Sequence, names: Sequence[str]) -> None:
+    for name, value in zip(names, initial):
+        if type(value) is Undefined:
+            raise ValueError(
+                f"'{name}' is assigned inside a loop on a tensor{_where()} and used after it (or in "
+                f"the next iteration), but has no value before the loop. A graph loop needs every "
+                f"loop variable to exist before it starts: initialize '{name}' before the loop, "
+                f"with a value of the type it has inside.")
+        if type(value) is UndefinedReturnValue:
+            raise NotImplementedError(
+                f"a return statement inside a loop on a tensor{_where()} would leave the function "
+                f"without a return value when the loop does not return. Assign the result to a "
+                f"variable inside the loop, break, and return the variable after the loop.")
+        if value is None:
+            raise ValueError(
+                f"'{name}' is None before a loop on a tensor{_where()}; a graph loop variable must "
+                f"be a number or a tensor. Initialize it with a value of the type it has inside "
+                f"the loop.")
+
+
+def _settle_python_scalars(initial: tuple, body, get_state, set_state) -> tuple:
+    """Loop variables that start as Python numbers take the dtype of their first iteration,
+    as in Python (``s = 0`` followed by ``s += x`` with float32 ``x`` makes ``s`` float32)."""
+    weak = [isinstance(v, (bool, int, float)) for v in initial]
+    if not any(weak):
+        return initial
+    graph = tracing.current_graph()
+    probe = Graph(f"{graph.name}/probe", parent=graph)
+    try:
+        with tracing.building(probe):
+            set_state(initial)
+            body()
+            after = tuple(get_state())
+    except Exception:
+        return initial  # the loop itself will report the problem
+    finally:
+        set_state(initial)
+    settled = []
+    for value, is_weak, new in zip(initial, weak, after):
+        if is_weak and isinstance(new, rt.Tensor) and new.shape == ():
+            settled.append(rt.constant(np.asarray(value, dtype=new.dtype)))
+        else:
+            settled.append(value)
+    return tuple(settled)
+
+
+# -- for -----------------------------------------------------------------------------------
+
+
+def for_stmt(iterable, extra_test: Callable | None, body: Callable[[Any], None],
+             get_state: GetState = _no_state, set_state: SetState = _ignore_state,
+             names: Sequence[str] = (), opts: dict | None = None):
+    """``for item in iterable: body(item)``, stopping when ``extra_test()`` is false (break,
+    return). A graph loop over a symbolic range or tensor; unrolled over Python iterables."""
+    opts = opts or {}
+    loop = _tensor_loop_of(iterable)
+    if loop is None:
+        _python_for(iterable, extra_test, body, get_state, set_state, names)
+        return
+    start, limit, delta, item_of = loop
+    initial = tuple(get_state())
+    iterate_names = opts.get("iterate_names", ())
+    # After `for i in range(n)` Python leaves `i` at the last item; a graph loop needs it
+    # defined before the loop, so it starts as the first item.
+    initial = tuple(item_of(start) if type(value) is Undefined and name in iterate_names else value
+                    for name, value in zip(names, initial))
+    _check_loop_inputs(initial, names)
+    initial = _settle_python_scalars(initial, lambda: body(item_of(start)), get_state, set_state)
+
+    def loop_test(index, *state):
+        set_state(state)
+        more = _range_continues(index, limit, delta)
+        if extra_test is None:
+            return more
+        return rt.cond(more, lambda: _as_condition(extra_test()), lambda: rt.constant(False))
+
+    def loop_body(index, *state):
+        set_state(state)
+        body(item_of(index))
+        return (index + delta,) + tuple(get_state())
+
+    final = rt.while_loop(loop_test, loop_body, (start,) + initial,
+                          maximum_iterations=opts.get("maximum_iterations"),
+                          shape_invariants=_with_index_invariant(opts.get("shape_invariants")),
+                          names=["the loop index"] + _leaf_names(names, initial))
+    set_state(tuple(final[1:]))
+
+
+def _with_index_invariant(invariants):
+    return None if invariants is None else (None,) + tuple(invariants)
+
+
+def _as_condition(value):
+    if isinstance(value, rt.Tensor):
+        return value
+    return rt.constant(bool(value))
+
+
+def _range_continues(index, limit, delta):
+    if not is_symbolic(delta) and isinstance(delta, (int, np.integer)):
+        return index < limit if delta > 0 else index > limit
+    positive = rt.logical_and(delta > 0, index < limit)
+    negative = rt.logical_and(delta < 0, index > limit)
+    return rt.logical_or(positive, negative)
+
+
+class TensorEnumerate:
+    """``enumerate(tensor)`` inside converted code: iterated by a graph loop."""
+
+    def __init__(self, tensor, start: int = 0):
+        self.tensor, self.start = tensor, start
+
+
+class TensorZip:
+    """``zip(tensor, ...)`` inside converted code: iterated by a graph loop."""
+
+    def __init__(self, tensors: Sequence):
+        self.tensors = list(tensors)
+
+
+def _length(tensor):
+    if tensor.shape is not None and tensor.shape and tensor.shape[0] is not None:
+        return tensor.shape[0]
+    if tensor.shape == ():
+        raise TypeError(f"cannot iterate over a scalar tensor{_where()}.")
+    return rt.shape(tensor)[0]
+
+
+def _tensor_loop_of(iterable):
+    """``(start, limit, delta, item_of_index)`` for iterables that need a graph loop."""
+    if isinstance(iterable, TensorEnumerate):
+        tensor, start = iterable.tensor, iterable.start
+        return 0, _length(tensor), 1, lambda i: (i + start, tensor[i])
+    if isinstance(iterable, TensorZip):
+        tensors = iterable.tensors
+        lengths = [_length(t) for t in tensors]
+        limit = lengths[0]
+        for other in lengths[1:]:
+            limit = rt.minimum(limit, other)
+        return 0, limit, 1, lambda i: tuple(t[i] for t in tensors)
+    if not is_symbolic(iterable):
+        return None
+    node = iterable.node
+    if node.op.name == "range" and node.graph is tracing.current_graph():
+        start, limit, delta = node.inputs
+        return start, limit, _static(delta), lambda i: i
+    return 0, _length(iterable), 1, lambda i: iterable[i]
+
+
+def _static(value):
+    from runtime.ops.registry import constant_value
+    known = constant_value(value)
+    return int(known) if known is not None and known.ndim == 0 else value
+
+
+def _python_for(iterable, extra_test, body, get_state, set_state, names) -> None:
+    if extra_test is None:
+        for item in iterable:
+            body(item)
+        return
+    keep_going = extra_test()
+    if not is_symbolic(keep_going) and not keep_going:
+        return
+    iterator = iter(iterable)
+    for item in iterator:
+        if is_symbolic(keep_going):
+            # A break or return decided by a tensor: the remaining (unrolled) iterations run
+            # only where no earlier iteration stopped the loop.
+            if_stmt(keep_going, lambda item=item: body(item), lambda: None, get_state, set_state,
+                    names)
+        else:
+            body(item)
+        keep_going = extra_test()
+        if not is_symbolic(keep_going) and not keep_going:
+            return

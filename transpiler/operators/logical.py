@@ -1,0 +1,33 @@
+"""``and``, ``or``, ``not``: lazy like Python on Python values, graph ops on symbolic tensors.
+
+On a symbolic left operand the result is what Python would give, chosen at run time:
+``a and b`` is ``b`` where ``a`` is true and ``a`` otherwise (so both must have one dtype,
+which comparisons, the usual operands, always do).
+"""
+
+from __future__ import annotations
+
+import runtime as rt
+from runtime.control_flow import is_symbolic
+
+
+def not_(value):
+    if is_symbolic(value):
+        return rt.logical_not(value if value.dtype == rt.bool else rt.not_equal(value, 0))
+    return not value
+
+
+def and_(left, right):
+    """``left() and right()``: the right side is evaluated only if needed (or traced)."""
+    value = left()
+    if is_symbolic(value):
+        return rt.cond(value, right, lambda: value)
+    return value and right()
+
+
+def or_(left, right):
+    """``left() or right()``: the right side is evaluated only if needed (or traced)."""
+    value = left()
+    if is_symbolic(value):
+        return rt.cond(value, lambda: value, right)
+    return value or right()

@@ -1,0 +1,45 @@
+"""Values standing for variables that may not exist yet, and loads that check for them."""
+
+from __future__ import annotations
+
+
+class Undefined:
+    """The value of a variable that Python would not have defined at this point."""
+
+    __slots__ = ("symbol_name",)
+
+    def __init__(self, symbol_name: str):
+        self.symbol_name = symbol_name
+
+    def read(self):
+        raise UnboundLocalError(
+            f"cannot access local variable '{self.symbol_name}' where it is not associated with "
+            f"a value")
+
+    def __repr__(self) -> str:
+        return f"Undefined({self.symbol_name!r})"
+
+
+class UndefinedReturnValue:
+    """The return value of a function before any ``return`` statement ran."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UndefinedReturnValue()"
+
+
+def ld(value):
+    """Loads a variable that may be undefined: raises like Python if it is."""
+    if type(value) is Undefined:
+        value.read()
+    return value
+
+
+def is_undefined(value) -> bool:
+    return type(value) is Undefined or type(value) is UndefinedReturnValue
+
+
+def return_value(value):
+    """What a converted function returns: ``None`` when no ``return`` statement ran."""
+    return None if type(value) is UndefinedReturnValue else value

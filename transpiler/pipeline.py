@@ -1,0 +1,31 @@
+"""The converters, in the one order that is correct, applied to a parsed function."""
+
+from __future__ import annotations
+
+import gast
+
+from transpiler.converters import (break_statements, call_trees, continue_statements,
+                                   control_flow, expressions, return_statements, unsupported,
+                                   variables)
+from transpiler.converters.base import Context, own_scope_walk
+
+# Order matters, and each step says why it comes where it does.
+CONVERTERS = (
+    ("unsupported", unsupported.transform),          # fail before changing anything
+    ("break", break_statements.transform),           # emits `continue`, lowered next
+    ("continue", continue_statements.transform),
+    ("return", return_statements.transform),         # after loop jumps: its guards wrap theirs
+    ("calls", call_trees.transform),                 # before the calls move into closures
+    ("expressions", expressions.transform),          # and/or/not/ternary, incl. the new flags
+    ("control_flow", control_flow.transform),        # analyses see the final variables
+    ("variables", variables.transform),              # needs the reaching definitions above
+)
+
+
+def convert_tree(fn_node: gast.FunctionDef, ctx: Context) -> None:
+    """Converts ``fn_node`` in place; nested functions first, each as its own scope."""
+    for node in list(own_scope_walk(fn_node.body)):
+        if isinstance(node, gast.FunctionDef):
+            convert_tree(node, ctx)
+    for _, converter in CONVERTERS:
+        converter(fn_node, ctx)

@@ -78,10 +78,10 @@ def structure_of(structure) -> Any:
 
 
 def describe_structure(structure) -> str:
-    """Readable nesting, e.g. ``(*, [*, *])`` or ``{'a': *}``."""
+    """Readable nesting, e.g. ``(*, [*, *])`` or ``{'a': *}``; leaves in ``flatten`` order."""
     if isinstance(structure, dict):
-        return "{" + ", ".join(f"{key!r}: {describe_structure(value)}"
-                               for key, value in structure.items()) + "}"
+        return "{" + ", ".join(f"{key!r}: {describe_structure(structure[key])}"
+                               for key in sorted_keys(structure)) + "}"
     if is_namedtuple(structure):
         return type(structure).__name__ + "(" + ", ".join(
             f"{name}={describe_structure(value)}"

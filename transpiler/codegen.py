@@ -26,7 +26,15 @@ from transpiler.analysis.annotations import Anno
 from transpiler.converters.base import COMMENT_MARKER
 
 _OUTPUT_DIR = os.path.join(tempfile.gettempdir(), f"eager2graph-{os.getuid() if hasattr(os, 'getuid') else 'user'}")
-_COMMENT_LINE = re.compile(r"^(\s*)(['\"])" + re.escape(COMMENT_MARKER) + r"(.*)\2$")
+_COMMENT_LINE = re.compile(r"^(\s*)" + re.escape(COMMENT_MARKER) + r"\((.*)\)$")
+
+
+_generated_files: set[str] = set()
+
+
+def is_generated(code) -> bool:
+    """True for code from a converted module: functions nested in it are already converted."""
+    return code.co_filename in _generated_files
 
 
 @dataclass(frozen=True)
@@ -81,8 +89,7 @@ def _with_comments(text: str) -> str:
     for line in text.splitlines():
         match = _COMMENT_LINE.match(line)
         if match:
-            comment = ast.literal_eval(match.group(2) + COMMENT_MARKER + match.group(3) + match.group(2))
-            line = f"{match.group(1)}# {comment[len(COMMENT_MARKER):]}"
+            line = f"{match.group(1)}# {ast.literal_eval(match.group(2))}"
         lines.append(line)
     return "\n".join(lines) + "\n"
 
@@ -120,6 +127,7 @@ def generate(fn_node: gast.FunctionDef, free_vars: list[str], user_filename: str
         with open(filename, "w", encoding="utf-8") as handle:
             handle.write(source)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    _generated_files.add(filename)
     namespace: dict = {}
     exec(compile(source, filename, "exec"), namespace)
     register_line_map(filename, {

@@ -14,6 +14,14 @@ class Namer:
                        if isinstance(node, (gast.FunctionDef, gast.ClassDef))}
         self.taken.add("ag__")
 
+    def reserve(self, root: str) -> str:
+        """A name free of the user's names, reusable by every generated function (a parameter)."""
+        name, counter = root, 0
+        while name in self.taken:
+            counter += 1
+            name = f"{root}_{counter}"
+        return name
+
     def new(self, root: str) -> str:
         name, counter = root, 0
         while name in self.taken:

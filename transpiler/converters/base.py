@@ -78,15 +78,15 @@ def stamp_origin(nodes: list, source: gast.AST) -> list:
     return nodes
 
 
-COMMENT_MARKER = "__e2g_comment__ "
+COMMENT_MARKER = "__e2g_comment__"
 
 
 def comment_for(node: gast.AST) -> list:
-    """A marker statement that codegen turns into ``# <original line>``."""
+    """A marker statement (``__e2g_comment__('<line>')``) that codegen turns into a comment."""
     if not anno.has(node, Anno.ORIGIN):
         return []
     line = anno.get(node, Anno.ORIGIN).source_line
-    return [gast.Expr(gast.Constant(COMMENT_MARKER + line, None))]
+    return [gast.Expr(gast.Call(name(COMMENT_MARKER), [gast.Constant(line, None)], []))]
 
 
 def name(identifier: str, store: bool = False) -> gast.Name:

@@ -22,6 +22,8 @@ plain Python values behave exactly as before; variables that may not exist yet s
 
 from __future__ import annotations
 
+import copy
+
 import gast
 
 from transpiler.analysis import activity, liveness, reaching_definitions
@@ -41,6 +43,7 @@ class _ControlFlow(ScopeTransformer):
         self.params = {str(q) for q in fn_scope.params}
         self.maybe_undefined: set[str] = set()  # state that may not exist when a block starts
         self.declared: set[str] = set()  # locals that generated functions declare nonlocal
+        self.state_param = ctx.namer.reserve("state")  # set_state's parameter, clash-free
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -86,8 +89,8 @@ class _ControlFlow(ScopeTransformer):
         values = gast.Tuple([name(v) for v in state], gast.Load())
         targets = gast.Tuple([name(v, store=True) for v in state], gast.Store())
         getter = self._function(get_name, [], [gast.Return(values)])
-        setter = self._function(set_name, ["state"], self._declarations(state) + [
-            gast.Assign([targets], name("state"), None)])
+        setter = self._function(set_name, [self.state_param], self._declarations(state) + [
+            gast.Assign([targets], name(self.state_param), None)])
         names = gast.Tuple([constant(v) for v in state], gast.Load())
         return [getter, setter], [name(get_name), name(set_name), names]
 
@@ -133,6 +136,8 @@ class _ControlFlow(ScopeTransformer):
         return self._emit(node, definitions + state_defs + [call])
 
     def visit_For(self, node):
+        if node.body and getattr(node.body[0], _MARKER, False):
+            node.body = node.body[1:]
         node.body = self.visit_block(node.body)
         modified = self._modified(anno.get(node, Anno.BODY_SCOPE, None),
                                   anno.get(node, Anno.ITERATE_SCOPE, None))
@@ -171,7 +176,22 @@ def _ag(attribute: str) -> gast.Attribute:
     return gast.Attribute(name("ag__"), attribute, gast.Load())
 
 
+_MARKER = "_e2g_extra_test_read"
+
+
+def _expose_extra_tests(fn_node) -> None:
+    """A ``for`` loop's extra test (``not break_``) runs before every iteration; a copy at the
+    top of the body lets the analyses see that read, so the flags are carried as loop state."""
+    for node in own_scope_walk(fn_node.body):
+        condition = extra_test(node) if isinstance(node, gast.For) else None
+        if condition is not None:
+            marker = gast.Expr(copy.deepcopy(condition))
+            setattr(marker, _MARKER, True)
+            node.body.insert(0, marker)
+
+
 def transform(fn_node: gast.FunctionDef, ctx) -> None:
+    _expose_extra_tests(fn_node)
     fn_scope = activity.resolve(fn_node)
     reaching_definitions.resolve(fn_node)
     liveness.resolve(fn_node)
@@ -184,8 +204,7 @@ def transform(fn_node: gast.FunctionDef, ctx) -> None:
     unbound = sorted((converter.maybe_undefined | (converter.declared - bound_here))
                      - converter.params)
     docstring = body[:1] if body and isinstance(body[0], gast.Expr) and isinstance(
-        body[0].value, gast.Constant) and isinstance(body[0].value.value, str) \
-        and not body[0].value.value.startswith("__e2g_comment__") else []
+        body[0].value, gast.Constant) and isinstance(body[0].value.value, str) else []
     inits = [s for variable in unbound for s in replace(
         "__tpl_var = ag__.Undefined(__tpl_text)", var=variable, text=constant(variable))]
     fn_node.body = docstring + inits + body[len(docstring):]

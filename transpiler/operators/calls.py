@@ -54,6 +54,9 @@ def _decide(fn):
         return fn
     if is_library_code(fn) or inspect.isgeneratorfunction(fn) or inspect.iscoroutinefunction(fn):
         return fn
+    from transpiler.codegen import is_generated
+    if is_generated(fn.__code__):
+        return fn  # defined inside converted code: converted with it
     from transpiler.api import convert_or_warn
     return convert_or_warn(fn)
 

@@ -33,6 +33,10 @@ def _ignore_state(_values: tuple) -> None:
     return None
 
 
+def _no_branch() -> None:
+    return None
+
+
 def _where() -> str:
     location = user_location()
     return f" at {location}" if location else ""
@@ -56,6 +60,7 @@ def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_st
     ``names`` names the state variables; the first ``nouts`` of them are outputs (the others
     are only read inside the branches and are restored afterwards).
     """
+    orelse = orelse or _no_branch
     if not is_symbolic(cond):
         return body() if python_truth(cond, "an if statement") else orelse()
     nouts = len(names) if nouts is None else nouts

@@ -1,0 +1,158 @@
+"""The executor: graphs compiled once into readable Python plans; run-time failures name the op
+and the line of user code that created it."""
+
+import linecache
+import re
+import sys
+import traceback
+
+import numpy as np
+import pytest
+
+import runtime as rt
+from runtime.errors import InvalidArgumentError
+
+
+def _line() -> int:
+    return sys._getframe(1).f_lineno
+
+
+def test_kernel_error_names_the_op_and_the_users_line():
+    lines = {}
+
+    @rt.function
+    def pick(values, index):
+        lines["gather"] = _line(); return rt.gather(values, index)  # noqa: E702
+
+    pick(rt.constant([1, 2]), rt.constant(1))  # fine
+    with pytest.raises(InvalidArgumentError) as info:
+        pick(rt.constant([1, 2]), rt.constant(7))
+    message = str(info.value)
+    assert re.match(r"gather \(node %\d+\) failed while running the graph: index 7 is out of range "
+                    r"for axis 0 of size 2", message)
+    assert f'File "{__file__}", line {lines["gather"]}, in pick' in message
+    assert "return rt.gather(values, index)" in message  # the source line itself
+    assert info.value.node.op.name == "gather"
+    assert isinstance(info.value.__cause__, IndexError)
+
+
+def test_kernel_error_inside_a_branch_names_the_inner_op():
+    lines = {}
+
+    @rt.function
+    def f(flag, values):
+        def then():
+            lines["reshape"] = _line(); return rt.reshape(values, rt.constant([3]))  # noqa: E702
+        return rt.cond(flag, then, lambda: values)
+
+    np.testing.assert_array_equal(f(rt.constant(False), rt.constant([1.0, 2.0])).numpy(), [1.0, 2.0])
+    with pytest.raises(InvalidArgumentError, match=r"^dynamic_reshape \(node %\d+\) failed") as info:
+        f(rt.constant(True), rt.constant([1.0, 2.0]))
+    assert f'line {lines["reshape"]}, in then' in str(info.value)
+
+
+def test_kernel_error_inside_a_loop_body_names_the_inner_op():
+    lines = {}
+
+    @rt.function
+    def f(values, n):
+        def body(i, total):
+            lines["gather"] = _line(); item = rt.gather(values, i)  # noqa: E702
+            return i + 1, total + item
+        return rt.while_loop(lambda i, total: i < n, body, (0, 0))
+
+    assert int(f(rt.constant([1, 2, 3]), rt.constant(3))[1]) == 6
+    with pytest.raises(InvalidArgumentError, match=r"^gather \(node %\d+\) failed") as info:
+        f(rt.constant([1, 2, 3]), rt.constant(4))
+    assert f'line {lines["gather"]}, in body' in str(info.value)
+
+
+def test_failed_assertion_says_where_it_was_created():
+    lines = {}
+
+    @rt.function
+    def f(x):
+        lines["assert"] = _line(); rt.assert_(x > 0, "x must be positive")  # noqa: E702
+        return x
+
+    with pytest.raises(InvalidArgumentError) as info:
+        f(rt.constant(-1))
+    message = str(info.value)
+    assert message.startswith("x must be positive\n  Assertion created at ")
+    assert f'File "{__file__}", line {lines["assert"]}, in f' in message
+
+
+def test_plan_source_is_readable_python():
+    @rt.function
+    def f(x, n):
+        y = rt.cond(rt.reduce_sum(x) > 0, lambda: x * 2.0, lambda: -x)
+        return rt.while_loop(lambda i, v: i < n, lambda i, v: (i + 1, v + y), (0, y))
+
+    concrete = f.get_concrete_function(rt.TensorSpec([2]), rt.TensorSpec([], rt.int32))
+    source = concrete.plan_source
+    assert source.startswith("def plan_f(a0, a1):\n")
+    compile(source, "<plan>", "exec")
+    assert "\n    if v" in source and "\n    else:\n" in source
+    assert "\n    while True:\n" in source and "break" in source
+    assert source.rstrip().splitlines()[-1].startswith("    return (")
+
+
+def test_plan_lines_show_in_tracebacks():
+    @rt.function
+    def f(values):
+        return rt.gather(values, rt.constant(9))
+
+    with pytest.raises(InvalidArgumentError) as info:
+        f(rt.constant([1, 2]))
+    frames = traceback.extract_tb(info.value.__cause__.__traceback__)
+    plan_frames = [frame for frame in frames if frame.filename.startswith("<eager2graph plan")]
+    assert plan_frames, "the plan's frame is missing from the traceback"
+    assert re.fullmatch(r"v\d+ = k\d+\(a0, c\d+\)", plan_frames[0].line)
+    assert linecache.getline(plan_frames[0].filename, plan_frames[0].lineno).strip() == \
+        plan_frames[0].line
+
+
+def test_plan_is_compiled_once():
+    @rt.function
+    def f(x):
+        return x + 1
+    concrete = f.get_concrete_function(rt.TensorSpec([], rt.int32))
+    plan = concrete._plan
+    for value in range(3):
+        assert int(f(rt.constant(value))) == value + 1
+    assert f.get_concrete_function(rt.TensorSpec([], rt.int32))._plan is plan
+
+
+def test_constant_outputs_are_fresh_writable_arrays():
+    @rt.function
+    def f(flag, n):
+        direct = rt.constant([1, 2])
+        branch = rt.cond(flag, lambda: rt.constant([3, 4]), lambda: rt.constant([5, 6]))
+        loop = rt.while_loop(lambda i, v: i < n, lambda i, v: (i + 1, rt.constant([7, 8])),
+                             (0, rt.constant([9, 9])))[1]
+        return direct, branch, loop
+
+    for _ in range(2):
+        results = f(rt.constant(True), rt.constant(0))
+        for result in results:
+            array = result.numpy()
+            assert array.flags.writeable
+            array[0] = -1  # must not change the graph's constants
+        assert [r.numpy().tolist() for r in f(rt.constant(True), rt.constant(0))] == \
+            [[1, 2], [3, 4], [9, 9]]
+    assert f(rt.constant(False), rt.constant(1))[2].numpy().flags.writeable
+
+
+def test_intermediates_are_freed_without_changing_results():
+    @rt.function
+    def f(x):
+        a = x * 2.0
+        b = a + 1.0
+        c = rt.exp(a) - b  # a and b both used twice
+        return c, a
+
+    x = np.array([0.5, -1.0], np.float32)
+    c, a = f(rt.constant(x))
+    np.testing.assert_allclose(c.numpy(), np.exp(2 * x) - (2 * x + 1), rtol=1e-6)
+    np.testing.assert_array_equal(a.numpy(), 2 * x)
+    assert "del " in f.get_concrete_function(rt.TensorSpec([2])).plan_source

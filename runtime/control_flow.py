@@ -172,7 +172,7 @@ def _safe_equal(a, b) -> bool:
 
 def _describe(value) -> str:
     if isinstance(value, Tensor):
-        return f"a {value.dtype.name} tensor"
+        return f"a tensor of dtype {value.dtype.name}"
     return f"the Python {type(value).__name__} {value!r}"
 
 
@@ -183,7 +183,7 @@ def _branch_values(a, b, then_graph: Graph, else_graph: Graph, name: str):
         raise GraphTypeError(
             f"'{name}' has dtype {dtype_a.name} in the true branch but {dtype_b.name} in the false "
             f"branch of a tensor conditional{_where()}; both branches must give the same dtype "
-            f"(use rt.cast, or write the literal as {'a float' if dtype_a.kind == 'f' or dtype_b.kind == 'f' else 'the same type'}).")
+            f"(convert one of them with rt.cast).")
     return _leaf_to_graph(a, then_graph, dtype_a), _leaf_to_graph(b, else_graph, dtype_b)
 
 

@@ -167,7 +167,7 @@ class Function:
                 except (TypeError, ValueError, OverflowError):
                     array = None
             if array is None or not spec.is_compatible_with(TensorSpec(array.shape, array.dtype)):
-                got = (f"a {array.dtype.name} tensor of shape {format_shape(array.shape)}"
+                got = (f"a tensor of dtype {array.dtype.name} and shape {format_shape(array.shape)}"
                        if array is not None else f"{type(value).__name__} {value!r}")
                 raise TypeError(
                     f"{self.__name__}() argument '{name}' does not match the input_signature: "

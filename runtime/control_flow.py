@@ -33,6 +33,14 @@ def _where() -> str:
     return f" (at {location})" if location else ""
 
 
+class Unset:
+    """A branch output that nothing reads afterwards, such as a function's return value on a
+    path that has not returned yet. ``cond`` gives it the other branch's type (as zeros), so
+    the two branches agree without the user inventing a value."""
+
+    __slots__ = ()
+
+
 # -- predicates ----------------------------------------------------------------------------
 
 
@@ -107,6 +115,8 @@ def cond(pred, true_fn: Callable[[], Any], false_fn: Callable[[], Any], *,
     location = user_location()
     then_graph, then_out = _trace_branch(graph, true_fn, "then")
     else_graph, else_out = _trace_branch(graph, false_fn, "else")
+    then_out = _fill_unset(then_out, else_out, then_graph)
+    else_out = _fill_unset(else_out, then_out, else_graph)
     structure = _check_same_structure(then_out, else_out, names)
     then_leaves, else_leaves = nest.flatten(then_out), nest.flatten(else_out)
     paths = nest.leaf_paths(then_out)
@@ -134,6 +144,33 @@ def _trace_branch(graph: Graph, fn: Callable, label: str) -> tuple[Graph, Any]:
     with tracing.building(branch):
         result = fn()
     return branch, result
+
+
+def _fill_unset(out, other, graph: Graph):
+    """``out`` with each ``Unset`` replaced by zeros shaped like the matching part of ``other``
+    (unknown dimensions become 0: the value is never read)."""
+    if isinstance(out, Unset):
+        if isinstance(other, Unset):
+            return out
+        return nest.map_structure(lambda leaf: zeros_like_leaf(leaf, graph), other)
+    if isinstance(out, (tuple, list, dict)) and type(out) is type(other) and len(out) == len(other):
+        if isinstance(out, dict):
+            return {k: _fill_unset(v, other.get(k), graph) for k, v in out.items()}
+        parts = [_fill_unset(a, b, graph) for a, b in zip(out, other)]
+        return type(out)(*parts) if nest.is_namedtuple(out) else type(out)(parts)
+    return out
+
+
+def zeros_like_leaf(leaf, graph: Graph | None = None):
+    """A zero of ``leaf``'s kind: the same Python scalar type, or a constant tensor of its dtype
+    and shape (unknown dimensions as 0); other Python values are kept as they are."""
+    if isinstance(leaf, dtypes.PYTHON_SCALARS):
+        return type(leaf)(0)
+    if isinstance(leaf, Tensor):
+        shape = tuple(0 if d is None else d for d in (leaf.shape or ()))
+        zeros = np.zeros(shape, leaf.dtype)
+        return constant_in_graph(graph, zeros) if graph is not None else EagerTensor(zeros)
+    return leaf
 
 
 def _check_same_structure(a, b, names) -> Any:

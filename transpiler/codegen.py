@@ -53,7 +53,9 @@ def _propagate_origins(root: gast.AST) -> dict[int, object]:
 
     def visit(node, inherited):
         origin = anno.get(node, Anno.ORIGIN, None) or inherited
-        if origin is not None and hasattr(node, "lineno"):
+        # Nodes built by converters have no position attributes yet: test the class, not the
+        # instance, or they would inherit the enclosing function's line when unparsed.
+        if origin is not None and "lineno" in node._attributes:
             node.lineno, node.col_offset = origin.lineno, 0
             node.end_lineno, node.end_col_offset = origin.lineno, 0
             origins[origin.lineno] = origin

@@ -42,9 +42,8 @@ MAX_DEPTH = 3
 class Features:
     """Constructs the generator may use."""
 
-    # Off by default: eager2graph does not yet convert these on tensors (known gaps, issue 3).
-    loop_returns: bool = False   # return inside staged loops (AutoGraph fails on zero trips)
-    branch_returns: bool = False  # return in a branch that is not the last statement's
+    loop_returns: bool = True    # return inside staged loops (AutoGraph fails on zero trips)
+    branch_returns: bool = True  # return in a branch that is not the last statement's
     chained: bool = True         # chained comparisons a < b < c on tensors
     prints: bool = True          # print(..., a) inside control flow (run-time prints)
     python_loops: bool = True    # loops that stay Python loops in graph mode

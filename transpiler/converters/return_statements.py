@@ -2,7 +2,7 @@
 
 A function whose only ``return`` is its last statement is left as it is. Otherwise, first the
 code after an ``if`` whose branch always returns moves into the other branch (so both paths
-are explicit), then every ``return v`` becomes ``do_return = True; retval = v``, code after a
+are explicit; a function that can run off its end gets a final ``return None``), then every ``return v`` becomes ``do_return = True; retval = v``, code after a
 statement that may have returned is guarded by ``if not do_return:``, loops stop once
 ``do_return`` is set, and the function ends with ``return ag__.return_value(retval)``.
 """
@@ -14,15 +14,21 @@ import gast
 from transpiler.converters.base import (add_extra_test, assign, constant, contains, name, not_,
                                         own_scope_walk)
 from transpiler.converters.continue_statements import guard_rest
+from transpiler.operators.variables import RETURN_VALUE_NAME
 from transpiler.templates import replace, replace_as_expression
 
 
-def _always_returns(statements: list) -> bool:
+def _always_leaves(statements: list) -> bool:
+    """Whether ``statements`` never run to their end: each path returns, raises or loops
+    forever (``while True`` without a ``break``; breaks are already lowered to flags here)."""
     for statement in statements:
-        if isinstance(statement, gast.Return):
+        if isinstance(statement, (gast.Return, gast.Raise)):
             return True
-        if isinstance(statement, gast.If) and _always_returns(statement.body) \
-                and _always_returns(statement.orelse):
+        if isinstance(statement, gast.If) and _always_leaves(statement.body) \
+                and _always_leaves(statement.orelse):
+            return True
+        if isinstance(statement, gast.While) and isinstance(statement.test, gast.Constant) \
+                and statement.test.value:
             return True
     return False
 
@@ -35,11 +41,11 @@ def _make_returns_explicit(statements: list) -> list:
             rest = statements[index + 1:]
             statement.body = _make_returns_explicit(statement.body)
             statement.orelse = _make_returns_explicit(statement.orelse)
-            if rest and _always_returns(statement.body) and not _always_returns(statement.orelse):
+            if rest and _always_leaves(statement.body) and not _always_leaves(statement.orelse):
                 statement.orelse = _make_returns_explicit(statement.orelse + rest)
                 result.append(statement)
                 return result
-            if rest and _always_returns(statement.orelse) and not _always_returns(statement.body):
+            if rest and _always_leaves(statement.orelse) and not _always_leaves(statement.body):
                 statement.body = _make_returns_explicit(statement.body + rest)
                 result.append(statement)
                 return result
@@ -59,8 +65,13 @@ def _only_tail_return(body: list) -> bool:
 def transform(fn_node: gast.FunctionDef, ctx) -> None:
     if isinstance(fn_node, gast.Lambda) or _only_tail_return(fn_node.body):
         return
-    body = _make_returns_explicit(fn_node.body)
-    do_return, retval = ctx.namer.new("do_return"), ctx.namer.new("retval")
+    body = fn_node.body
+    if not _always_leaves(body):
+        # Python returns None after the last statement; saying so gives every path a return
+        # value, so a graph never returns a value that no `return` produced.
+        body = body + [gast.Return(value=None)]
+    body = _make_returns_explicit(body)
+    do_return, retval = ctx.namer.new("do_return"), ctx.namer.new(RETURN_VALUE_NAME)
 
     def lower(statement: gast.Return) -> list:
         value = statement.value if statement.value is not None else constant(None)

@@ -16,10 +16,10 @@ import numpy as np
 
 import runtime as rt
 from runtime import nest, tracing
-from runtime.control_flow import is_symbolic, python_truth
+from runtime.control_flow import Unset, is_symbolic, python_truth, zeros_like_leaf
 from runtime.graph import Graph
 from runtime.source_location import user_location
-from transpiler.operators.variables import Undefined, UndefinedReturnValue
+from transpiler.operators.variables import Undefined, UndefinedReturnValue, is_return_value_name
 
 GetState = Callable[[], tuple]
 SetState = Callable[[tuple], None]
@@ -69,6 +69,7 @@ def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_st
     # Filled by the first traced branch, read by rt.cond after both are traced: the names of
     # the flattened outputs, for its error messages.
     leaf_names: list[str] = []
+    branch_outputs: list[tuple] = []
 
     def branch(fn: Callable, label: str) -> Callable:
         def traced():
@@ -76,8 +77,9 @@ def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_st
             result = fn()
             outputs = tuple(get_state()[:nouts])
             _check_branch_outputs(outputs, names, label, location)
-            if type(result) is UndefinedReturnValue:
-                raise ValueError(_missing_return_message(label, location))
+            branch_outputs.append(outputs)
+            if len(branch_outputs) == 2:
+                _check_return_kinds(*branch_outputs, names, location)
             if not leaf_names:
                 leaf_names.extend(f"the return value{path}" for path in nest.leaf_paths(result))
                 leaf_names.extend(_leaf_names(names, outputs))
@@ -89,6 +91,18 @@ def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_st
     return result
 
 
+def _check_return_kinds(then_outputs: tuple, else_outputs: tuple, names: Sequence[str],
+                        location: str) -> None:
+    """A function returning None on some paths and a value on others cannot be a graph."""
+    for name, a, b in zip(names, then_outputs, else_outputs):
+        if is_return_value_name(name) and (a is None) != (b is None):
+            raise ValueError(
+                f"the function returns None on some paths (a bare `return`, or running off its "
+                f"end) and a value on others, and which one depends on the tensor condition of "
+                f"the if statement{location}. A graph function returns the same kind of value on "
+                f"every path: end every path with a `return <value>`.")
+
+
 def _check_branch_outputs(outputs: Sequence, names: Sequence[str], label: str, location: str) -> None:
     for name, value in zip(names, outputs):
         if type(value) is Undefined:
@@ -97,14 +111,6 @@ def _check_branch_outputs(outputs: Sequence, names: Sequence[str], label: str, l
                 f"{location}, but it is used after the if statement. A graph conditional needs a "
                 f"value from both branches: assign '{name}' in the {label} branch too, or give it "
                 f"a value before the if statement.")
-        if type(value) is UndefinedReturnValue:
-            raise ValueError(_missing_return_message(label, location))
-
-
-def _missing_return_message(label: str, location: str) -> str:
-    return (f"the function returns a value in one branch of an if statement on a tensor{location} "
-            f"but not in the {label} branch. A graph function must return a value on every path: "
-            f"add a return statement to the {label} branch (or after the if statement).")
 
 
 def if_exp(cond, if_true: Callable, if_false: Callable, expression: str = ""):
@@ -149,7 +155,7 @@ def _initial_test(test: Callable):
 def _tensor_while(test, body, get_state, set_state, names, opts) -> None:
     initial = tuple(get_state())
     _check_loop_inputs(initial, names)
-    initial = _settle_python_scalars(initial, body, get_state, set_state)
+    initial = _settle_initial_values(initial, body, get_state, set_state)
 
     def loop_test(*state):
         set_state(state)
@@ -175,11 +181,6 @@ def _check_loop_inputs(initial: Sequence, names: Sequence[str]) -> None:
                 f"the next iteration), but has no value before the loop. A graph loop needs every "
                 f"loop variable to exist before it starts: initialize '{name}' before the loop, "
                 f"with a value of the type it has inside.")
-        if type(value) is UndefinedReturnValue:
-            raise NotImplementedError(
-                f"a return statement inside a loop on a tensor{_where()} would leave the function "
-                f"without a return value when the loop does not return. Assign the result to a "
-                f"variable inside the loop, break, and return the variable after the loop.")
         if value is None:
             raise ValueError(
                 f"'{name}' is None before a loop on a tensor{_where()}; a graph loop variable must "
@@ -187,30 +188,59 @@ def _check_loop_inputs(initial: Sequence, names: Sequence[str]) -> None:
                 f"the loop.")
 
 
-def _settle_python_scalars(initial: tuple, body, get_state, set_state) -> tuple:
-    """Loop variables that start as Python numbers take the dtype of their first iteration,
-    as in Python (``s = 0`` followed by ``s += x`` with float32 ``x`` makes ``s`` float32)."""
+def _settle_initial_values(initial: tuple, body, get_state, set_state) -> tuple:
+    """Loop variables whose type only the first iteration tells, found by tracing it once.
+
+    Python numbers take the dtype of their first iteration, as in Python (``s = 0`` followed
+    by ``s += x`` with float32 ``x`` makes ``s`` float32). A return value not set before the
+    loop starts as zeros of the type the loop returns (read only after a return ran).
+    """
     weak = [isinstance(v, (bool, int, float)) for v in initial]
-    if not any(weak):
-        return initial
+    if any(weak):
+        after = _probe(initial, body, get_state, set_state)
+        if after is not None:
+            initial = tuple(
+                rt.constant(np.asarray(value, dtype=new.dtype))
+                if is_weak and isinstance(new, rt.Tensor) and new.shape == () else value
+                for value, is_weak, new in zip(initial, weak, after))
+    if any(type(v) is UndefinedReturnValue for v in initial):
+        # The body must see loop variables as the loop will (tensors, not Python values),
+        # or a tensor `if` holding the return would run as a Python `if`.
+        after = _probe(initial, body, get_state, set_state, symbolic=True)
+        if after is not None:
+            initial = tuple(
+                nest.map_structure(zeros_like_leaf, new)
+                if type(value) is UndefinedReturnValue and not isinstance(new, Unset) else value
+                for value, new in zip(initial, after))
+    return initial
+
+
+def _probe(values: tuple, body, get_state, set_state, symbolic: bool = False) -> tuple | None:
+    """The state after one run of ``body`` from ``values`` (as placeholders if ``symbolic``),
+    traced into a scratch graph so the real graph is untouched; ``None`` if it fails (the
+    loop itself then reports why)."""
     graph = tracing.current_graph()
-    probe = Graph(f"{graph.name}/probe", parent=graph)
+    scratch = Graph(f"{graph.name}/probe", parent=graph)
+    saved = tuple(get_state())
     try:
-        with tracing.building(probe):
-            set_state(initial)
+        with tracing.building(scratch):
+            if symbolic:
+                values = tuple(nest.map_structure(_as_placeholder, value) for value in values)
+            set_state(values)
             body()
-            after = tuple(get_state())
+            return tuple(get_state())
     except Exception:
-        return initial  # the loop itself will report the problem
+        return None
     finally:
-        set_state(initial)
-    settled = []
-    for value, is_weak, new in zip(initial, weak, after):
-        if is_weak and isinstance(new, rt.Tensor) and new.shape == ():
-            settled.append(rt.constant(np.asarray(value, dtype=new.dtype)))
-        else:
-            settled.append(value)
-    return tuple(settled)
+        set_state(saved)
+
+
+def _as_placeholder(leaf):
+    """A stand-in for a loop variable as the loop body sees it."""
+    if isinstance(leaf, (bool, int, float)) or type(leaf) in (rt.EagerTensor, rt.SymbolicTensor):
+        array_type = rt.dtypes.to_array(leaf) if isinstance(leaf, (bool, int, float)) else leaf
+        return tracing.current_graph().add_placeholder(array_type.dtype, array_type.shape, "probe")
+    return leaf
 
 
 # -- for -----------------------------------------------------------------------------------
@@ -234,7 +264,7 @@ def for_stmt(iterable, extra_test: Callable | None, body: Callable[[Any], None],
     initial = tuple(item_of(start) if type(value) is Undefined and name in iterate_names else value
                     for name, value in zip(names, initial))
     _check_loop_inputs(initial, names)
-    initial = _settle_python_scalars(initial, lambda: body(item_of(start)), get_state, set_state)
+    initial = _settle_initial_values(initial, lambda: body(item_of(start)), get_state, set_state)
 
     def loop_test(index, *state):
         set_state(state)

@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
+from runtime.control_flow import Unset
+
+# The converted function's return value lives in a variable named so (made unique with a
+# number); messages about it speak of "the return value", not of a name the user never wrote.
+RETURN_VALUE_NAME = "retval"
+_RETURN_VALUE_PATTERN = re.compile(rf"{RETURN_VALUE_NAME}(_\d+)?")
+
 
 class Undefined:
     """The value of a variable that Python would not have defined at this point."""
@@ -20,8 +29,12 @@ class Undefined:
         return f"Undefined({self.symbol_name!r})"
 
 
-class UndefinedReturnValue:
-    """The return value of a function before any ``return`` statement ran."""
+class UndefinedReturnValue(Unset):
+    """The return value of a function before any ``return`` statement ran.
+
+    Graph control flow may carry it along a path that has not returned: it then stands for
+    zeros of the returned type, which are never read because ``do_return`` is false there.
+    """
 
     __slots__ = ()
 
@@ -43,3 +56,7 @@ def is_undefined(value) -> bool:
 def return_value(value):
     """What a converted function returns: ``None`` when no ``return`` statement ran."""
     return None if type(value) is UndefinedReturnValue else value
+
+
+def is_return_value_name(name: str) -> bool:
+    return _RETURN_VALUE_PATTERN.fullmatch(name) is not None

@@ -67,8 +67,12 @@ def _instantiate(fn: types.FunctionType, generated: codegen.GeneratedModule) -> 
     for variable in template.__code__.co_freevars:
         if variable == "ag__":
             cells.append(types.CellType(ag))
-        else:
+        elif variable in free:
             cells.append(fn.__closure__[free.index(variable)])
+        else:
+            # The function names itself (recursion): in the factory its own name is a local,
+            # so the cell gets what that name means in ``fn``'s globals now.
+            cells.append(types.CellType(fn.__globals__.get(variable, fn)))
     converted = types.FunctionType(template.__code__, fn.__globals__, fn.__name__,
                                    fn.__defaults__, tuple(cells))
     converted.__kwdefaults__ = fn.__kwdefaults__

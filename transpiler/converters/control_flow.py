@@ -29,6 +29,7 @@ import gast
 from transpiler.analysis import activity, liveness, reaching_definitions
 from transpiler.analysis import annotations as anno
 from transpiler.analysis.annotations import Anno
+from transpiler.analysis.qual_names import QN
 from transpiler.converters.base import (ScopeTransformer, comment_for, constant, extra_test, name,
                                         own_scope_walk, stamp_origin)
 from transpiler.templates import replace
@@ -43,6 +44,7 @@ class _ControlFlow(ScopeTransformer):
         self.params = {str(q) for q in fn_scope.params}
         self.maybe_undefined: set[str] = set()  # state that may not exist when a block starts
         self.declared: set[str] = set()  # locals that generated functions declare nonlocal
+        self.composites: set[str] = set()  # object parts carried as state (`p.x`, `d['k']`)
         self.state_param = ctx.namer.reserve("state")  # set_state's parameter, clash-free
 
     # -- helpers ----------------------------------------------------------------------------
@@ -52,9 +54,9 @@ class _ControlFlow(ScopeTransformer):
         live_in = {str(q) for q in anno.get(node, Anno.LIVE_IN, frozenset())}
         live_out = {str(q) for q in anno.get(node, Anno.LIVE_OUT, frozenset())}
         defined = {str(q) for q in anno.get(node, Anno.DEFINED_IN, frozenset())}
-        candidates = sorted(q for q in modified if self._is_variable(q))
-        outputs = [q for q in candidates if q in live_out]
-        inputs = [q for q in candidates if q in live_in and q not in live_out]
+        candidates = sorted(q for q in modified if self._is_variable(q) or q in self.composites)
+        outputs = [q for q in candidates if _is_live(q, live_out)]
+        inputs = [q for q in candidates if _is_live(q, live_in) and q not in outputs]
         for variable in outputs + inputs:
             if variable not in defined and variable in self.locals:
                 self.maybe_undefined.add(variable)
@@ -86,8 +88,8 @@ class _ControlFlow(ScopeTransformer):
         if not state:
             return [], []
         get_name, set_name = self.ctx.namer.new("get_state"), self.ctx.namer.new("set_state")
-        values = gast.Tuple([name(v) for v in state], gast.Load())
-        targets = gast.Tuple([name(v, store=True) for v in state], gast.Store())
+        values = gast.Tuple([_state_expression(v) for v in state], gast.Load())
+        targets = gast.Tuple([_state_expression(v, gast.Store()) for v in state], gast.Store())
         getter = self._function(get_name, [], [gast.Return(values)])
         setter = self._function(set_name, [self.state_param], self._declarations(state) + [
             gast.Assign([targets], name(self.state_param), None)])
@@ -95,11 +97,18 @@ class _ControlFlow(ScopeTransformer):
         return [getter, setter], [name(get_name), name(set_name), names]
 
     def _modified(self, *scopes) -> set[str]:
-        result: set[str] = set()
+        """Variables the blocks assign, plus parts of objects they change (``p.x``,
+        ``d['k']``, ``v[0]``) when the object itself is a variable the blocks do not rebind:
+        those parts are carried as state too, so a graph branch or loop can change them."""
+        assigned = set()
         for scope in scopes:
             if scope is not None:
-                result |= {str(q) for q in scope.modified | scope.deleted if q.is_simple}
-        return result
+                assigned |= scope.modified | scope.deleted
+        names = {str(q) for q in assigned if q.is_simple}
+        parts = {str(q) for q in assigned if q.is_composite and str(q.base) not in names
+                 and self._is_variable(str(q.base))}
+        self.composites |= parts
+        return names | parts
 
     # -- statements -------------------------------------------------------------------------
 
@@ -170,6 +179,20 @@ class _ControlFlow(ScopeTransformer):
     def _emit(self, node, statements: list) -> list:
         stamp_origin(statements, node)
         return comment_for(node) + statements
+
+
+def _is_live(text: str, live: set[str]) -> bool:
+    """A variable is live if its name is; a part ``p.x`` also if ``p`` or ``p.x`` is."""
+    qn = QN.from_string(text)
+    return text in live or any(str(owner) in live for owner in qn.owner_set)
+
+
+def _state_expression(text: str, ctx=None) -> gast.expr:
+    """``x``, ``p.x`` or ``d['k']`` as an expression (a target when ``ctx`` is Store)."""
+    expression = QN.from_string(text).ast()
+    if ctx is not None:
+        expression.ctx = ctx
+    return expression
 
 
 def _ag(attribute: str) -> gast.Attribute:

@@ -10,6 +10,7 @@ import builtins
 import sys
 
 import runtime as rt
+from runtime import tracing
 from runtime.control_flow import is_symbolic
 from transpiler.operators.control_flow import TensorEnumerate, TensorZip
 
@@ -36,8 +37,13 @@ def len_(value):
 
 
 def print_(*values, sep=" ", end="\n", file=None, flush=False):
-    """``print``: with a symbolic tensor among the values, prints each time the graph runs."""
-    if _any_symbolic(values) and (file is None or file is sys.stdout):
+    """``print``: prints each time the graph runs when a value is a symbolic tensor or when it
+    sits in a graph branch or loop body (which may run any number of times, even zero); a
+    print of Python values at the top of a traced function prints while tracing, as in Python
+    code that a graph function runs once per trace."""
+    graph = tracing.current_graph()
+    in_graph_control_flow = graph is not None and graph.parent is not None
+    if (in_graph_control_flow or _any_symbolic(values)) and (file is None or file is sys.stdout):
         rt.print(*values, sep=" " if sep is None else sep, end="\n" if end is None else end)
         return None
     return builtins.print(*values, sep=sep, end=end, file=file, flush=flush)

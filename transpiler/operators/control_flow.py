@@ -42,6 +42,20 @@ def _where() -> str:
     return f" at {location}" if location else ""
 
 
+def _state_before(get_state: GetState, names: Sequence[str], construct: str) -> tuple:
+    """The state when a graph block starts; parts of objects it changes must exist."""
+    try:
+        return tuple(get_state())
+    except (LookupError, AttributeError) as error:
+        parts = ", ".join(n for n in names if "." in n or "[" in n)
+        article = "an" if construct.startswith("if") else "a"
+        raise ValueError(
+            f"{article} {construct} on a tensor{_where()} changes {parts}, which must exist before it: "
+            f"graph control flow carries each changed part of an object as a value in and out "
+            f"of the {construct} ({type(error).__name__}: {error}). Give it a value before the "
+            f"{construct}.") from None
+
+
 def _leaf_names(names: Sequence[str], values: Sequence) -> list[str]:
     """Flattened names for the leaves of state values (``x``, ``pair[0]``, ``d['k']``)."""
     result = []
@@ -64,7 +78,7 @@ def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_st
     if not is_symbolic(cond):
         return body() if python_truth(cond, "an if statement") else orelse()
     nouts = len(names) if nouts is None else nouts
-    initial = get_state()
+    initial = _state_before(get_state, names, "if statement")
     location = _where()
     # Filled by the first traced branch, read by rt.cond after both are traced: the names of
     # the flattened outputs, for its error messages.
@@ -153,7 +167,7 @@ def _initial_test(test: Callable):
 
 
 def _tensor_while(test, body, get_state, set_state, names, opts) -> None:
-    initial = tuple(get_state())
+    initial = _state_before(get_state, names, "while loop")
     _check_loop_inputs(initial, names)
     initial = _settle_initial_values(initial, body, get_state, set_state)
 
@@ -257,7 +271,7 @@ def for_stmt(iterable, extra_test: Callable | None, body: Callable[[Any], None],
         _python_for(iterable, extra_test, body, get_state, set_state, names)
         return
     start, limit, delta, item_of = loop
-    initial = tuple(get_state())
+    initial = _state_before(get_state, names, "for loop")
     iterate_names = opts.get("iterate_names", ())
     # After `for i in range(n)` Python leaves `i` at the last item; a graph loop needs it
     # defined before the loop, so it starts as the first item.

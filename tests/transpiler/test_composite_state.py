@@ -1,0 +1,74 @@
+"""Attributes and items changed inside tensor control flow are carried through it."""
+
+import pytest
+
+import runtime as rt
+from transpiler import function, to_code
+
+
+class Accumulator:
+    def __init__(self):
+        self.total = 0
+
+    def add_below(self, n):
+        i = 0
+        while i < n:
+            self.total += i
+            i += 1
+        return self.total
+
+
+def split_by_sign(x):
+    counts = {"pos": 0, "neg": 0}
+    if x > 0:
+        counts["pos"] = x
+    else:
+        counts["neg"] = x
+    return counts["pos"], counts["neg"]
+
+
+def running_pair(n):
+    pair = [0, 1]
+    for i in range(n):
+        pair[0] = pair[0] + i
+        pair[1] = pair[1] * 2 % 100
+    return pair[0], pair[1]
+
+
+def key_created_in_branches(x):
+    d = {}
+    if x > 0:
+        d["k"] = x
+    else:
+        d["k"] = -x
+    return d["k"]
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 9])
+def test_attribute_of_self_in_a_tensor_while(n):
+    assert int(function(Accumulator().add_below)(rt.constant(n))) == Accumulator().add_below(n)
+
+
+@pytest.mark.parametrize("x", [-4, 0, 7])
+def test_dict_items_in_a_tensor_if(x):
+    got = function(split_by_sign)(rt.constant(x))
+    assert tuple(int(v) for v in got) == split_by_sign(x)
+
+
+@pytest.mark.parametrize("n", [0, 3, 12])
+def test_list_items_in_a_tensor_for(n):
+    got = function(running_pair)(rt.constant(n))
+    assert tuple(int(v) for v in got) == running_pair(n)
+
+
+def test_parts_are_named_in_the_generated_state():
+    code = to_code(split_by_sign)
+    assert "return (counts['neg'], counts['pos'])" in code
+    assert "counts['neg'], counts['pos'] = state" in code
+
+
+def test_a_part_that_does_not_exist_before_the_if_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"an if statement on a tensor at .*test_composite_state\.py:"
+                                         r"\d+ changes d\['k'\], which must exist before it"):
+        function(key_created_in_branches)(rt.constant(2))
+    assert function(key_created_in_branches)(-2) == 2

@@ -130,8 +130,11 @@ class _ControlFlow(ScopeTransformer):
         args = [node.test, name(body_name), orelse_arg] + state_args
         if state and nouts != len(state):
             args.append(constant(nouts))
-        call = gast.Expr(gast.Call(_ag("if_stmt"), args, []))
-        return self._emit(node, definitions + state_defs + [call])
+        call = gast.Call(_ag("if_stmt"), args, [])
+        # Both branches end by returning (the function ends here): return the branch's value.
+        returns = _ends_with_return(node.body) and _ends_with_return(node.orelse)
+        statement = gast.Return(call) if returns else gast.Expr(call)
+        return self._emit(node, definitions + state_defs + [statement])
 
     def visit_While(self, node):
         node.body = self.visit_block(node.body)
@@ -179,6 +182,10 @@ class _ControlFlow(ScopeTransformer):
     def _emit(self, node, statements: list) -> list:
         stamp_origin(statements, node)
         return comment_for(node) + statements
+
+
+def _ends_with_return(statements: list) -> bool:
+    return bool(statements) and isinstance(statements[-1], gast.Return)
 
 
 def _is_live(text: str, live: set[str]) -> bool:

@@ -1,6 +1,8 @@
 """Lowers ``return`` inside control flow to a flag and a value, returned at the end.
 
-A function whose only ``return`` is its last statement is left as it is. Otherwise, first the
+A function whose only ``return`` is its last statement is left as it is, and so is one whose
+returns all end the branches of ``if`` statements that end the function (each such ``if``
+then returns its branch's value). Otherwise, first the
 code after an ``if`` whose branch always returns moves into the other branch (so both paths
 are explicit; a function that can run off its end gets a final ``return None``), then every ``return v`` becomes ``do_return = True; retval = v``, code after a
 statement that may have returned is guarded by ``if not do_return:``, loops stop once
@@ -57,6 +59,20 @@ def _make_returns_explicit(statements: list) -> list:
     return result
 
 
+def _returns_only_at_tails(statements: list) -> bool:
+    """Whether the last statement returns, or is an ``if`` whose branches both end this way,
+    and no other statement returns."""
+    if not statements:
+        return False
+    *rest, last = statements
+    if any(isinstance(node, gast.Return) for node in own_scope_walk(rest)):
+        return False
+    if isinstance(last, gast.Return):
+        return True
+    return isinstance(last, gast.If) and _returns_only_at_tails(last.body) \
+        and _returns_only_at_tails(last.orelse)
+
+
 def _only_tail_return(body: list) -> bool:
     returns = [node for node in own_scope_walk(body) if isinstance(node, gast.Return)]
     return not returns or (len(returns) == 1 and body and body[-1] is returns[0])
@@ -71,6 +87,11 @@ def transform(fn_node: gast.FunctionDef, ctx) -> None:
         # value, so a graph never returns a value that no `return` produced.
         body = body + [gast.Return(value=None)]
     body = _make_returns_explicit(body)
+    if _returns_only_at_tails(body):
+        # Every return ends a branch of an `if` that ends the function: the control-flow
+        # converter makes each such `if` return its branch's value, no flags needed.
+        fn_node.body = body
+        return
     do_return, retval = ctx.namer.new("do_return"), ctx.namer.new(RETURN_VALUE_NAME)
 
     def lower(statement: gast.Return) -> list:

@@ -91,9 +91,9 @@ def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_st
             result = fn()
             outputs = tuple(get_state()[:nouts])
             _check_branch_outputs(outputs, names, label, location)
-            branch_outputs.append(outputs)
+            branch_outputs.append((result,) + outputs)
             if len(branch_outputs) == 2:
-                _check_return_kinds(*branch_outputs, names, location)
+                _check_return_kinds(*branch_outputs, ("",) + tuple(names), location)
             if not leaf_names:
                 leaf_names.extend(f"the return value{path}" for path in nest.leaf_paths(result))
                 leaf_names.extend(_leaf_names(names, outputs))
@@ -105,11 +105,13 @@ def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_st
     return result
 
 
-def _check_return_kinds(then_outputs: tuple, else_outputs: tuple, names: Sequence[str],
+def _check_return_kinds(then_values: tuple, else_values: tuple, names: Sequence[str],
                         location: str) -> None:
-    """A function returning None on some paths and a value on others cannot be a graph."""
-    for name, a, b in zip(names, then_outputs, else_outputs):
-        if is_return_value_name(name) and (a is None) != (b is None):
+    """A function returning None on some paths and a value on others cannot be a graph.
+
+    The first values are what the branches return; ``names`` has "" for them."""
+    for index, (name, a, b) in enumerate(zip(names, then_values, else_values)):
+        if (index == 0 or is_return_value_name(name)) and (a is None) != (b is None):
             raise ValueError(
                 f"the function returns None on some paths (a bare `return`, or running off its "
                 f"end) and a value on others, and which one depends on the tensor condition of "

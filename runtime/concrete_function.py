@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from runtime import nest
 from runtime.executor import Plan
+from runtime.fast_call import make_entry
 from runtime.graph import Graph
 from runtime.tensor import EagerTensor, SymbolicTensor, format_shape
 from runtime.trace_keys import describe, is_tensor_key, spec_of
@@ -53,6 +55,11 @@ class ConcreteFunction:
         except Exception as error:
             raise self._plan.translate_error(error) from error
         return self._pack(results)
+
+    @functools.cached_property
+    def fast_entry(self) -> Callable | None:
+        """``entry(args)`` for calls matching this signature exactly (see ``fast_call``)."""
+        return make_entry(self.key, self._run, self._pack, self._plan.translate_error)
 
     # -- describing -------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from runtime import config, dtypes, nest, retracing, tracing
 from runtime.concrete_function import ConcreteFunction
+from runtime.fast_call import MISS
 from runtime.graph import Graph
 from runtime.ops.registry import constant_in_graph
 from runtime.passes import optimize
@@ -53,10 +54,21 @@ class Function:
         self.input_signature = None if input_signature is None else self._check_signature_spec(
             input_signature)
         self._signature_concrete: ConcreteFunction | None = None
+        self._entry: Callable | None = None  # fast path of the last signature called
 
     # -- calling ----------------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
+        entry = self._entry
+        if entry is not None and not kwargs and not tracing.active_traces \
+                and not config._run_functions_eagerly:
+            result = entry(args)
+            if result is not MISS:
+                self._calls_since_trace += 1
+                return result
+        return self._call_general(args, kwargs)
+
+    def _call_general(self, args: tuple, kwargs: dict):
         if config._run_functions_eagerly:
             return self.python_function(*args, **kwargs)
         if tracing.is_tracing():
@@ -73,6 +85,8 @@ class Function:
             concrete = self._on_miss(key, values)
         else:
             self._calls_since_trace += 1
+        if values is args:
+            self._entry = concrete.fast_entry  # the next call with this signature is fast
         return concrete._call_flat(leaves)
 
     def _bind(self, args, kwargs) -> tuple:

@@ -12,6 +12,7 @@ import warnings
 from collections import deque
 
 from runtime.errors import RetracingWarning
+from runtime.source_location import user_stacklevel
 from runtime.trace_keys import describe
 
 WINDOW = 10
@@ -52,7 +53,7 @@ def record_trace(code_key, calls_without_trace: int, key, param_names, function_
         f"{cause} To trace less: pass tensors instead of Python numbers for values that change; "
         f"give input_signature with None for dimensions that vary (or use reduce_retracing=True); "
         f"and create the function once, outside any loop.",
-        RetracingWarning, stacklevel=4)
+        RetracingWarning, stacklevel=user_stacklevel())
 
 
 def _changed_arguments(previous, key, param_names) -> str:

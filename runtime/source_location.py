@@ -77,3 +77,11 @@ def user_location() -> Location | None:
         return None
     code = frame.f_code
     return translate(code.co_filename, frame.f_lineno, code.co_name)
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that makes a warning issued by the caller point at user code."""
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and _is_internal(frame.f_code.co_filename):
+        level, frame = level + 1, frame.f_back
+    return level

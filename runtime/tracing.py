@@ -18,6 +18,10 @@ class _TraceStack(threading.local):
 
 
 _stack = _TraceStack()
+# Graphs being built in any thread: while nonzero, Function calls skip their fast path (the
+# general path then decides per thread whether the call joins a trace).
+active_traces = 0
+_count_lock = threading.Lock()
 
 
 def current_graph() -> Graph | None:
@@ -32,10 +36,15 @@ def is_tracing() -> bool:
 @contextmanager
 def building(graph: Graph):
     """Makes ``graph`` the target of new ops for the duration of the block."""
+    global active_traces
     _stack.graphs.append(graph)
+    with _count_lock:
+        active_traces += 1
     try:
         yield graph
     finally:
+        with _count_lock:
+            active_traces -= 1
         _stack.graphs.pop()
 
 

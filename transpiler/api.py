@@ -14,6 +14,7 @@ import transpiler.operators as ag
 from transpiler import codegen, parsing, pipeline
 from transpiler.converters.base import Context
 from transpiler.errors import SourceUnavailableError
+from runtime.source_location import user_stacklevel
 from transpiler.naming import Namer
 from transpiler.operators.calls import do_not_convert
 
@@ -110,7 +111,7 @@ def convert_or_warn(fn):
         if key not in _warned:
             _warned.add(key)
             warnings.warn(f"{error} It runs as plain Python, without conversion.",
-                          ConversionWarning, stacklevel=3)
+                          ConversionWarning, stacklevel=user_stacklevel())
         return fn
 
 

@@ -23,6 +23,15 @@ from runtime.ops.registry import CONST
 
 _plan_ids = itertools.count(1)
 
+# Ufuncs written as operators: the same ufunc runs for arrays (ndarray's operators call it),
+# and NumPy scalars use their much cheaper scalar arithmetic with identical results. Integer
+# arithmetic keeps the ufunc: on scalars NumPy would warn about wrap-around, on arrays not.
+_OPERATORS = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "/",
+              np.floor_divide: "//", np.remainder: "%", np.less: "<", np.less_equal: "<=",
+              np.greater: ">", np.greater_equal: ">=", np.equal: "==", np.not_equal: "!=",
+              np.bitwise_and: "&", np.bitwise_or: "|", np.bitwise_xor: "^"}
+_COMPARISONS = {"<", "<=", ">", ">=", "==", "!="}
+
 
 class Plan:
     """An executable form of a graph: ``plan(*input_arrays) -> tuple of output arrays``."""
@@ -104,7 +113,10 @@ class _Emitter:
         for position, node in enumerate(graph.nodes):
             if node.op is CONST:
                 name = f"c{node.id}"
-                self.globals[name] = node.attrs["value"]
+                value = node.attrs["value"]
+                # A 0-d constant as a NumPy scalar: scalar-with-scalar arithmetic and
+                # comparisons then take NumPy's scalar fast path (20x cheaper than a ufunc call).
+                self.globals[name] = value[()] if value.ndim == 0 else value
                 self.names[id(node.outputs[0])] = name
                 continue
             emitted_any = True
@@ -122,12 +134,18 @@ class _Emitter:
             self.emit(f"{indent}pass")
 
     def call(self, node: Node, indent: str) -> None:
-        kernel = f"k{node.id}"
-        self.globals[kernel] = node.op.bound_kernel(node.attrs, [(v.dtype, v.shape) for v in node.inputs])
-        args = ", ".join(self.names[id(v)] for v in node.inputs)
+        kernel = node.op.bound_kernel(node.attrs, [(v.dtype, v.shape) for v in node.inputs])
+        args = [self.names[id(v)] for v in node.inputs]
         targets = self.define(node)
         prefix = f"{targets} = " if targets else ""
-        self.emit(f"{indent}{prefix}{kernel}({args})", node)
+        operator = _OPERATORS.get(kernel) if isinstance(kernel, np.ufunc) else None
+        if operator is not None and len(args) == 2 and (
+                operator in _COMPARISONS or node.outputs[0].dtype.kind in "fc"):
+            expression = f"{args[0]} {operator} {args[1]}"
+        else:
+            self.globals[f"k{node.id}"] = kernel
+            expression = f"k{node.id}({', '.join(args)})"
+        self.emit(f"{indent}{prefix}{expression}", node)
 
     def define(self, node: Node) -> str:
         if len(node.outputs) == 1:

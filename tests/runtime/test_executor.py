@@ -6,6 +6,8 @@ import re
 import sys
 import traceback
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -156,3 +158,22 @@ def test_intermediates_are_freed_without_changing_results():
     np.testing.assert_allclose(c.numpy(), np.exp(2 * x) - (2 * x + 1), rtol=1e-6)
     np.testing.assert_array_equal(a.numpy(), 2 * x)
     assert "del " in f.get_concrete_function(rt.TensorSpec([2])).plan_source
+
+
+def test_float_arithmetic_and_comparisons_compile_to_operators():
+    f = rt.function(lambda x: rt.where(x * 2.0 <= 1.0, x, -x))
+    x = rt.constant(np.array([0.25, 3.0], np.float32))
+    source = f.get_concrete_function(x).plan_source
+    assert " * " in source and " <= " in source
+    np.testing.assert_array_equal(f(x).numpy(), np.array([0.25, -3.0], np.float32))
+
+
+def test_integer_wraparound_on_scalars_stays_silent_as_in_eager_mode():
+    f = rt.function(lambda x: x * 2 + 1)
+    x = rt.constant(np.int32(2**30))
+    with np.errstate(over="ignore"):
+        expected = np.multiply(np.int32(2**30), np.int32(2)) + np.int32(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert f(x).numpy() == expected
+    assert " * " not in f.get_concrete_function(x).plan_source

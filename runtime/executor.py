@@ -86,12 +86,16 @@ class _Emitter:
         self.globals: dict[str, object] = {}
         self.line_nodes: dict[int, Node] = {}
         self.names: dict[int, str] = {}  # id(SymbolicTensor) -> Python expression
+        self.in_loop = False
 
     def function_source(self, graph: Graph, name: str) -> str:
         params = [f"a{i}" for i in range(len(graph.inputs))]
         for param, value in zip(params, graph.inputs):
             self.names[id(value)] = param
         self.lines.append(f"def {_safe(name)}({', '.join(params)}):")
+        scalars = [p for p, value in zip(params, graph.inputs) if value.shape == ()]
+        if scalars:  # as NumPy scalars, like the 0-d constants, for the scalar fast path
+            self.lines.append(f"    {', '.join(scalars)} = {', '.join(p + '[()]' for p in scalars)}")
         self.block(graph, "    ", keep=graph.outputs)
         self.lines.append("    return (" + "".join(self.output_expr(v) + ", " for v in graph.outputs) + ")")
         return "\n".join(self.lines) + "\n"
@@ -140,7 +144,7 @@ class _Emitter:
         prefix = f"{targets} = " if targets else ""
         operator = _OPERATORS.get(kernel) if isinstance(kernel, np.ufunc) else None
         if operator is not None and len(args) == 2 and (
-                operator in _COMPARISONS or node.outputs[0].dtype.kind in "fc"):
+                operator in _COMPARISONS or node.outputs[0].dtype.kind in "fc" or self.in_loop):
             expression = f"{args[0]} {operator} {args[1]}"
         else:
             self.globals[f"k{node.id}"] = kernel
@@ -177,6 +181,20 @@ class _Emitter:
                 self.emit(f"{indent}    {targets} = {results}")
 
     def while_loop(self, node: Node, indent: str) -> None:
+        if self.in_loop:
+            self.loop_statement(node, indent)
+            return
+        # Loops run integer arithmetic on NumPy scalars too (see _OPERATORS), silencing the
+        # wrap-around warnings that array arithmetic would not give.
+        self.globals["errstate"] = np.errstate
+        self.emit(f'{indent}with errstate(over="ignore"):', node)
+        self.in_loop = True
+        try:
+            self.loop_statement(node, indent + "    ")
+        finally:
+            self.in_loop = False
+
+    def loop_statement(self, node: Node, indent: str) -> None:
         num_vars = node.attrs["num_vars"]
         names = [self.names[id(v)] for v in node.inputs]
         rest = names[num_vars:]

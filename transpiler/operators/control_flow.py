@@ -363,8 +363,11 @@ def _tensor_loop_of(iterable):
 
 
 def _static(value):
+    """A range step known while tracing, as a Python int (``range`` casts its bounds, so a
+    constant step arrives as a cast of a constant)."""
     from runtime.ops.registry import constant_value
-    known = constant_value(value)
+    source = value.node.inputs[0] if is_symbolic(value) and value.node.op.name == "cast" else value
+    known = constant_value(source)
     return int(known) if known is not None and known.ndim == 0 else value
 
 

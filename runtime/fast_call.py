@@ -18,7 +18,8 @@ literals, its ConcreteFunction also gets an ``entry(args)`` written for exactly 
             return MISS
         return pack(run(x0))
 
-It either runs the plan or says MISS, and the caller then takes the general path, which
+Tuples, lists, dicts and namedtuples of such values are checked element by element. It either
+runs the plan or says MISS, and the caller then takes the general path, which
 decides everything (tracing included) as before. The tests are those of the key, so an
 entry never accepts arguments the key would not match.
 """
@@ -30,7 +31,7 @@ from typing import Callable
 import numpy as np
 
 from runtime.tensor import EagerTensor
-from runtime.trace_keys import is_tensor_key
+from runtime.trace_keys import is_container_key, is_tensor_key
 
 MISS = object()
 _LITERAL_TYPES = (int, float, bool, str, bytes, type(None))
@@ -38,41 +39,83 @@ _LITERAL_TYPES = (int, float, bool, str, bytes, type(None))
 
 def make_entry(key: tuple, run: Callable, pack: Callable, translate: Callable) -> Callable | None:
     """The entry for ``key``, or None when the key has parts an entry does not check
-    (containers, objects compared by identity, unknown dimensions, NaN)."""
-    lines = ["def entry(args):", f"    if len(args) != {len(key)}:", "        return MISS"]
-    namespace = {"MISS": MISS, "EagerTensor": EagerTensor, "ndarray": np.ndarray,
-                 "run": run, "pack": pack, "translate": translate}
-    arrays = []
+    (objects compared by identity, unknown dimensions, NaN)."""
+    writer = _EntryWriter({"MISS": MISS, "EagerTensor": EagerTensor, "ndarray": np.ndarray,
+                           "run": run, "pack": pack, "translate": translate})
+    writer.lines += [f"    if len(args) != {len(key)}:", "        return MISS"]
     for index, part in enumerate(key):
-        if is_tensor_key(part):
-            dtype, shape = part
-            if shape is None or None in shape:
-                return None
-            namespace[f"dtype{index}"] = dtype
-            arrays.append(f"x{index}")
-            lines += [f"    x{index} = args[{index}]",
-                      f"    if type(x{index}) is EagerTensor:",
-                      f"        x{index} = x{index}._value",
-                      f"    elif type(x{index}) is not ndarray:",
-                      "        return MISS",
-                      f"    if x{index}.dtype is not dtype{index} or x{index}.shape != {shape!r}:",
-                      "        return MISS"]
-        elif _is_literal(part):
-            kind, value = part
-            namespace[f"type{index}"], namespace[f"value{index}"] = kind, value
-            lines += [f"    if type(args[{index}]) is not type{index} or args[{index}] != value{index}:",
-                      "        return MISS"]
-        else:
+        if not writer.check(f"args[{index}]", part):
             return None
-    lines += ["    try:",
-              f"        return pack(run({', '.join(arrays)}))",
-              "    except Exception as error:",
-              "        raise translate(error) from error"]
-    exec(compile("\n".join(lines) + "\n", "<eager2graph fast entry>", "exec"), namespace)
-    return namespace["entry"]
+    writer.lines += ["    try:",
+                     f"        return pack(run({', '.join(writer.arrays)}))",
+                     "    except Exception as error:",
+                     "        raise translate(error) from error"]
+    source = "def entry(args):\n" + "\n".join(writer.lines) + "\n"
+    exec(compile(source, "<eager2graph fast entry>", "exec"), writer.namespace)
+    return writer.namespace["entry"]
+
+
+class _EntryWriter:
+    """Writes the checks of one key, in the order ``encode`` collects tensor leaves."""
+
+    def __init__(self, namespace: dict):
+        self.namespace = namespace
+        self.lines: list[str] = []
+        self.arrays: list[str] = []
+        self.containers = 0
+
+    def name(self, prefix: str, value) -> str:
+        """A global of the entry holding ``value``."""
+        name = f"{prefix}{len(self.namespace)}"
+        self.namespace[name] = value
+        return name
+
+    def check(self, expression: str, part) -> bool:
+        """Appends the checks that the value of ``expression`` has key ``part``."""
+        if is_tensor_key(part):
+            return self.tensor(expression, *part)
+        if _is_literal(part):
+            kind, value = self.name("type", part[0]), self.name("value", part[1])
+            self.lines += [f"    if type({expression}) is not {kind} or {expression} != {value}:",
+                           "        return MISS"]
+            return True
+        if is_container_key(part):
+            return self.container(expression, *part)
+        return False
+
+    def tensor(self, expression: str, dtype, shape) -> bool:
+        if shape is None or None in shape:
+            return False
+        array, dtype_name = f"x{len(self.arrays)}", self.name("dtype", dtype)
+        self.arrays.append(array)
+        self.lines += [f"    {array} = {expression}",
+                       f"    if type({array}) is EagerTensor:",
+                       f"        {array} = {array}._value",
+                       f"    elif type({array}) is not ndarray:",
+                       "        return MISS",
+                       f"    if {array}.dtype is not {dtype_name} or {array}.shape != {shape!r}:",
+                       "        return MISS"]
+        return True
+
+    def container(self, expression: str, kind: type, items: tuple) -> bool:
+        holder, kind_name = f"y{self.containers}", self.name("type", kind)
+        self.containers += 1
+        self.lines += [f"    {holder} = {expression}",
+                       f"    if type({holder}) is not {kind_name} or len({holder}) != {len(items)}:",
+                       "        return MISS"]
+        if issubclass(kind, dict):
+            for dict_key, part in items:
+                key_name = self.name("key", dict_key)
+                self.lines += [f"    if {key_name} not in {holder}:", "        return MISS"]
+                if not self.check(f"{holder}[{key_name}]", part):
+                    return False
+            return True
+        return all(self.check(f"{holder}[{position}]", part) for position, part in enumerate(items))
 
 
 def _is_literal(part) -> bool:
     if not (type(part) is tuple and len(part) == 2 and part[0] in _LITERAL_TYPES):
         return False
     return type(part[1]) is part[0]  # a NaN is keyed as (float, "nan"): no entry
+
+

@@ -87,7 +87,7 @@ def encode(value, leaves: list) -> Any:
     return IdentityKey(value)
 
 
-def _is_container_key(part) -> bool:
+def is_container_key(part) -> bool:
     return (type(part) is tuple and len(part) == 2 and isinstance(part[0], type)
             and issubclass(part[0], (tuple, list, dict)) and type(part[1]) is tuple)
 
@@ -96,7 +96,7 @@ def generalize(a, b):
     """The most specific key matching both (tensor shapes joined), or None if none exists."""
     if is_tensor_key(a) and is_tensor_key(b):
         return (a[0], join_shapes(a[1], b[1])) if a[0] == b[0] else None
-    if _is_container_key(a) and _is_container_key(b) and a[0] is b[0] and len(a[1]) == len(b[1]):
+    if is_container_key(a) and is_container_key(b) and a[0] is b[0] and len(a[1]) == len(b[1]):
         parts = []
         for x, y in zip(a[1], b[1]):
             if issubclass(a[0], dict):
@@ -115,7 +115,7 @@ def matches(key, pattern) -> bool:
     """True if a call with ``key`` can use a trace made for ``pattern`` (shapes as subtypes)."""
     if is_tensor_key(key) and is_tensor_key(pattern):
         return key[0] == pattern[0] and shape_is_subtype(key[1], pattern[1])
-    if _is_container_key(key) and _is_container_key(pattern) and key[0] is pattern[0] \
+    if is_container_key(key) and is_container_key(pattern) and key[0] is pattern[0] \
             and len(key[1]) == len(pattern[1]):
         if issubclass(key[0], dict):
             return all(x[0] == y[0] and matches(x[1], y[1]) for x, y in zip(key[1], pattern[1]))

@@ -90,3 +90,18 @@ def test_threads_calling_while_another_traces_get_right_answers():
     for thread in threads:
         thread.join()
     assert errors == []
+
+
+def test_containers_of_tensors_take_the_fast_path_and_still_check_every_leaf():
+    f = rt.function(lambda pairs, options: [w * options["scale"] + b for w, b in pairs])
+    pairs = [(rt.constant(np.ones(2, np.float32)), rt.constant(np.zeros(2, np.float32)))] * 3
+    f(pairs, {"scale": 2.0})
+    assert f.get_concrete_function(pairs, {"scale": 2.0}).fast_entry is not None
+    f(pairs, {"scale": 2.0})
+    assert f.tracing_count == 1
+    f(pairs[:2], {"scale": 2.0})  # shorter list
+    f(pairs, {"scale": 3.0})      # another literal in the dict
+    longer = rt.constant(np.ones(3, np.float32))
+    f([(longer, longer)] + pairs[1:], {"scale": 2.0})  # one leaf of another shape
+    assert f.tracing_count == 4
+    assert [t.numpy().tolist() for t in f(pairs, {"scale": 3.0})] == [[3.0, 3.0]] * 3

@@ -87,6 +87,9 @@ class _Emitter:
         self.line_nodes: dict[int, Node] = {}
         self.names: dict[int, str] = {}  # id(SymbolicTensor) -> Python expression
         self.in_loop = False
+        # Values known to be arrays that no one else holds (made by a ufunc in this plan):
+        # an elementwise op may write its result into one that dies there.
+        self.fresh: set[int] = set()
 
     def function_source(self, graph: Graph, name: str) -> str:
         params = [f"a{i}" for i in range(len(graph.inputs))]
@@ -129,7 +132,7 @@ class _Emitter:
             elif node.op.name == "while_loop":
                 self.while_loop(node, indent)
             else:
-                self.call(node, indent)
+                self.call(node, indent, dying={id(v) for v in last_use.get(position, ())})
             dead = [self.names[id(v)] for v in last_use.get(position, ())
                     if not self.names[id(v)].startswith("c")]
             if dead:
@@ -137,18 +140,28 @@ class _Emitter:
         if not emitted_any:
             self.emit(f"{indent}pass")
 
-    def call(self, node: Node, indent: str) -> None:
+    def call(self, node: Node, indent: str, dying: set[int]) -> None:
         kernel = node.op.bound_kernel(node.attrs, [(v.dtype, v.shape) for v in node.inputs])
         args = [self.names[id(v)] for v in node.inputs]
         targets = self.define(node)
         prefix = f"{targets} = " if targets else ""
+        elementwise = _is_elementwise(kernel) and len(node.outputs) == 1
+        reusable = [arg for arg, value in zip(args, node.inputs)
+                    if elementwise and id(value) in dying and id(value) in self.fresh
+                    and (value.dtype, value.shape) == (node.outputs[0].dtype, node.outputs[0].shape)]
         operator = _OPERATORS.get(kernel) if isinstance(kernel, np.ufunc) else None
-        if operator is not None and len(args) == 2 and (
+        if reusable:
+            # An intermediate array that dies here receives the result: no new allocation.
+            self.globals[f"k{node.id}"] = kernel
+            expression = f"k{node.id}({', '.join(args)}, out={reusable[0]})"
+        elif operator is not None and len(args) == 2 and (
                 operator in _COMPARISONS or node.outputs[0].dtype.kind in "fc" or self.in_loop):
             expression = f"{args[0]} {operator} {args[1]}"
         else:
             self.globals[f"k{node.id}"] = kernel
             expression = f"k{node.id}({', '.join(args)})"
+        if elementwise or isinstance(kernel, np.ufunc):
+            self.fresh.update(id(v) for v in node.outputs if _is_array_shape(v.shape))
         self.emit(f"{indent}{prefix}{expression}", node)
 
     def define(self, node: Node) -> str:
@@ -226,6 +239,18 @@ class _Emitter:
         if carried:
             results = ", ".join(self.output_expr(v) for v in body_graph.outputs)
             self.emit(f"{inner}{', '.join(carried)} = {results}")
+
+
+def _is_elementwise(kernel) -> bool:
+    """Kernels that may write their result into one of their inputs (``out=``)."""
+    if isinstance(kernel, np.ufunc):
+        return kernel.signature is None  # not a generalized ufunc such as matmul
+    return getattr(kernel, "writes_out", False)
+
+
+def _is_array_shape(shape) -> bool:
+    """A known, non-scalar shape: the value is an array (0-d results are NumPy scalars)."""
+    return shape is not None and shape != () and None not in shape
 
 
 def _last_uses(graph: Graph, keep) -> dict[int, list]:

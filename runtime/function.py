@@ -85,8 +85,9 @@ class Function:
             concrete = self._on_miss(key, values)
         else:
             self._calls_since_trace += 1
-        if values is args:
-            self._entry = concrete.fast_entry  # the next call with this signature is fast
+            if values is args:
+                # A signature used again: worth writing its fast entry (once per trace).
+                self._entry = concrete.fast_entry
         return concrete._call_flat(leaves)
 
     def _bind(self, args, kwargs) -> tuple:

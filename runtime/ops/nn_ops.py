@@ -8,8 +8,11 @@ from runtime.ops.registry import OpDef, apply_op, register
 from runtime.ops.shapes import normalize_axis
 
 
-def _relu(x):
-    return np.maximum(x, x.dtype.type(0))
+def _relu(x, out=None):
+    return np.maximum(x, x.dtype.type(0), out=out)
+
+
+_relu.writes_out = True  # elementwise: the executor may pass a dying input as ``out``
 
 
 def _softmax(x, axis=-1):

@@ -177,3 +177,30 @@ def test_integer_wraparound_on_scalars_stays_silent_as_in_eager_mode():
         warnings.simplefilter("error")
         assert f(x).numpy() == expected
     assert " * " not in f.get_concrete_function(x).plan_source
+
+
+def test_dying_intermediates_receive_elementwise_results_without_touching_inputs():
+    f = rt.function(lambda x, w, b: rt.nn.relu(rt.matmul(x, w) + b) * 2.0)
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) - 2
+    w = np.ones((3, 4), np.float32)
+    b = np.full(4, -1.0, np.float32)
+    originals = [a.copy() for a in (x, w, b)]
+    source = f.get_concrete_function(x, w, b).plan_source
+    assert "out=" in source
+    for _ in range(2):
+        np.testing.assert_array_equal(f(x, w, b).numpy(), np.maximum(x @ w + b, 0) * 2.0)
+    for before, after in zip(originals, (x, w, b)):
+        np.testing.assert_array_equal(before, after)
+
+
+def test_values_used_later_or_returned_are_never_overwritten():
+    def f(x):
+        y = x + 1.0
+        z = y * 3.0
+        return y, z + y
+
+    g = rt.function(f)
+    x = np.ones(3, np.float32)
+    y, w = g(x)
+    np.testing.assert_array_equal(y.numpy(), np.full(3, 2.0, np.float32))
+    np.testing.assert_array_equal(w.numpy(), np.full(3, 8.0, np.float32))

@@ -2,7 +2,8 @@
 user code become ``ag__.converted(f)(...)`` so those functions are converted too.
 
 Calls whose target is known while converting to be library code (an attribute of a module,
-such as ``rt.matmul`` or ``np.sum``, or a builtin without a tensor version) stay as written.
+such as ``rt.matmul`` or ``np.sum``, a builtin without a tensor version, a class, a function
+written in C) stay as written.
 """
 
 from __future__ import annotations
@@ -57,17 +58,17 @@ class _Calls(ScopeTransformer):
 
 
 def _is_library(func, target) -> bool:
+    """Calls that ``ag__.converted`` would return unchanged: classes (constructors), functions
+    written in C, and Python functions of libraries; left as written, they read as written."""
     if isinstance(func, gast.Name) and func.id in _LEFT_ALONE:
         return True
-    if target is None:
-        return False
-    if isinstance(target, (types.BuiltinFunctionType, type)) and getattr(target, "__module__", "") == "builtins":
+    if isinstance(target, (type, types.BuiltinFunctionType)):
         return True
-    if isinstance(func, gast.Attribute) and isinstance(target, (types.BuiltinFunctionType, types.FunctionType,
-                                                                 type, object)):
+    if isinstance(target, types.FunctionType):
         from transpiler.operators.calls import is_library_code
-        return is_library_code(target) or not isinstance(target, types.FunctionType)
-    return False
+        return is_library_code(target)
+    # Other attributes of modules (ufuncs, callable objects of libraries) are library code too.
+    return isinstance(func, gast.Attribute) and target is not None
 
 
 def transform(fn_node: gast.FunctionDef, ctx) -> None:

@@ -72,3 +72,20 @@ def test_a_part_that_does_not_exist_before_the_if_is_a_clear_error():
                                          r"\d+ changes d\['k'\], which must exist before it"):
         function(key_created_in_branches)(rt.constant(2))
     assert function(key_created_in_branches)(-2) == 2
+
+
+def total_through_closure(n):
+    total = 0
+
+    def add(v):
+        nonlocal total
+        total += v
+
+    for i in range(n):
+        add(i)
+    return total
+
+
+@pytest.mark.parametrize("n", [0, 1, 4, 10])
+def test_a_nested_function_assigning_nonlocal_inside_a_tensor_loop(n):
+    assert int(function(total_through_closure)(rt.constant(n))) == total_through_closure(n)

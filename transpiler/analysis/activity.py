@@ -113,6 +113,9 @@ class _Visitor(gast.NodeVisitor):
         self.annotate = annotate
         self.active: list[Scope] = []
         self.walrus_sink: Optional[list[Scope]] = None  # Set inside comprehensions.
+        # Nested functions by name -> the enclosing variables they assign through `nonlocal`:
+        # calling one modifies those variables where the call is.
+        self.closure_writes: dict[str, frozenset[QN]] = {}
 
     def record(self, field: str, qn: QN) -> None:
         for scope in self.active:
@@ -251,6 +254,9 @@ class _Visitor(gast.NodeVisitor):
     def visit_Call(self, node: gast.Call) -> None:
         self.visit(node.func)
         self.block(node, Anno.ARGS_SCOPE, node.args + node.keywords)
+        callee = _callee_name(node.func)
+        for qn in self.closure_writes.get(callee, ()):
+            self.record("modified", qn)
 
     # Nested scopes -------------------------------------------------------------
 
@@ -277,7 +283,9 @@ class _Visitor(gast.NodeVisitor):
 
     def visit_FunctionDef(self, node: gast.FunctionDef) -> None:
         self.visit_definition_time(node)
-        self.nested_function(node, node.body)
+        scope = self.nested_function(node, node.body)
+        self.closure_writes[node.name] = frozenset(
+            q for q in scope.nonlocals if q in scope.modified or q in scope.deleted)
         self.record("modified", QN(node.name))
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -286,12 +294,13 @@ class _Visitor(gast.NodeVisitor):
         self.visit_definition_time(node)
         self.nested_function(node, [node.body])
 
-    def nested_function(self, node: gast.AST, body: list[gast.AST]) -> None:
+    def nested_function(self, node: gast.AST, body: list[gast.AST]) -> Scope:
         scope = self.nested(body, _param_nodes(node.args))
         if self.annotate:
             anno.set(node, Anno.BODY_SCOPE, scope)
         for qn in scope.free_vars:
             self.record("read", qn)
+        return scope
 
     def visit_ClassDef(self, node: gast.ClassDef) -> None:
         for expr in node.decorator_list + node.bases + node.keywords:
@@ -324,3 +333,11 @@ class _Visitor(gast.NodeVisitor):
 def _param_nodes(args: gast.arguments) -> list[gast.Name]:
     names = args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]
     return [n for n in names if n is not None]
+
+
+def _callee_name(func: gast.AST) -> Optional[str]:
+    """``f`` for ``f(...)``, and for ``ag__.converted(f)(...)`` (calls after conversion)."""
+    if isinstance(func, gast.Call) and len(func.args) == 1 and isinstance(func.func, gast.Attribute) \
+            and func.func.attr == "converted":
+        func = func.args[0]
+    return func.id if isinstance(func, gast.Name) else None

@@ -113,8 +113,9 @@ _KIND_SAMPLE = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
 
 
 def is_weak(value) -> bool:
-    """Python scalars and (nested) lists of them: their dtype adapts to the tensors around them."""
-    if isinstance(value, PYTHON_SCALARS):
+    """Python scalars and (nested) lists of them, and symbolic tensors standing for Python
+    numbers: their dtype adapts to the tensors around them."""
+    if isinstance(value, PYTHON_SCALARS) or getattr(value, "weak", False):
         return True
     return isinstance(value, (list, tuple)) and all(is_weak(item) for item in value)
 
@@ -123,8 +124,9 @@ def weak_dtypes(weak_values: list, strong_dtypes: list) -> list[np.dtype]:
     """Dtypes for weak values: next to tensors, NumPy's weak-scalar rules (``int32 + 1`` is
     int32); alone, the widest Python kind among them at the default width (``max(0., [1, -1])``
     is float32)."""
-    kinds = [np.asarray(v).dtype.kind if not isinstance(v, PYTHON_SCALARS)
-             else default_dtype(v).kind for v in weak_values]
+    kinds = [default_dtype(v).kind if isinstance(v, PYTHON_SCALARS)
+             else v.dtype.kind if getattr(v, "weak", False) else np.asarray(v).dtype.kind
+             for v in weak_values]
     if strong_dtypes:
         return [np.result_type(*strong_dtypes, v if isinstance(v, PYTHON_SCALARS) else _KIND_SAMPLE[k])
                 for v, k in zip(weak_values, kinds)]

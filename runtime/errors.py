@@ -11,6 +11,11 @@ class InvalidArgumentError(RuntimeErrorBase, ValueError):
     """An op received values it cannot compute with (eagerly or when a graph runs)."""
 
 
+class AssertionFailedError(InvalidArgumentError, AssertionError):
+    """``rt.assert_`` (and a converted ``assert``) found its condition false. It is also an
+    AssertionError, so code that catches what a Python ``assert`` raises still catches it."""
+
+
 class OperatorNotAllowedInGraphError(RuntimeErrorBase, TypeError):
     """A symbolic tensor was used where Python needs a concrete value (``if``, ``bool``, ``len``)."""
 

@@ -17,7 +17,7 @@ from typing import Callable
 
 import numpy as np
 
-from runtime.errors import InvalidArgumentError
+from runtime.errors import AssertionFailedError, InvalidArgumentError
 from runtime.graph import Graph, Node
 from runtime.ops.registry import CONST
 
@@ -63,12 +63,12 @@ class Plan:
         if node is None:
             return error
         where = node.location.describe() if node.location else "an unknown location"
-        if isinstance(error, InvalidArgumentError) and node.op.name == "assert":
-            message = f"{error}\n  Assertion created at {where}"
+        if isinstance(error, AssertionFailedError):
+            translated = AssertionFailedError(f"{error}\n  Assertion created at {where}")
         else:
-            message = (f"{node.op.name} (node {node.value_name(0) if node.outputs else '%' + str(node.id)}) "
-                       f"failed while running the graph: {error}\n  The op was created at {where}")
-        translated = InvalidArgumentError(message)
+            translated = InvalidArgumentError(
+                f"{node.op.name} (node {node.value_name(0) if node.outputs else '%' + str(node.id)}) "
+                f"failed while running the graph: {error}\n  The op was created at {where}")
         translated.node = node
         return translated
 

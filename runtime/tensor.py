@@ -131,7 +131,7 @@ class EagerTensor(Tensor):
 class SymbolicTensor(Tensor):
     """An output of a graph node: known dtype, possibly partial shape, no value until run."""
 
-    __slots__ = ("graph", "node", "index", "_dtype", "_shape")
+    __slots__ = ("graph", "node", "index", "_dtype", "_shape", "weak")
 
     def __init__(self, graph, node, index: int, dtype: np.dtype, shape: Shape | None):
         self.graph = graph
@@ -139,6 +139,9 @@ class SymbolicTensor(Tensor):
         self.index = index
         self._dtype = dtype
         self._shape = shape
+        # Stands for a Python number (a loop counter of converted code): next to a tensor it
+        # takes that tensor's dtype, as the number would.
+        self.weak = False
 
     @property
     def dtype(self) -> np.dtype:

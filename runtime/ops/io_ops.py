@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 
-from runtime.errors import InvalidArgumentError
+from runtime.errors import AssertionFailedError
 from runtime.ops.registry import OpDef, apply_op, register
 from runtime.tensor import Tensor
 
@@ -58,7 +58,7 @@ def print(*values, sep: str = " ", end: str = "\n") -> None:  # noqa: A001
 def _assert_kernel(condition, *data, message):
     if not np.all(condition):
         details = " ".join(format_value(d) for d in data)
-        raise InvalidArgumentError(message + (f" {details}" if details else ""))
+        raise AssertionFailedError(message + (f" {details}" if details else ""))
 
 
 ASSERT = register(OpDef("assert", _assert_kernel, lambda *inputs, **attrs: (), effect=True,
@@ -66,5 +66,6 @@ ASSERT = register(OpDef("assert", _assert_kernel, lambda *inputs, **attrs: (), e
 
 
 def assert_(condition, message: str = "Assertion failed.", data=()) -> None:
-    """Raises ``InvalidArgumentError(message)`` when the op runs and ``condition`` is false."""
+    """Raises ``AssertionFailedError(message)`` (an ``InvalidArgumentError`` and an
+    ``AssertionError``) when the op runs and ``condition`` is false."""
     apply_op(ASSERT, (condition,) + tuple(data), {"message": str(message)})

@@ -109,7 +109,12 @@ def constant_in_graph(graph, array: np.ndarray, key_object=None) -> SymbolicTens
 
 def _convert_symbolic(value, graph, op: OpDef, weak_dtype) -> SymbolicTensor:
     if type(value) is SymbolicTensor:
-        return value if value.graph is graph else graph.capture(value)
+        value = value if value.graph is graph else graph.capture(value)
+        if weak_dtype is not None and weak_dtype != value.dtype:
+            from runtime.ops.array_ops import CAST  # array_ops builds on this module
+            value = graph.add_node(CAST, [value], {"dtype": weak_dtype},
+                                   [(weak_dtype, value.shape)], location=user_location()).outputs[0]
+        return value
     if type(value) is EagerTensor:
         return constant_in_graph(graph, value._value, key_object=value)
     read = getattr(value, "_read_value_for_op", None)

@@ -29,6 +29,7 @@ import gast
 from transpiler.analysis import activity, liveness, reaching_definitions
 from transpiler.analysis import annotations as anno
 from transpiler.analysis.annotations import Anno
+from transpiler.analysis import qual_names
 from transpiler.analysis.qual_names import QN
 from transpiler.converters.base import (ScopeTransformer, comment_for, constant, extra_test, name,
                                         own_scope_walk, stamp_origin)
@@ -113,6 +114,7 @@ class _ControlFlow(ScopeTransformer):
     # -- statements -------------------------------------------------------------------------
 
     def visit_If(self, node):
+        mutated = _mutated_objects(node.body + node.orelse)
         node.body = self.visit_block(node.body)
         node.orelse = self.visit_block(node.orelse)
         modified = self._modified(anno.get(node, Anno.BODY_SCOPE, None),
@@ -130,13 +132,14 @@ class _ControlFlow(ScopeTransformer):
         args = [node.test, name(body_name), orelse_arg] + state_args
         if state and nouts != len(state):
             args.append(constant(nouts))
-        call = gast.Call(_ag("if_stmt"), args, [])
+        call = gast.Call(_ag("if_stmt"), args, _mutates_keyword(mutated))
         # Both branches end by returning (the function ends here): return the branch's value.
         returns = _ends_with_return(node.body) and _ends_with_return(node.orelse)
         statement = gast.Return(call) if returns else gast.Expr(call)
         return self._emit(node, definitions + state_defs + [statement])
 
     def visit_While(self, node):
+        mutated = _mutated_objects(node.body)
         node.body = self.visit_block(node.body)
         modified = self._modified(anno.get(node, Anno.BODY_SCOPE, None))
         state, _ = self._state(node, modified)
@@ -144,12 +147,14 @@ class _ControlFlow(ScopeTransformer):
         definitions = [self._function(test_name, [], [gast.Return(node.test)]),
                        self._function(body_name, [], self._declarations(modified) + node.body)]
         state_defs, state_args = self._state_functions(state)
-        call = gast.Expr(gast.Call(_ag("while_stmt"), [name(test_name), name(body_name)] + state_args, []))
+        call = gast.Expr(gast.Call(_ag("while_stmt"), [name(test_name), name(body_name)] + state_args,
+                                   _mutates_keyword(mutated)))
         return self._emit(node, definitions + state_defs + [call])
 
     def visit_For(self, node):
         if node.body and getattr(node.body[0], _MARKER, False):
             node.body = node.body[1:]
+        mutated = _mutated_objects(node.body)
         node.body = self.visit_block(node.body)
         modified = self._modified(anno.get(node, Anno.BODY_SCOPE, None),
                                   anno.get(node, Anno.ITERATE_SCOPE, None))
@@ -176,12 +181,47 @@ class _ControlFlow(ScopeTransformer):
         if isinstance(target, gast.Name) and target.id in state:
             args.append(gast.Dict([constant("iterate_names")],
                                   [gast.Tuple([constant(target.id)], gast.Load())]))
-        call = gast.Expr(gast.Call(_ag("for_stmt"), args, []))
+        call = gast.Expr(gast.Call(_ag("for_stmt"), args, _mutates_keyword(mutated)))
         return self._emit(node, definitions + state_defs + [call])
 
     def _emit(self, node, statements: list) -> list:
         stamp_origin(statements, node)
         return comment_for(node) + statements
+
+
+# Methods that change the object they are called on (lists, dicts, sets).
+_MUTATING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
+                               "add", "discard", "setdefault", "popitem", "sort", "reverse"})
+
+
+def _mutated_objects(statements: list) -> list[str]:
+    """Objects from outside ``statements`` that they change in place (``out.append(v)``):
+    a graph traces a body once, so such a change would happen once, not per run of it."""
+    assigned = {node.id for node in own_scope_walk(statements)
+                if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store)}
+    mutated = set()
+    for node in own_scope_walk(statements):
+        method = _called_method(node) if isinstance(node, gast.Call) else None
+        if method is not None and method.attr in _MUTATING_METHODS:
+            target = qual_names.from_node(method.value)
+            if target is not None and str(target.base) not in assigned:
+                mutated.add(f"{target}.{method.attr}")
+    return sorted(mutated)
+
+
+def _called_method(call: gast.Call) -> gast.Attribute | None:
+    """``o.m`` for ``o.m(...)`` and for ``ag__.converted(o.m)(...)``."""
+    func = call.func
+    if isinstance(func, gast.Call) and isinstance(func.func, gast.Attribute) \
+            and func.func.attr == "converted" and len(func.args) == 1:
+        func = func.args[0]
+    return func if isinstance(func, gast.Attribute) else None
+
+
+def _mutates_keyword(mutated: list[str]) -> list:
+    if not mutated:
+        return []
+    return [gast.keyword("mutates", gast.Tuple([constant(m) for m in mutated], gast.Load()))]
 
 
 def _ends_with_return(statements: list) -> bool:

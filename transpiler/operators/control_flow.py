@@ -42,6 +42,19 @@ def _where() -> str:
     return f" at {location}" if location else ""
 
 
+_ONCE_PER_TRACE = "its body is traced once, however many times the loop runs in the graph"
+
+
+def _reject_mutations(mutates: Sequence[str], construct: str, why: str) -> None:
+    if mutates:
+        calls = ", ".join(f"{m}(...)" for m in mutates)
+        raise ValueError(
+            f"{calls} inside {construct} on a tensor{_where()} changes a Python object in place, "
+            f"but {why}: the change would not happen as in Python. Compute the values as "
+            f"tensors instead (e.g. rt.stack them after a Python loop, or carry a tensor through "
+            f"the loop), or make the condition a Python value.")
+
+
 def _state_before(get_state: GetState, names: Sequence[str], construct: str) -> tuple:
     """The state when a graph block starts; parts of objects it changes must exist."""
     try:
@@ -68,15 +81,19 @@ def _leaf_names(names: Sequence[str], values: Sequence) -> list[str]:
 
 
 def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_state,
-            set_state: SetState = _ignore_state, names: Sequence[str] = (), nouts: int | None = None):
+            set_state: SetState = _ignore_state, names: Sequence[str] = (), nouts: int | None = None,
+            *, mutates: Sequence[str] = ()):
     """Runs ``body()`` if ``cond`` else ``orelse()``; returns what the branch returns.
 
     ``names`` names the state variables; the first ``nouts`` of them are outputs (the others
-    are only read inside the branches and are restored afterwards).
+    are only read inside the branches and are restored afterwards). ``mutates`` lists calls
+    that change outside objects in place (``out.append``), which a graph cannot repeat.
     """
     orelse = orelse or _no_branch
     if not is_symbolic(cond):
         return body() if python_truth(cond, "an if statement") else orelse()
+    _reject_mutations(mutates, "an if statement", "both branches are traced once, whichever "
+                      "the condition picks when the graph runs")
     nouts = len(names) if nouts is None else nouts
     initial = _state_before(get_state, names, "if statement")
     location = _where()
@@ -140,7 +157,8 @@ def if_exp(cond, if_true: Callable, if_false: Callable, expression: str = ""):
 
 
 def while_stmt(test: Callable, body: Callable, get_state: GetState = _no_state,
-               set_state: SetState = _ignore_state, names: Sequence[str] = (), opts: dict | None = None):
+               set_state: SetState = _ignore_state, names: Sequence[str] = (), opts: dict | None = None,
+               *, mutates: Sequence[str] = ()):
     """``while test(): body()``; a graph loop when the test is a symbolic tensor.
 
     If the test starts as a Python value and becomes a tensor after some iterations (a
@@ -153,6 +171,7 @@ def while_stmt(test: Callable, body: Callable, get_state: GetState = _no_state,
             return
         body()
         first = test()
+    _reject_mutations(mutates, "a while loop", _ONCE_PER_TRACE)
     _tensor_while(test, body, get_state, set_state, names, opts)
 
 
@@ -264,7 +283,7 @@ def _as_placeholder(leaf):
 
 def for_stmt(iterable, extra_test: Callable | None, body: Callable[[Any], None],
              get_state: GetState = _no_state, set_state: SetState = _ignore_state,
-             names: Sequence[str] = (), opts: dict | None = None):
+             names: Sequence[str] = (), opts: dict | None = None, *, mutates: Sequence[str] = ()):
     """``for item in iterable: body(item)``, stopping when ``extra_test()`` is false (break,
     return). A graph loop over a symbolic range or tensor; unrolled over Python iterables."""
     opts = opts or {}
@@ -272,6 +291,7 @@ def for_stmt(iterable, extra_test: Callable | None, body: Callable[[Any], None],
     if loop is None:
         _python_for(iterable, extra_test, body, get_state, set_state, names)
         return
+    _reject_mutations(mutates, "a for loop", _ONCE_PER_TRACE)
     start, limit, delta, item_of = loop
     initial = _state_before(get_state, names, "for loop")
     iterate_names = opts.get("iterate_names", ())
@@ -291,6 +311,7 @@ def for_stmt(iterable, extra_test: Callable | None, body: Callable[[Any], None],
 
     def loop_body(index, *state):
         set_state(state)
+        index.weak = True  # the counter stands for a Python int, as in the user's loop
         body(item_of(index))
         return (index + delta,) + tuple(get_state())
 
@@ -345,7 +366,7 @@ def _tensor_loop_of(iterable):
     """``(start, limit, delta, item_of_index)`` for iterables that need a graph loop."""
     if isinstance(iterable, TensorEnumerate):
         tensor, start = iterable.tensor, iterable.start
-        return 0, _length(tensor), 1, lambda i: (i + start, tensor[i])
+        return 0, _length(tensor), 1, lambda i: (_as_python_int(i + start), tensor[i])
     if isinstance(iterable, TensorZip):
         tensors = iterable.tensors
         lengths = [_length(t) for t in tensors]
@@ -360,6 +381,13 @@ def _tensor_loop_of(iterable):
         start, limit, delta = node.inputs
         return start, limit, _static(delta), lambda i: i
     return 0, _length(iterable), 1, lambda i: iterable[i]
+
+
+def _as_python_int(value):
+    """A counter computed from the loop index stands for a Python int too."""
+    if is_symbolic(value):
+        value.weak = True
+    return value
 
 
 def _static(value):

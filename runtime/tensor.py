@@ -169,14 +169,16 @@ class SymbolicTensor(Tensor):
     def __bool__(self):
         self._not_allowed(
             "Using as a Python bool",
-            "Convert the function with transpiler.function (it rewrites if/while/and/or on tensors "
-            "into graph control flow), or use rt.cond / rt.while_loop explicitly.")
+            "Functions converted with transpiler.function turn if/while/and/or/not on tensors into "
+            "graph control flow (code they call that is not converted, such as library code, "
+            "does not get that); otherwise use rt.cond / rt.while_loop explicitly.")
 
     def __iter__(self):
         self._not_allowed(
             "Iterating over",
-            "Convert the function with transpiler.function (it turns `for` over a tensor into a "
-            "graph loop), or use rt.while_loop with an index.")
+            "Functions converted with transpiler.function turn a `for` statement over a tensor "
+            "into a graph loop (comprehensions, generator expressions, sum() and unpacking are "
+            "not converted: write a `for` statement); otherwise use rt.while_loop with an index.")
 
     def __len__(self) -> int:
         if self._shape is None or not self._shape or self._shape[0] is None:

@@ -28,10 +28,11 @@ class ConcreteFunction:
         self.key = key
         self.param_names = list(param_names)
         self.pass_records = pass_records
+        self.unoptimized_graph: Graph | None = None  # the traced graph before the passes
         self._bind = bind
         self._plan = Plan(graph, name)
         self._run = self._plan.run
-        self._pack = _make_packer(output_structure, graph.outputs)
+        self._pack = _make_packer(output_structure)
         self.structured_outputs = output_structure
 
     # -- calling ----------------------------------------------------------------------------
@@ -126,16 +127,21 @@ def _describe_leaf(leaf) -> str:
     return repr(leaf)
 
 
-def _make_packer(structure, outputs: list) -> Callable:
-    """A function turning the plan's output arrays into the user's result structure."""
+def _make_packer(structure) -> Callable:
+    """A function turning the plan's output arrays into the user's result structure.
+
+    The graph's outputs are the structure's tensor leaves in flatten order, one each, so
+    slots are positions (not identities: passes may replace or merge the output values)."""
     if isinstance(structure, SymbolicTensor):
         def pack_single(results):
             value = results[0]
             return EagerTensor(value if type(value) is _ndarray else _asarray(value))
         return pack_single
     leaves = nest.flatten(structure)
-    position = {id(value): index for index, value in enumerate(outputs)}
-    slots = [position.get(id(leaf)) if isinstance(leaf, SymbolicTensor) else None for leaf in leaves]
+    slots, position = [], 0
+    for leaf in leaves:
+        slots.append(position if isinstance(leaf, SymbolicTensor) else None)
+        position += isinstance(leaf, SymbolicTensor)
 
     def pack(results):
         tensors = [EagerTensor(r if type(r) is _ndarray else _asarray(r)) for r in results]

@@ -220,9 +220,11 @@ class Function:
         with tracing.building(graph):
             result = self._call_python(self._trace_function, symbolic)
             outputs = _graph_outputs(result, graph)
+        unoptimized = graph.copy()
         records = optimize(graph)
         concrete = ConcreteFunction(name, graph, key, self._param_names, outputs,
                                     self._bind_pair, records)
+        concrete.unoptimized_graph = unoptimized
         self._concretes.append(concrete)
         return concrete
 

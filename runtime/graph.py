@@ -118,6 +118,53 @@ class Graph:
             self._constants[id(key_object)] = entry
         return entry[1]
 
+    # -- rewriting (used by the passes) -------------------------------------------------------
+
+    def replace_uses(self, mapping: dict[int, SymbolicTensor]) -> None:
+        """Every use of a value ``v`` of this graph with ``id(v)`` in ``mapping`` reads the
+        mapped value instead (node inputs and graph outputs; subgraphs see outer values only
+        through their node's inputs, so they need no change)."""
+        if not mapping:
+            return
+        for node in self.nodes:
+            node.inputs = [mapping.get(id(v), v) for v in node.inputs]
+        self.outputs = [mapping.get(id(v), v) for v in self.outputs]
+
+    def make_constant(self, array: np.ndarray, location: Location | None) -> Node:
+        """A const node holding ``array`` (made read-only), not yet placed in ``nodes``."""
+        from runtime.ops.registry import CONST
+        frozen = array if not array.flags.writeable else array.copy()
+        frozen.flags.writeable = False
+        return Node(self, CONST, (), {"value": frozen}, [(frozen.dtype, frozen.shape)], None,
+                    location)
+
+    def copy(self, parent: "Graph | None" = None, values: dict | None = None) -> "Graph":
+        """A deep copy (subgraphs included) with the same node ids, for printing the graph as
+        it was before the passes changed it. ``values`` maps outer values already copied."""
+        values = {} if values is None else values
+        clone = Graph(self.name, parent)
+        for placeholder in self.inputs:
+            new = clone.add_placeholder(placeholder.dtype, placeholder.shape, placeholder.node.label)
+            new.node.id = placeholder.node.id
+            values[id(placeholder)] = new
+        nodes: dict[int, Node] = {}
+        for node in self.nodes:
+            subgraphs = {key: sub.copy(clone, values) for key, sub in node.subgraphs.items()}
+            new = Node(clone, node.op, [values[id(v)] for v in node.inputs], dict(node.attrs),
+                       [(v.dtype, v.shape) for v in node.outputs], subgraphs, node.location,
+                       node.label)
+            new.id = node.id
+            new.control_inputs = [nodes[id(c)] for c in node.control_inputs if id(c) in nodes]
+            nodes[id(node)] = new
+            clone.nodes.append(new)
+            for old, copied in zip(node.outputs, new.outputs):
+                copied.weak = old.weak
+                values[id(old)] = copied
+        clone.outputs = [values[id(v)] for v in self.outputs]
+        clone.captures = [(values.get(id(outer), outer), values[id(inner)])
+                          for outer, inner in self.captures]
+        return clone
+
     # -- queries ----------------------------------------------------------------------------
 
     def has_effects(self) -> bool:

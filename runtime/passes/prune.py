@@ -10,17 +10,18 @@ from __future__ import annotations
 from runtime.graph import Graph
 
 
-def run(graph: Graph) -> int:
-    """Prunes ``graph`` and its subgraphs in place; returns the number of nodes removed."""
+def run(graph: Graph) -> list[str]:
+    """Prunes ``graph`` and its subgraphs in place; returns one line per removed node."""
     needed = {id(v) for v in graph.outputs}
     kept = []
     for node in reversed(graph.nodes):
         if node.effect or any(id(out) in needed for out in node.outputs):
             kept.append(node)
             needed.update(id(v) for v in node.inputs)
-    removed = len(graph.nodes) - len(kept)
     kept.reverse()
     kept_ids = {id(node) for node in kept}
+    removed = [f"removed {node.op.name} {node.value_name(0) if node.outputs else node.id}"
+               for node in graph.nodes if id(node) not in kept_ids]
     for node in kept:
         node.control_inputs = [c for c in node.control_inputs if id(c) in kept_ids]
         for sub in node.subgraphs.values():

@@ -487,4 +487,5 @@ def test_threads_tracing_different_functions_do_not_mix_graphs():
         thread.join()
     for concrete, name in zip(results, ["exp", "negative"]):
         concrete.graph.lint()
-        assert [node.op.name for node in concrete.graph.nodes] == [name, name]
+        traced = concrete.unoptimized_graph  # the passes remove a double negation
+        assert [node.op.name for node in traced.nodes] == [name, name]

@@ -279,9 +279,17 @@ def _eager_while(cond, body, loop_vars, maximum_iterations, call):
     limit = None if maximum_iterations is None else int(maximum_iterations)
     values, count = loop_vars, 0
     while (limit is None or count < limit) and python_truth(call(cond, values), "rt.while_loop"):
-        values = call(body, values)
+        values = _as_loop_vars(call(body, values), loop_vars)
         count += 1
     return values
+
+
+def _as_loop_vars(result, loop_vars):
+    """A body for one loop variable in a tuple or list may return that variable bare."""
+    if isinstance(loop_vars, (tuple, list)) and len(loop_vars) == 1 \
+            and not nest.is_namedtuple(loop_vars) and not nest.is_nested(result):
+        return type(loop_vars)([result])
+    return result
 
 
 def _graph_while(cond, body, loop_vars, maximum_iterations, shape_invariants, names, call):
@@ -378,6 +386,7 @@ def _loop_condition(result, graph: Graph) -> SymbolicTensor:
 
 
 def _body_outputs(result, loop_vars, specs, var_names, graph: Graph) -> list[SymbolicTensor]:
+    result = _as_loop_vars(result, loop_vars)
     if nest.structure_of(result) != nest.structure_of(loop_vars):
         raise GraphTypeError(
             f"the loop body changes the structure of the loop variables: they enter as "

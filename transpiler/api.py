@@ -47,6 +47,13 @@ def _generate(fn: types.FunctionType) -> codegen.GeneratedModule:
     return generated
 
 
+def clear_conversion_cache() -> None:
+    """Forgets every conversion, so the next call converts again (for measuring first calls)."""
+    with _lock:
+        _by_code.clear()
+        _instances.clear()
+
+
 def _lambda_as_def(node, fn):
     """A lambda converts as a one-line function (its name is only for the generated code)."""
     gast = parsing.gast

@@ -1,0 +1,478 @@
+"""eager2graph side by side with hand-written NumPy, its own eager mode, TensorFlow and JAX.
+
+    python examples/benchmark.py             # full run, one table
+    python examples/benchmark.py --quick     # fewer repeats (under a minute)
+    python examples/benchmark.py --json results.json --only W3,W6
+
+Each workload is written once as plain Python on `rt` ops; "eager" runs that source on eager
+tensors, "graph" runs it through `transpiler.function`. "numpy" is the same computation written
+by hand in NumPy (the floor). TensorFlow (`tf.function`) and JAX (`jax.jit`) columns appear
+when those packages are installed; they are not dependencies. Times are per-call medians over
+several repeats after warm-up, all measured in this one process, so ratios are comparable even
+on a busy machine; absolute times are not. Every mode's result is checked against NumPy first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import tracemalloc
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+import runtime as rt
+import transpiler
+from transpiler.api import clear_conversion_cache
+
+# -- the workloads, as a user would write them ------------------------------------------------
+
+
+def power(x, y):
+    result = rt.eye(10, dtype=rt.int32)
+    for _ in range(y):
+        result = rt.matmul(x, result)
+    return result
+
+
+def dense_model(x):
+    x = rt.reshape(x, (20, -1))
+    for w, b in LAYERS[:-1]:
+        x = rt.nn.relu(rt.matmul(x, w) + b)
+    w, b = LAYERS[-1]
+    return rt.matmul(x, w) + b
+
+
+def mean_squared_error(a, b):
+    return rt.reduce_mean(rt.square(a - b))
+
+
+def collatz_steps(n):
+    steps = 0
+    while n > 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    return steps
+
+
+def sum_of_squares(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+
+
+def my_function(x):
+    if rt.reduce_sum(x) <= 1:
+        return x * x
+    else:
+        return x - 1
+
+
+_rng = np.random.RandomState(0)
+_WEIGHTS = ([(_rng.randn(784, 64).astype(np.float32) * 0.05, np.zeros(64, np.float32))]
+            + [(_rng.randn(64, 64).astype(np.float32) * 0.1, np.zeros(64, np.float32))
+               for _ in range(99)]
+            + [(_rng.randn(64, 10).astype(np.float32) * 0.1, np.zeros(10, np.float32))])
+LAYERS = [(rt.constant(w), rt.constant(b)) for w, b in _WEIGHTS]
+
+# -- the same computations in hand-written NumPy ------------------------------------------------
+
+
+def numpy_power(x, y):
+    result = np.eye(10, dtype=np.int32)
+    for _ in range(y):
+        result = x @ result
+    return result
+
+
+def numpy_dense_model(x):
+    x = x.reshape(20, -1)
+    for w, b in _WEIGHTS[:-1]:
+        x = np.maximum(x @ w + b, 0)
+    w, b = _WEIGHTS[-1]
+    return x @ w + b
+
+
+def numpy_mean_squared_error(a, b):
+    d = a - b
+    return np.int32(np.sum(d * d) // d.size)  # integer mean, truncated as in the graph
+
+
+def numpy_collatz_steps(n):
+    steps = 0
+    while n > 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps
+
+
+def numpy_sum_of_squares(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+
+
+def numpy_my_function(x):
+    return x * x if x.sum() <= 1 else x - 1
+
+
+# -- TensorFlow and JAX versions, written as their users would ---------------------------------
+
+
+def tensorflow_versions(tf) -> dict:
+    layers = [(tf.constant(w), tf.constant(b)) for w, b in _WEIGHTS]
+
+    def tf_power(x, y):
+        result = tf.eye(10, dtype=tf.int32)
+        for _ in range(y):
+            result = tf.matmul(x, result)
+        return result
+
+    def tf_dense(x):
+        x = tf.reshape(x, (20, -1))
+        for w, b in layers[:-1]:
+            x = tf.nn.relu(tf.matmul(x, w) + b)
+        w, b = layers[-1]
+        return tf.matmul(x, w) + b
+
+    def tf_mse(a, b):
+        return tf.reduce_mean(tf.square(a - b))
+
+    def tf_collatz(n):
+        steps = 0
+        while n > 1:
+            if n % 2 == 0:
+                n = n // 2
+            else:
+                n = 3 * n + 1
+            steps += 1
+        return steps
+
+    def tf_sum_of_squares(n):
+        s = 0
+        for i in tf.range(n):
+            s += i * i
+        return s
+
+    def tf_my_function(x):
+        if tf.reduce_sum(x) <= 1:
+            return x * x
+        else:
+            return x - 1
+
+    return {"W1": tf_power, "W2": tf_dense, "W3": tf_mse, "W4": tf_collatz,
+            "W5": tf_sum_of_squares, "W6": tf_my_function}
+
+
+def jax_versions(jax) -> dict:
+    jnp, lax = jax.numpy, jax.lax
+    layers = [(jnp.asarray(w), jnp.asarray(b)) for w, b in _WEIGHTS]
+
+    def jax_power(x, y):
+        result = jnp.eye(10, dtype=jnp.int32)
+        for _ in range(y):
+            result = jnp.matmul(x, result)
+        return result
+
+    def jax_dense(x):
+        x = jnp.reshape(x, (20, -1))
+        for w, b in layers[:-1]:
+            x = jax.nn.relu(x @ w + b)
+        w, b = layers[-1]
+        return x @ w + b
+
+    def jax_mse(a, b):
+        d = a - b
+        return jnp.sum(d * d) // d.size
+
+    def jax_collatz(n):
+        def step(state):
+            n, steps = state
+            return jnp.where(n % 2 == 0, n // 2, 3 * n + 1), steps + 1
+        return lax.while_loop(lambda state: state[0] > 1, step, (n, jnp.int32(0)))[1]
+
+    def jax_sum_of_squares(n):
+        return lax.fori_loop(0, n, lambda i, s: s + i * i, jnp.int32(0))
+
+    def jax_my_function(x):
+        return lax.cond(jnp.sum(x) <= 1, lambda v: v * v, lambda v: v - 1, x)
+
+    return {"W1": jax_power, "W2": jax_dense, "W3": jax_mse, "W4": jax_collatz,
+            "W5": jax_sum_of_squares, "W6": jax_my_function}
+
+
+# -- the table of workloads ---------------------------------------------------------------------
+
+
+@dataclass
+class Workload:
+    key: str
+    title: str
+    source: Callable          # the rt version: eager and graph modes
+    numpy: Callable           # the floor
+    arrays: tuple             # NumPy inputs (tensors in every framework)
+    python_args: tuple = ()   # trailing Python arguments (static in every framework)
+    numpy_target: float = 1.0  # graph time / NumPy time must not exceed this
+    beat_jax: bool = False
+    first_call_ms: float = 10.0
+
+
+WORKLOADS = [
+    Workload("W1", "power(x, 100): 10x10 int32 matmul chain", power, numpy_power,
+             (np.random.RandomState(1).randint(-1, 2, (10, 10)).astype(np.int32),), (100,),
+             numpy_target=1.1),
+    Workload("W2", "100 Dense(64, relu) layers on [20, 28, 28]", dense_model, numpy_dense_model,
+             (np.random.RandomState(2).randn(20, 28, 28).astype(np.float32),),
+             numpy_target=1.1, first_call_ms=50.0),
+    Workload("W3", "mean squared error, int32[5]", mean_squared_error, numpy_mean_squared_error,
+             (np.array([1, 4, 2, 8, 5], np.int32), np.array([3, 1, 2, 6, 9], np.int32)),
+             numpy_target=1.3, beat_jax=True),
+    Workload("W4", "collatz steps of n = 27 (while + if)", collatz_steps, numpy_collatz_steps,
+             (np.array(27, np.int32),), numpy_target=2.0),
+    Workload("W5", "sum of i * i for i in range(1000)", sum_of_squares, numpy_sum_of_squares,
+             (np.array(1000, np.int32),), numpy_target=2.0),
+    Workload("W6", "if reduce_sum(x) <= 1: x * x else x - 1, f32[1000]", my_function,
+             numpy_my_function, (np.linspace(-1, 1, 1000).astype(np.float32) + 0.01,),
+             numpy_target=1.5, beat_jax=True),
+]
+
+# -- measuring ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Settings:
+    repeats: int
+    budget_s: float  # time per repeat, to choose how many calls a repeat makes
+
+
+def per_call_seconds(call: Callable[[], object], settings: Settings) -> float:
+    """Median over repeats of the mean time of one call, after warm-up."""
+    for _ in range(3):
+        call()
+    start, calls = time.perf_counter(), 0
+    while time.perf_counter() - start < settings.budget_s / 4 or calls < 2:
+        call()
+        calls += 1
+    estimate = (time.perf_counter() - start) / calls
+    number = max(1, int(settings.budget_s / estimate))
+    samples = []
+    for _ in range(settings.repeats):
+        start = time.perf_counter()
+        for _ in range(number):
+            call()
+        samples.append((time.perf_counter() - start) / number)
+    return statistics.median(samples)
+
+
+def first_call_seconds(make: Callable[[], Callable[[], object]]) -> float:
+    """Time of the first call of a freshly made function (conversion, trace, compile)."""
+    call = make()
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
+
+
+def peak_bytes(call: Callable[[], object]) -> int:
+    """Peak bytes allocated during one call, after warm-up calls (tracing, fast paths)."""
+    for _ in range(3):
+        call()
+    tracemalloc.start()
+    try:
+        call()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def import_seconds() -> float:
+    code = ("import time; t = time.perf_counter(); import runtime, transpiler; "
+            "print(time.perf_counter() - t)")
+    runs = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                 check=True).stdout) for _ in range(3)]
+    return statistics.median(runs)
+
+
+def same(result, expected) -> bool:
+    got = np.asarray(result)
+    return got.shape == np.shape(expected) and np.allclose(got, expected, rtol=1e-4, atol=1e-4)
+
+
+# -- modes ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Mode:
+    name: str
+    make: Callable[[Workload], Callable[[], Callable[[], object]] | None]
+    note: str = ""
+    results: dict = field(default_factory=dict)
+
+
+def _rt_args(w: Workload):
+    return tuple(rt.constant(a) for a in w.arrays) + w.python_args
+
+
+def make_eager(w: Workload):
+    args = _rt_args(w)
+    return lambda: (lambda: w.source(*args))
+
+
+def make_graph(w: Workload):
+    args = _rt_args(w)
+
+    def make():
+        clear_conversion_cache()
+        fn = transpiler.function(w.source)
+        return lambda: fn(*args)
+    return make
+
+
+def make_numpy(w: Workload):
+    return lambda: (lambda: w.numpy(*w.arrays, *w.python_args))
+
+
+def optional_modes() -> list[Mode]:
+    modes = []
+    try:
+        import tensorflow as tf
+        versions = tensorflow_versions(tf)
+
+        def make_tf(w: Workload):
+            args = tuple(tf.constant(a) for a in w.arrays) + w.python_args
+
+            def make():
+                fn = tf.function(versions[w.key])
+                return lambda: fn(*args)
+            return make
+        modes.append(Mode("tf.function", make_tf, f"TensorFlow {tf.__version__}"))
+    except ImportError:
+        modes.append(Mode("tf.function", lambda w: None, "TensorFlow is not installed: skipped"))
+    try:
+        import jax
+        versions = jax_versions(jax)
+
+        def make_jax(w: Workload):
+            args = tuple(jax.numpy.asarray(a) for a in w.arrays)
+            static = w.python_args
+
+            def make():
+                fn = jax.jit(lambda *a: versions[w.key](*a, *static))
+                return lambda: fn(*args).block_until_ready()
+            return make
+        modes.append(Mode("jax.jit", make_jax, f"JAX {jax.__version__}"))
+    except ImportError:
+        modes.append(Mode("jax.jit", lambda w: None, "JAX is not installed: skipped"))
+    return modes
+
+
+# -- running and reporting --------------------------------------------------------------------
+
+
+def run(workloads: list[Workload], settings: Settings) -> dict:
+    modes = [Mode("numpy", make_numpy), Mode("eager", make_eager), Mode("graph", make_graph)]
+    modes += optional_modes()
+    report: dict = {"machine": f"{platform.machine()}, Python {platform.python_version()}, "
+                               f"NumPy {np.__version__}",
+                    "notes": [m.note for m in modes if m.note], "workloads": {}}
+    for w in workloads:
+        expected = w.numpy(*w.arrays, *w.python_args)
+        entry: dict = {"title": w.title, "per_call_us": {}, "first_call_ms": {}, "failures": []}
+        for mode in modes:
+            make = mode.make(w)
+            if make is None:
+                continue
+            first = first_call_seconds(make)
+            call = make()
+            if not same(call(), expected):
+                entry["failures"].append(mode.name)
+                continue
+            entry["first_call_ms"][mode.name] = round(first * 1e3, 2)
+            entry["per_call_us"][mode.name] = round(per_call_seconds(call, settings) * 1e6, 2)
+        entry["targets"] = targets(w, entry)
+        report["workloads"][w.key] = entry
+    if any(w.key == "W2" for w in workloads):
+        w2 = next(w for w in workloads if w.key == "W2")
+        graph_call, numpy_call = make_graph(w2)(), make_numpy(w2)()
+        report["w2_peak_memory"] = {"graph_bytes": peak_bytes(graph_call),
+                                    "numpy_bytes": peak_bytes(numpy_call)}
+    report["import_s"] = round(import_seconds(), 3)
+    return report
+
+
+def targets(w: Workload, entry: dict) -> dict:
+    times, result = entry["per_call_us"], {}
+    if "graph" not in times:
+        return {"graph result": False}
+    graph = times["graph"]
+    result[f"graph <= {w.numpy_target}x numpy"] = graph <= w.numpy_target * times["numpy"]
+    result["graph faster than eager"] = graph < times.get("eager", float("inf"))
+    if "tf.function" in times:
+        result["graph >= 10x faster than tf.function"] = 10 * graph <= times["tf.function"]
+    if w.beat_jax and "jax.jit" in times:
+        result["graph faster than jax.jit"] = graph < times["jax.jit"]
+    result[f"first call <= {w.first_call_ms:g} ms"] = entry["first_call_ms"]["graph"] <= w.first_call_ms
+    return result
+
+
+def print_report(report: dict) -> None:
+    modes = ["numpy", "eager", "graph", "tf.function", "jax.jit"]
+    shown = [m for m in modes if any(m in e["per_call_us"] for e in report["workloads"].values())]
+    print(f"eager2graph benchmark ({report['machine']})")
+    for note in report["notes"]:
+        print(f"  note: {note}")
+    print("\nper call, median (us); ratios are graph / numpy and other / graph")
+    header = f"{'':4} " + "".join(f"{m:>12}" for m in shown) + f"{'graph/np':>10}"
+    header += "".join(f"{m + '/graph':>18}" for m in shown if m not in ("numpy", "graph"))
+    print(header)
+    for key, entry in report["workloads"].items():
+        t = entry["per_call_us"]
+        row = f"{key:4} " + "".join(f"{t[m]:>12.1f}" if m in t else f"{'-':>12}" for m in shown)
+        graph = t.get("graph")
+        row += f"{graph / t['numpy']:>10.2f}" if graph else f"{'-':>10}"
+        for m in shown:
+            if m not in ("numpy", "graph"):
+                row += f"{t[m] / graph:>18.2f}" if graph and m in t else f"{'-':>18}"
+        print(row + ("   FAIL: " + ", ".join(entry["failures"]) if entry["failures"] else ""))
+    print("\nfirst call (ms): conversion + trace + optimize + compile")
+    for key, entry in report["workloads"].items():
+        print(f"{key:4} " + "".join(f"{m}: {v:.1f}  " for m, v in entry["first_call_ms"].items()))
+    print("\ntargets")
+    for key, entry in report["workloads"].items():
+        for name, ok in entry["targets"].items():
+            print(f"{key:4} {'ok  ' if ok else 'MISS'} {name}")
+    if "w2_peak_memory" in report:
+        memory = report["w2_peak_memory"]
+        ratio = memory["graph_bytes"] / memory["numpy_bytes"]
+        print(f"\nW2 peak memory: graph {memory['graph_bytes'] / 1e3:.0f} kB, numpy "
+              f"{memory['numpy_bytes'] / 1e3:.0f} kB ({ratio:.2f}x; target <= 1.10x)")
+    print(f"import runtime, transpiler: {report['import_s']:.3f} s (target <= 0.3 s)")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="fewer, shorter repeats")
+    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    parser.add_argument("--only", metavar="W1,W3", help="run only these workloads")
+    options = parser.parse_args(argv)
+    chosen = [w for w in WORKLOADS if not options.only or w.key in options.only.split(",")]
+    settings = Settings(repeats=3, budget_s=0.05) if options.quick else Settings(repeats=7, budget_s=0.3)
+    report = run(chosen, settings)
+    print_report(report)
+    if options.json:
+        with open(options.json, "w", encoding="utf-8") as handle:
+            json.dump(report, handle, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -31,8 +31,8 @@ def _value_text(value) -> str:
 def _attr_text(value) -> str:
     if isinstance(value, np.dtype):
         return value.name
-    if isinstance(value, np.ndarray):
-        return np.array2string(value, threshold=6, separator=", ")
+    if isinstance(value, np.ndarray):  # on one line, abbreviated past a few elements
+        return " ".join(np.array2string(value, threshold=6, separator=", ").split())
     if hasattr(value, "_read_value_for_op"):
         return getattr(value, "name", "variable")
     if isinstance(value, tuple) and value and all(isinstance(v, (slice, int, type(None), type(Ellipsis)))

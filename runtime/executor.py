@@ -90,6 +90,7 @@ class _Emitter:
         # Values known to be arrays that no one else holds (made by a ufunc in this plan):
         # an elementwise op may write its result into one that dies there.
         self.fresh: set[int] = set()
+        self.shared: set[int] = set()
 
     def function_source(self, graph: Graph, name: str) -> str:
         params = [f"a{i}" for i in range(len(graph.inputs))]
@@ -116,6 +117,12 @@ class _Emitter:
     def block(self, graph: Graph, indent: str, keep) -> None:
         """Emits the nodes of ``graph``; values not in ``keep`` are deleted after last use."""
         last_use = _last_uses(graph, keep)
+        kernels = {id(node): node.op.bound_kernel(node.attrs, [(v.dtype, v.shape) for v in node.inputs])
+                   for node in graph.nodes if node.op.kernel is not None or node.op.bind is not None}
+        # Values some consumer may alias (a view from reshape, a loop variable carried as it
+        # is, a branch result): never overwritten in place.
+        self.shared |= {id(v) for node in graph.nodes for v in node.inputs
+                        if id(node) not in kernels or not _is_elementwise(kernels[id(node)])}
         emitted_any = False
         for position, node in enumerate(graph.nodes):
             if node.op is CONST:
@@ -132,7 +139,8 @@ class _Emitter:
             elif node.op.name == "while_loop":
                 self.while_loop(node, indent)
             else:
-                self.call(node, indent, dying={id(v) for v in last_use.get(position, ())})
+                self.call(node, kernels[id(node)], indent,
+                          dying={id(v) for v in last_use.get(position, ())})
             dead = [self.names[id(v)] for v in last_use.get(position, ())
                     if not self.names[id(v)].startswith("c")]
             if dead:
@@ -140,14 +148,14 @@ class _Emitter:
         if not emitted_any:
             self.emit(f"{indent}pass")
 
-    def call(self, node: Node, indent: str, dying: set[int]) -> None:
-        kernel = node.op.bound_kernel(node.attrs, [(v.dtype, v.shape) for v in node.inputs])
+    def call(self, node: Node, kernel, indent: str, dying: set[int]) -> None:
         args = [self.names[id(v)] for v in node.inputs]
         targets = self.define(node)
         prefix = f"{targets} = " if targets else ""
         elementwise = _is_elementwise(kernel) and len(node.outputs) == 1
         reusable = [arg for arg, value in zip(args, node.inputs)
                     if elementwise and id(value) in dying and id(value) in self.fresh
+                    and id(value) not in self.shared
                     and (value.dtype, value.shape) == (node.outputs[0].dtype, node.outputs[0].shape)]
         operator = _OPERATORS.get(kernel) if isinstance(kernel, np.ufunc) else None
         if reusable:

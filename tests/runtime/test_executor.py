@@ -204,3 +204,32 @@ def test_values_used_later_or_returned_are_never_overwritten():
     y, w = g(x)
     np.testing.assert_array_equal(y.numpy(), np.full(3, 2.0, np.float32))
     np.testing.assert_array_equal(w.numpy(), np.full(3, 8.0, np.float32))
+
+
+def test_a_value_carried_by_a_loop_that_does_not_run_is_not_overwritten():
+    # Regression: -(x * 0.5) was written into the buffer that the zero-trip loop's result
+    # still aliased, so the second output came out negated twice.
+    def f(x):
+        half = x * 0.5
+        _, carried = rt.while_loop(lambda i, v: i < 0, lambda i, v: (i + 1, v + half),
+                                   (rt.constant(0), half))
+        return -half, -carried
+
+    g = rt.function(f)
+    concrete = g.get_concrete_function(rt.TensorSpec([3], rt.float32))
+    x = np.array([-1.5, 0.0, 2.25], np.float32)
+    from runtime.executor import Plan
+    for outputs in (g(x), Plan(concrete.unoptimized_graph, "f").run(x)):
+        np.testing.assert_array_equal(np.asarray(outputs[1]), -(x * 0.5))
+
+
+def test_a_view_of_a_dying_value_keeps_its_data():
+    def f(x):
+        y = x * 2.0
+        flat = rt.reshape(y, [4])
+        z = y + 1.0  # y dies here, but `flat` is a view of it
+        return flat, z
+
+    flat, z = rt.function(f)(np.arange(4, dtype=np.float32).reshape(2, 2))
+    np.testing.assert_array_equal(flat.numpy(), [0.0, 2.0, 4.0, 6.0])
+    np.testing.assert_array_equal(z.numpy(), [[1.0, 3.0], [5.0, 7.0]])

@@ -141,8 +141,9 @@ class _Emitter:
             else:
                 self.call(node, kernels[id(node)], indent,
                           dying={id(v) for v in last_use.get(position, ())})
+            # Scalars are not worth a `del` (it costs more than it frees, inside loops too).
             dead = [self.names[id(v)] for v in last_use.get(position, ())
-                    if not self.names[id(v)].startswith("c")]
+                    if not self.names[id(v)].startswith("c") and v.shape != ()]
             if dead:
                 self.emit(f"{indent}del {', '.join(dead)}")
         if not emitted_any:

@@ -51,6 +51,10 @@ class Node:
         base = self.label if self.label else str(self.id)
         return f"%{base}" if len(self.outputs) == 1 else f"%{base}.{index}"
 
+    def reference(self) -> str:
+        """How messages name this node: its first value, or ``%id`` when it has no outputs."""
+        return self.value_name(0) if self.outputs else f"%{self.id}"
+
     def location_text(self) -> str:
         return str(self.location) if self.location else "an unknown location"
 
@@ -120,16 +124,6 @@ class Graph:
 
     # -- rewriting (used by the passes) -------------------------------------------------------
 
-    def replace_uses(self, mapping: dict[int, SymbolicTensor]) -> None:
-        """Every use of a value ``v`` of this graph with ``id(v)`` in ``mapping`` reads the
-        mapped value instead (node inputs and graph outputs; subgraphs see outer values only
-        through their node's inputs, so they need no change)."""
-        if not mapping:
-            return
-        for node in self.nodes:
-            node.inputs = [mapping.get(id(v), v) for v in node.inputs]
-        self.outputs = [mapping.get(id(v), v) for v in self.outputs]
-
     def make_constant(self, array: np.ndarray, location: Location | None) -> Node:
         """A const node holding ``array`` (made read-only), not yet placed in ``nodes``."""
         from runtime.ops.registry import CONST
@@ -139,13 +133,16 @@ class Graph:
                     location)
 
     def copy(self, parent: "Graph | None" = None, values: dict | None = None) -> "Graph":
-        """A deep copy (subgraphs included) with the same node ids, for printing the graph as
-        it was before the passes changed it. ``values`` maps outer values already copied."""
+        """A deep copy with new values (subgraphs, attributes, locations, control inputs and
+        captures included) and the same node ids, so the graph as traced can still be printed
+        and run after the passes rewrote the original. ``values`` maps outer values already
+        copied to their copies."""
         values = {} if values is None else values
         clone = Graph(self.name, parent)
         for placeholder in self.inputs:
             new = clone.add_placeholder(placeholder.dtype, placeholder.shape, placeholder.node.label)
             new.node.id = placeholder.node.id
+            new.weak = placeholder.weak
             values[id(placeholder)] = new
         nodes: dict[int, Node] = {}
         for node in self.nodes:
@@ -154,7 +151,7 @@ class Graph:
                        [(v.dtype, v.shape) for v in node.outputs], subgraphs, node.location,
                        node.label)
             new.id = node.id
-            new.control_inputs = [nodes[id(c)] for c in node.control_inputs if id(c) in nodes]
+            new.control_inputs = [nodes[id(c)] for c in node.control_inputs]
             nodes[id(node)] = new
             clone.nodes.append(new)
             for old, copied in zip(node.outputs, new.outputs):

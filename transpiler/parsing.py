@@ -13,6 +13,7 @@ Every node of the returned tree is annotated with ``Anno.ORIGIN``.
 
 from __future__ import annotations
 
+import ast
 import copy
 import dataclasses
 import functools
@@ -88,13 +89,12 @@ def parse_function(fn: Callable[..., Any]) -> tuple[FunctionNode, SourceInfo]:
     if not lines:
         raise SourceUnavailableError(
             _no_source_message(name, f"no source text is available for file {filename!r}"))
-    module = _parse_file(filename, "".join(lines))
-
+    text = "".join(lines)
     if code.co_name == "<lambda>":
-        node = _find_lambda(module, code, name, filename)
+        node = copy.deepcopy(_find_lambda(_parse_file(filename, text), code, name, filename))
     else:
-        node = _find_def(module, code, name, filename)
-    node = copy.deepcopy(node)
+        node = _parse_def(_find_def(_parse_file(filename, text, ast), code, name, filename),
+                          lines, filename)
     if isinstance(node, gast.AsyncFunctionDef):
         raise UnsupportedSyntaxError(
             f"Cannot convert {name} at {filename}:{node.lineno}: async functions are not"
@@ -148,9 +148,11 @@ def _no_source_message(name: str, reason: str) -> str:
 
 
 @functools.lru_cache(maxsize=32)
-def _parse_file(filename: str, text: str) -> gast.Module:
+def _parse_file(filename: str, text: str, parser=gast):
+    """The whole file parsed by ``parser``: ``ast`` (C-fast) to find a def, whose own lines
+    are then converted to gast (slow per node); ``gast`` to find lambdas inside expressions."""
     try:
-        return gast.parse(text)
+        return parser.parse(text)
     except SyntaxError as e:
         raise SourceUnavailableError(
             f"Cannot parse {filename}:{e.lineno} ({e.msg}); the file probably changed since"
@@ -164,18 +166,37 @@ def _stale_message(name: str, filename: str, line: int) -> str:
             " or mark the function with @transpiler.do_not_convert.")
 
 
-def _find_def(module: gast.Module, code, name: str, filename: str) -> gast.AST:
+def _parse_def(found: ast.AST, lines: list[str], filename: str) -> gast.AST:
+    """The gast tree of the def at ``found``'s lines, with absolute positions."""
+    snippet = "".join(lines[found.lineno - 1:found.end_lineno])
+    return parse_source(snippet, filename, found.lineno).body[0]
+
+
+def _find_def(module: ast.Module, code, name: str, filename: str) -> ast.AST:
     """The def whose first line (first decorator, if any) is ``co_firstlineno``."""
-    found = []
-    for node in gast.walk(module):
-        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) \
+    target, found = code.co_firstlineno, []
+    for node in _statements_spanning(module, target):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                 and node.name == code.co_name:
             first = min([d.lineno for d in node.decorator_list] + [node.lineno])
-            if first == code.co_firstlineno:
+            if first == target:
                 found.append(node)
     if len(found) != 1:
         raise SourceUnavailableError(_stale_message(name, filename, code.co_firstlineno))
     return found[0]
+
+
+def _statements_spanning(root: ast.AST, line: int):
+    """Statements whose lines (decorators included) contain ``line``, outermost first: only
+    the path down to the def is visited, not the whole file."""
+    for child in ast.iter_child_nodes(root):
+        if isinstance(child, ast.stmt):
+            first = min([d.lineno for d in getattr(child, "decorator_list", ())] + [child.lineno])
+            if first <= line <= child.end_lineno:
+                yield child
+                yield from _statements_spanning(child, line)
+        elif isinstance(child, (ast.excepthandler, ast.match_case)):
+            yield from _statements_spanning(child, line)
 
 
 def _find_lambda(module: gast.Module, code, name: str, filename: str) -> gast.Lambda:

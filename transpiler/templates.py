@@ -8,6 +8,8 @@ replacement is an error, so templates cannot silently go stale.
 
 from __future__ import annotations
 
+import copy
+import functools
 import textwrap
 
 import gast
@@ -87,9 +89,15 @@ def _with_context(node, ctx):
     return node
 
 
+@functools.lru_cache(maxsize=None)
+def _parsed(template: str) -> gast.Module:
+    """Each template is parsed once (parsing dominates a small function's conversion)."""
+    return gast.parse(textwrap.dedent(template))
+
+
 def replace(template: str, **replacements) -> list[gast.stmt]:
     """The statements of ``template`` with its ``__tpl_<key>`` placeholders replaced."""
-    module = gast.parse(textwrap.dedent(template))
+    module = copy.deepcopy(_parsed(template))
     replacer = _Replacer(replacements)
     module = replacer.visit(module)
     unused = set(replacements) - replacer.used

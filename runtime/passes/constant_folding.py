@@ -3,50 +3,52 @@
 The value comes from the op's own bound kernel, the function the executor would call, so a
 folded graph gives bit-identical results. Never folded: effects and random draws (they run
 on every call), reads of variables, control flow (see inline_cond and dead_loops), results
-larger than ``MAX_FOLDED_ELEMENTS`` (a graph should not carry big arrays it can recompute),
-and nodes whose kernel raises or warns: they stay, so the problem shows when the graph runs,
-with the user's line.
+larger than ``MAX_FOLDED_ELEMENTS`` (a graph should not carry big arrays it can recompute,
+nor compute them while it is optimized), and nodes whose kernel raises or warns: they stay,
+so the problem shows when the graph runs, with the user's line.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 
 from runtime.graph import Graph, Node
 from runtime.ops.registry import CONST, PLACEHOLDER
+from runtime.passes.rewrite import Rewrite, rewrite
 
 MAX_FOLDED_ELEMENTS = 100_000
 
 
 def run(graph: Graph) -> list[str]:
     """Folds ``graph`` and its subgraphs in place; returns one line per folded node."""
-    changes: list[str] = []
-    replaced: dict = {}
-    nodes: list[Node] = []
-    for node in graph.nodes:
-        node.inputs = [replaced.get(id(v), v) for v in node.inputs]
-        for sub in node.subgraphs.values():
-            changes += run(sub)
-        arrays = evaluate(node, [v.node.attrs["value"] for v in node.inputs]) \
-            if _foldable(node) else None
-        if arrays is None:
-            nodes.append(node)
-            continue
-        constants = [graph.make_constant(array, node.location) for array in arrays]
-        nodes.extend(constants)
-        replaced.update((id(old), new.outputs[0]) for old, new in zip(node.outputs, constants))
-        changes.append(f"folded {node.op.name} {node.value_name(0)}")
-    graph.nodes = nodes
-    graph.outputs = [replaced.get(id(v), v) for v in graph.outputs]
-    return changes
+    return rewrite(graph, _fold)
+
+
+def _fold(node: Node) -> Rewrite | None:
+    if not _foldable(node):
+        return None
+    arrays = evaluate(node, [v.node.attrs["value"] for v in node.inputs])
+    if arrays is None:
+        return None
+    constants = [node.graph.make_constant(array, node.location) for array in arrays]
+    return Rewrite("folded", [c.outputs[0] for c in constants], constants)
 
 
 def _foldable(node: Node) -> bool:
     return (node.op is not CONST and node.op is not PLACEHOLDER and not node.subgraphs
             and not node.stateful and (node.op.kernel is not None or node.op.bind is not None)
-            and all(v.node.op is CONST for v in node.inputs))
+            and all(v.node.op is CONST for v in node.inputs)
+            and not any(_declared_size(out.shape) > MAX_FOLDED_ELEMENTS for out in node.outputs))
+
+
+def _declared_size(shape) -> int:
+    """The number of elements of a value of this shape, 0 when not fully known."""
+    if shape is None or None in shape:
+        return 0
+    return math.prod(shape)
 
 
 def evaluate(node: Node, inputs: list) -> list[np.ndarray] | None:
@@ -57,12 +59,14 @@ def evaluate(node: Node, inputs: list) -> list[np.ndarray] | None:
         with warnings.catch_warnings(), np.errstate(all="raise"):
             warnings.simplefilter("error")
             result = kernel(*inputs)
+        arrays = [np.asarray(r) for r in ([result] if len(node.outputs) == 1 else result)]
     except Exception:  # noqa: BLE001 - any failure leaves the node to fail at run time
         return None
-    results = [result] if len(node.outputs) == 1 else list(result)
-    arrays = [np.asarray(r) for r in results]
+    if len(arrays) != len(node.outputs):
+        return None
     for array, out in zip(arrays, node.outputs):
-        if array.dtype != out.dtype or array.size > MAX_FOLDED_ELEMENTS or not _fits(array.shape, out.shape):
+        if array.dtype != out.dtype or array.size > MAX_FOLDED_ELEMENTS \
+                or not _fits(array.shape, out.shape):
             return None
     return arrays
 

@@ -1,8 +1,10 @@
 """A ``while_loop`` that can never run its body is replaced by its initial values.
 
-That is the case when ``maximum_iterations`` is 0, or when the loop condition, evaluated on
-the initial values (all constants for what it reads), is false. The condition must be pure;
-its evaluation uses the ops' own kernels, as constant folding does.
+That is the case when its iteration limit is 0 or less, or when the loop condition,
+evaluated on the initial values (constants, for what it reads), is false. The condition must
+be pure: one that prints or reads a variable runs once even when the body never does. It is
+evaluated with the ops' own kernels, as constant folding does, and a condition that fails
+keeps the loop, so the error shows when the graph runs.
 """
 
 from __future__ import annotations
@@ -10,36 +12,36 @@ from __future__ import annotations
 from runtime.graph import Graph, Node
 from runtime.ops.registry import CONST
 from runtime.passes.constant_folding import evaluate
+from runtime.passes.rewrite import Rewrite, rewrite
 
 
 def run(graph: Graph) -> list[str]:
     """Removes dead loops in ``graph`` and its subgraphs; returns one line per loop."""
-    changes: list[str] = []
-    replaced: dict = {}
-    nodes: list[Node] = []
-    for node in graph.nodes:
-        node.inputs = [replaced.get(id(v), v) for v in node.inputs]
-        for sub in node.subgraphs.values():
-            changes += run(sub)
-        if node.op.name != "while_loop" or not _never_runs(node):
-            nodes.append(node)
-            continue
-        initial = node.inputs[:node.attrs["num_vars"]]
-        replaced.update((id(old), new) for old, new in zip(node.outputs, initial))
-        changes.append(f"while_loop {node.value_name(0) if node.outputs else node.id}: never runs")
-    graph.nodes = nodes
-    graph.outputs = [replaced.get(id(v), v) for v in graph.outputs]
-    return changes
+    return rewrite(graph, _remove)
 
 
-def _never_runs(node: Node) -> bool:
-    if node.attrs["maximum_iterations"] == 0:
-        return True
-    cond = node.subgraphs["cond"]
+def _remove(node: Node) -> Rewrite | None:
+    if node.op.name != "while_loop":
+        return None
+    num_vars, limit = node.attrs["num_vars"], node.attrs["maximum_iterations"]
+    # Inputs: the loop variables, the limit when it is a tensor, then the captures.
     arguments = list(node.inputs)
-    if node.attrs["maximum_iterations"] == "input":
-        del arguments[node.attrs["num_vars"]]  # the limit is not a parameter of the subgraphs
-    known = {id(param): arg.node.attrs["value"] for param, arg in zip(cond.inputs, arguments)
+    if limit == "input":
+        limit = _constant(arguments.pop(num_vars))
+    if limit is not None and limit <= 0:
+        return Rewrite(f"its iteration limit is {limit}", node.inputs[:num_vars])
+    if _condition_is_false(node, arguments):
+        return Rewrite("its condition is false on the initial values", node.inputs[:num_vars])
+    return None
+
+
+def _constant(value):
+    return value.node.attrs["value"] if value.node.op is CONST else None
+
+
+def _condition_is_false(node: Node, arguments: list) -> bool:
+    cond = node.subgraphs["cond"]
+    known = {id(param): _constant(arg) for param, arg in zip(cond.inputs, arguments)
              if arg.node.op is CONST}
     for inner in cond.nodes:
         if inner.op is CONST:

@@ -20,8 +20,8 @@ def run(graph: Graph) -> list[str]:
             needed.update(id(v) for v in node.inputs)
     kept.reverse()
     kept_ids = {id(node) for node in kept}
-    removed = [f"removed {node.op.name} {node.value_name(0) if node.outputs else node.id}"
-               for node in graph.nodes if id(node) not in kept_ids]
+    removed = [f"{node.op.name} {node.reference()}: unused" for node in graph.nodes
+               if id(node) not in kept_ids]
     for node in kept:
         node.control_inputs = [c for c in node.control_inputs if id(c) in kept_ids]
         for sub in node.subgraphs.values():

@@ -1,21 +1,25 @@
 """Algebraic simplification: a table of identities that hold bit for bit.
 
-Each rule applies only when the result has exactly the node's dtype and shape (a constant
-operand must be a scalar, so broadcasting cannot change the shape). Floating point limits the
-table: ``x + 0.0`` is not ``x`` (``-0.0 + 0.0`` is ``0.0``) and ``x * 0.0`` is not ``0``
-(``inf * 0`` is NaN), so those rules are for integers and bools only; ``x - 0.0``, ``x * 1.0``
-and ``x / 1.0`` are exact for every value, NaN and infinities included.
+A rule applies only when its result has exactly the node's dtype and shape (a constant
+operand must be a scalar, so broadcasting cannot change the shape). Floating point limits
+the table: ``x + 0.0`` is not ``x`` (``-0.0 + 0.0`` is ``0.0``) and ``x * 0.0`` is not ``0``
+(``inf * 0.0`` and ``nan * 0.0`` are NaN), so those rules are for integers and bools only.
+Complex numbers get no rule: their arithmetic mixes the parts, so ``(-0.0-0.0j) * 1`` is
+``0-0j`` and ``(1+infj) * 1`` has a NaN part.
 
     rule                          dtypes            why it is exact
-    x + 0, 0 + x -> x             int, uint, bool   integer addition
-    x - 0 -> x                    any (+0.0)        x - (+0.0) == x, also for -0.0 and NaN
-    x * 1, 1 * x -> x             any               multiplication by one
-    x / 1 -> x                    float, complex    true division by one (ints change dtype)
-    x // 1 -> x                   int, uint         floor of an integer
-    x * 0, 0 * x -> zeros         int, uint, bool   no inf or NaN in integers
-    x ** 1 -> x                   any
-    x ** 2 -> square(x)           any               NumPy computes both as x * x
-    -(-x), not(not x) -> x        any
+    x + 0, 0 + x -> x             int, uint, bool   integer addition (bool: x or False)
+    x - 0 -> x                    int, uint, float  x - (+0.0) is x for -0.0, NaN and inf too
+                                                    (bools cannot be subtracted: the error stays)
+    x * 1, 1 * x -> x             int, uint, bool,  x * 1.0 is x for every float
+                                  float
+    x / 1 -> x                    float             x / 1.0 is x (integers divide to float)
+    x // 1 -> x                   int, uint         the floor of an integer
+    x * 0, 0 * x -> zeros         int, uint, bool   integers have no inf or NaN
+    x ** 1 -> x                   int, uint, float  pow(x, 1) is x, NaN and -0.0 included
+    x ** 2 -> square(x)           int, uint, float  both compute x * x, rounded once
+    -(-x) -> x                    int, uint, float  a sign flip twice (wraps back for ints)
+    not(not x) -> x               bool              (for numbers it would give a bool)
     x and True, x or False -> x   bool
     identity(x), cast(x, x.dtype), reshape/transpose to the same layout -> x
 """
@@ -29,69 +33,57 @@ import numpy as np
 from runtime.graph import Graph, Node
 from runtime.ops.math_ops import SQUARE
 from runtime.ops.registry import CONST
+from runtime.passes.rewrite import Rewrite, rewrite
+from runtime.tensor import SymbolicTensor
 
 _INTEGRAL = "iub"
+_REAL = "iubf"
 
 
 def run(graph: Graph) -> list[str]:
     """Simplifies ``graph`` and its subgraphs in place; returns one line per rewrite."""
-    changes: list[str] = []
-    replaced: dict = {}
-    nodes: list[Node] = []
-    for node in graph.nodes:
-        node.inputs = [replaced.get(id(v), v) for v in node.inputs]
-        for sub in node.subgraphs.values():
-            changes += run(sub)
-        rule = _RULES.get(node.op.name)
-        outcome = rule(node) if rule is not None and len(node.outputs) == 1 else None
-        if outcome is not None:
-            text, value = outcome
-            changes.append(f"{node.op.name} {node.value_name(0)}: {text}")
-            if isinstance(value, Node):  # a new constant takes the node's place
-                nodes.append(value)
-                value = value.outputs[0]
-            if value is not None:
-                replaced[id(node.outputs[0])] = value
-        nodes.append(node)
-    graph.nodes = nodes
-    graph.outputs = [replaced.get(id(v), v) for v in graph.outputs]
-    return changes
+    return rewrite(graph, _simplify)
+
+
+def _simplify(node: Node) -> Rewrite | None:
+    rule = _RULES.get(node.op.name)
+    return rule(node) if rule is not None and len(node.outputs) == 1 else None
 
 
 # -- helpers -------------------------------------------------------------------------------
 
 
-def _scalar(value) -> np.ndarray | None:
+def _scalar(value: SymbolicTensor) -> np.ndarray | None:
     """The value of a 0-d constant input, else None."""
     if value.node.op is CONST and value.node.attrs["value"].ndim == 0:
         return value.node.attrs["value"]
     return None
 
 
-def _is(value, number, positive_zero: bool = False) -> bool:
+def _is(value: SymbolicTensor, number) -> bool:
+    """Whether ``value`` is a scalar constant equal to ``number`` (a zero must be +0.0)."""
     constant = _scalar(value)
-    if constant is None or constant.dtype.kind not in "biufc":
+    if constant is None or constant.dtype.kind not in _REAL:
         return False
-    if positive_zero and constant.dtype.kind in "fc" and np.signbit(constant.real):
-        return False
-    return bool(constant == number)
+    return bool(constant == number) and not (constant.dtype.kind == "f" and np.signbit(constant))
 
 
-def _keeps_type(node: Node, value) -> bool:
+def _same_type(node: Node, value: SymbolicTensor) -> bool:
     out = node.outputs[0]
     return value.dtype == out.dtype and value.shape == out.shape
 
 
-def _to(node: Node, value, text: str):
-    return (text, value) if _keeps_type(node, value) else None
+def _becomes(node: Node, value: SymbolicTensor, text: str) -> Rewrite | None:
+    """``node`` replaced by an existing value, if that value has exactly its type."""
+    return Rewrite(text, [value]) if _same_type(node, value) else None
 
 
-def _operands(node: Node, number, commutative: bool, **kwargs):
+def _other_operand(node: Node, number, commutative: bool) -> SymbolicTensor | None:
     """The other operand when one operand (the second, or either if commutative) is ``number``."""
     x, y = node.inputs
-    if _is(y, number, **kwargs):
+    if _is(y, number):
         return x
-    if commutative and _is(x, number, **kwargs):
+    if commutative and _is(x, number):
         return y
     return None
 
@@ -99,78 +91,84 @@ def _operands(node: Node, number, commutative: bool, **kwargs):
 # -- rules ---------------------------------------------------------------------------------
 
 
-def _identity_when(number, commutative: bool, kinds: str = "biufc", positive_zero=False):
-    def rule(node: Node):
+def _neutral(number, commutative: bool, kinds: str) -> Callable:
+    """``x op number -> x`` for outputs of these dtype kinds."""
+    def rule(node: Node) -> Rewrite | None:
         if node.outputs[0].dtype.kind not in kinds:
             return None
-        x = _operands(node, number, commutative, positive_zero=positive_zero)
-        return None if x is None else _to(node, x, f"{node.op.name} by {number} removed")
+        x = _other_operand(node, number, commutative)
+        return None if x is None else _becomes(node, x, f"{node.op.name} by {number} removed")
     return rule
 
 
-def _multiply(node: Node):
-    result = _identity_when(1, commutative=True)(node)
+def _multiply(node: Node) -> Rewrite | None:
+    result = _neutral(1, commutative=True, kinds=_REAL)(node)
     if result is not None:
         return result
     out = node.outputs[0]
     if out.dtype.kind in _INTEGRAL and out.shape is not None and None not in out.shape \
-            and _operands(node, 0, commutative=True) is not None:
-        return "integer times zero is zero", node.graph.make_constant(
-            np.zeros(out.shape, out.dtype), node.location)
+            and _other_operand(node, 0, commutative=True) is not None:
+        zeros = node.graph.make_constant(np.zeros(out.shape, out.dtype), node.location)
+        return Rewrite("integer times zero is zero", zeros.outputs, [zeros])
     return None
 
 
-def _pow(node: Node):
+def _pow(node: Node) -> Rewrite | None:
     x, exponent = node.inputs
+    if node.outputs[0].dtype.kind not in "iuf":
+        return None
     if _is(exponent, 1):
-        return _to(node, x, "x ** 1 is x")
-    if _is(exponent, 2) and _keeps_type(node, x):
-        node.op, node.inputs, node.attrs = SQUARE, [x], {}
-        return "x ** 2 became square(x)", None
+        return _becomes(node, x, "x ** 1 is x")
+    if _is(exponent, 2) and _same_type(node, x):
+        square = Node(node.graph, SQUARE, [x], {}, [(x.dtype, x.shape)], None, node.location)
+        return Rewrite("x ** 2 became square(x)", square.outputs, [square])
     return None
 
 
-def _involution(node: Node):
-    (x,) = node.inputs
-    if x.node.op is node.op:
-        return _to(node, x.node.inputs[0], f"{node.op.name} of {node.op.name} removed")
-    return None
+def _involution(kinds: str) -> Callable:
+    """``f(f(x)) -> x`` for an op that undoes itself on these dtype kinds."""
+    def rule(node: Node) -> Rewrite | None:
+        (x,) = node.inputs
+        if x.node.op is not node.op or x.dtype.kind not in kinds:
+            return None
+        return _becomes(node, x.node.inputs[0], f"{node.op.name} of {node.op.name} removed")
+    return rule
 
 
-def _logical(neutral: bool):
-    def rule(node: Node):
-        x = _operands(node, neutral, commutative=True)
-        return None if x is None else _to(node, x, f"{node.op.name} with {neutral} removed")
+def _logical(neutral: bool) -> Callable:
+    def rule(node: Node) -> Rewrite | None:
+        x = _other_operand(node, neutral, commutative=True)
+        return None if x is None else _becomes(node, x, f"{node.op.name} with {neutral} removed")
     return rule
 
 
 def _same_value(text: str) -> Callable:
     """Ops that return their input unchanged when the output type equals the input's."""
-    def rule(node: Node):
-        (x,) = node.inputs[:1]
+    def rule(node: Node) -> Rewrite | None:
+        x = node.inputs[0]
         if node.op.name == "transpose" and not _is_identity_perm(node.attrs.get("perm"), x.shape):
             return None
         if node.op.name == "reshape" and (x.shape is None or None in x.shape):
             return None
-        return _to(node, x, text)
+        return _becomes(node, x, text)
     return rule
 
 
 def _is_identity_perm(perm, shape) -> bool:
-    if perm is None:
+    if perm is None:  # the default reverses the axes
         return shape is not None and len(shape) <= 1
     return list(perm) == list(range(len(perm)))
 
 
-_RULES: dict[str, Callable] = {
-    "add": _identity_when(0, commutative=True, kinds=_INTEGRAL),
-    "subtract": _identity_when(0, commutative=False, positive_zero=True),
+_RULES: dict[str, Callable[[Node], "Rewrite | None"]] = {
+    "add": _neutral(0, commutative=True, kinds=_INTEGRAL),
+    "subtract": _neutral(0, commutative=False, kinds="iuf"),
     "multiply": _multiply,
-    "divide": _identity_when(1, commutative=False, kinds="fc"),
-    "floordiv": _identity_when(1, commutative=False, kinds="iu"),
+    "divide": _neutral(1, commutative=False, kinds="f"),
+    "floordiv": _neutral(1, commutative=False, kinds="iu"),
     "pow": _pow,
-    "negative": _involution,
-    "logical_not": _involution,
+    "negative": _involution("iuf"),
+    "logical_not": _involution("b"),
     "logical_and": _logical(True),
     "logical_or": _logical(False),
     "identity": _same_value("identity removed"),

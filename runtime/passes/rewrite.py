@@ -1,0 +1,61 @@
+"""The walk that every rewriting pass shares.
+
+A pass supplies a rule, ``node -> Rewrite | None``. The walk visits a graph's nodes in program
+order, each node's subgraphs before the node itself (so a rule sees them already rewritten),
+puts a rewrite's new nodes where the old node was, and makes every later use of the old
+node's outputs read the replacement values, and every later control edge to it point at what
+now runs in its place. That bookkeeping is written once here, not in each pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from runtime.graph import Graph, Node
+from runtime.tensor import SymbolicTensor
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """What a node becomes: ``nodes`` take its place (none when it is only a value that
+    already exists), ``outputs`` stand for its outputs, ``description`` says what changed."""
+
+    description: str
+    outputs: Sequence[SymbolicTensor]
+    nodes: Sequence[Node] = ()
+
+
+Rule = Callable[[Node], "Rewrite | None"]
+
+
+def rewrite(graph: Graph, rule: Rule) -> list[str]:
+    """Applies ``rule`` to every node of ``graph`` and its subgraphs, in place; returns one
+    line per rewritten node."""
+    changes: list[str] = []
+    values: dict[int, SymbolicTensor] = {}
+    ordering: dict[int, list[Node]] = {}  # a removed node -> the nodes now ordered in its place
+    nodes: list[Node] = []
+    for node in graph.nodes:
+        node.inputs = [values.get(id(v), v) for v in node.inputs]
+        node.control_inputs = _unique(
+            [c for old in node.control_inputs for c in ordering.get(id(old), [old])])
+        for sub in node.subgraphs.values():
+            sub.captures = [(values.get(id(outer), outer), inner) for outer, inner in sub.captures]
+            changes += rewrite(sub, rule)
+        result = rule(node)
+        if result is None:
+            nodes.append(node)
+            continue
+        nodes.extend(result.nodes)
+        values.update((id(old), new) for old, new in zip(node.outputs, result.outputs))
+        effects = [n for n in result.nodes if n.effect]
+        ordering[id(node)] = effects[-1:] or node.control_inputs
+        changes.append(f"{node.op.name} {node.reference()}: {result.description}")
+    graph.nodes = nodes
+    graph.outputs = [values.get(id(v), v) for v in graph.outputs]
+    return changes
+
+
+def _unique(nodes: list[Node]) -> list[Node]:
+    return list({id(node): node for node in nodes}.values())

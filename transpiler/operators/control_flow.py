@@ -16,7 +16,8 @@ import numpy as np
 
 import runtime as rt
 from runtime import nest, tracing
-from runtime.control_flow import Unset, is_symbolic, python_truth, zeros_like_leaf
+from runtime.control_flow import (Unset, is_symbolic, python_truth, scalar_condition,
+                                  zeros_like_leaf)
 from runtime.graph import Graph
 from runtime.source_location import user_location
 from transpiler.operators.variables import Undefined, UndefinedReturnValue, is_return_value_name
@@ -94,6 +95,7 @@ def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_st
         return body() if python_truth(cond, "an if statement") else orelse()
     _reject_mutations(mutates, "an if statement", "both branches are traced once, whichever "
                       "the condition picks when the graph runs")
+    cond = scalar_condition(cond, "an if statement")
     nouts = len(names) if nouts is None else nouts
     initial = _state_before(get_state, names, "if statement")
     location = _where()
@@ -150,7 +152,7 @@ def if_exp(cond, if_true: Callable, if_false: Callable, expression: str = ""):
     """``if_true() if cond else if_false()`` (a conditional expression)."""
     if not is_symbolic(cond):
         return if_true() if python_truth(cond, "a conditional expression") else if_false()
-    return rt.cond(cond, if_true, if_false)
+    return rt.cond(scalar_condition(cond, "a conditional expression"), if_true, if_false)
 
 
 # -- while ---------------------------------------------------------------------------------
@@ -236,7 +238,9 @@ def _settle_initial_values(initial: tuple, body, get_state, set_state) -> tuple:
         if after is not None:
             initial = tuple(
                 rt.constant(np.asarray(value, dtype=new.dtype))
-                if is_weak and isinstance(new, rt.Tensor) and new.shape == () else value
+                if is_weak and isinstance(new, rt.Tensor) and new.shape == ()
+                # `s = 0` then `s = s + 0.5`: a Python float from then on, as in Python.
+                else type(new)(value) if is_weak and type(new) in (bool, int, float) else value
                 for value, is_weak, new in zip(initial, weak, after))
     if any(type(v) is UndefinedReturnValue for v in initial):
         # The body must see loop variables as the loop will (tensors, not Python values),

@@ -1,0 +1,153 @@
+"""Illegal programs get errors that name the variable, the construct, the user's file and
+line, and say how to fix it. Messages are pinned on those parts."""
+
+import inspect
+import warnings
+
+import pytest
+
+import runtime as rt
+from transpiler import function
+from transpiler.api import ConversionWarning
+from transpiler.errors import UnsupportedSyntaxError
+
+HERE = "test_error_messages.py"
+
+
+def line_of(fn, marker: str) -> int:
+    lines, start = inspect.getsourcelines(fn)
+    return start + next(i for i, text in enumerate(lines) if marker in text)
+
+
+def set_in_one_branch(x):
+    if x > 0:  # marker
+        y = x + 1
+    return y
+
+
+def set_only_inside_loop(n):
+    i = 0
+    while i < n:  # marker
+        last = i
+        i += 1
+    return last
+
+
+def changes_shape(n):
+    v = rt.zeros([1])
+    i = 0
+    while i < n:  # marker
+        v = rt.concat([v, v], 0)
+        i += 1
+    return v
+
+
+def changes_dtype(x, n):
+    i = 0
+    while i < n:  # marker
+        x = rt.cast(x, rt.float32) * 1.5
+        i += 1
+    return x
+
+
+def branches_of_two_dtypes(x):
+    if x > 0:  # marker
+        return rt.constant(1)
+    return rt.constant(1.0)
+
+
+def branches_of_two_structures(x):
+    if x > 0:  # marker
+        return x, x
+    return x
+
+
+def vector_condition(x):
+    if x > 0:  # marker
+        return x
+    return -x
+
+
+def value_on_some_paths(x):
+    if x > 0:  # marker
+        return x
+
+
+def generator(n):
+    for i in range(n):
+        yield i  # marker
+
+
+CASES = [
+    (set_in_one_branch, (1,), ValueError,
+     r"'y' is not assigned in the else branch of an if statement on a tensor at {where}, but it "
+     r"is used after the if statement\. .*assign 'y' in the else branch too"),
+    (set_only_inside_loop, (3,), ValueError,
+     r"'last' is assigned inside a loop on a tensor at {where} .* has no value before the loop\. "
+     r".*initialize 'last' before the loop"),
+    (changes_shape, (2,), rt.errors.ShapeError,
+     r"'v' has shape \(1,\) before the loop but \(2,\) after one iteration \(at {where}\)\. "
+     r".*shape_invariants"),
+    (changes_dtype, (rt.constant(1), rt.constant(2)), rt.errors.GraphTypeError,
+     r"'x' has dtype int32 before the loop but float32 after one iteration \(at {where}\)\. "
+     r".*rt\.cast"),
+    (branches_of_two_dtypes, (1,), rt.errors.GraphTypeError,
+     r"'the return value' has dtype int32 in the true branch but float32 in the false branch of "
+     r"a tensor conditional \(at {where}\).*rt\.cast"),
+    (branches_of_two_structures, (1,), rt.errors.GraphTypeError,
+     r"the two branches of a tensor conditional .* return different structures.* \(at {where}\)"),
+    (vector_condition, ([1.0, 2.0],), ValueError,
+     r"the condition of an if statement must be a scalar, got a tensor of shape \(2,\).*"
+     r"\(at {where}\)\. Reduce it with rt\.reduce_all or rt\.reduce_any"),
+    (value_on_some_paths, (1,), ValueError,
+     r"the function returns None on some paths .* if statement at {where}\. .*`return <value>`"),
+]
+
+
+@pytest.mark.parametrize("fn, args, error, pattern", CASES, ids=[c[0].__name__ for c in CASES])
+def test_graph_errors_name_variable_construct_and_line(fn, args, error, pattern):
+    where = rf"\S*{HERE}:{line_of(fn, '# marker')}"
+    tensors = [a if isinstance(a, rt.Tensor) else rt.constant(a) for a in args]
+    with pytest.raises(error, match=pattern.format(where=where)):
+        function(fn)(*tensors)
+
+
+def test_python_values_run_these_functions_as_python_does():
+    assert function(set_in_one_branch)(1) == 2
+    assert function(value_on_some_paths)(-1) is None
+    assert function(vector_condition)(-3) == 3
+
+
+def test_unsupported_syntax_names_the_construct_line_and_fix():
+    with pytest.raises(UnsupportedSyntaxError,
+                       match=rf"a generator \(yield\) at \S*{HERE}:{line_of(generator, '# marker')} "
+                             r"\(`yield i.*`\), which a graph cannot express.*do_not_convert"):
+        function(generator)(3)
+
+
+def test_a_function_without_source_runs_as_python_with_one_warning():
+    namespace = {}
+    exec("def no_source(x):\n    return x + 1\n", namespace)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fn = function(namespace["no_source"])
+        assert int(fn(rt.constant(1))) == 2
+        function(namespace["no_source"])
+    messages = [str(w.message) for w in caught if issubclass(w.category, ConversionWarning)]
+    assert len(messages) == 1
+    assert "Cannot read the source code of no_source" in messages[0]
+    assert "runs as plain Python" in messages[0]
+
+
+def test_a_tensor_used_as_bool_without_conversion_says_how_to_fix_it():
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError,
+                       match=r"Using as a Python bool a symbolic tensor .* transpiler\.function"):
+        rt.function(lambda x: x if x > 0 else -x)(rt.constant(1.0))
+
+
+def test_arguments_that_do_not_match_the_input_signature_are_named():
+    fn = function(lambda x: x * 2, input_signature=[rt.TensorSpec([None], rt.float32)])
+    with pytest.raises(TypeError, match=r"argument 'x' does not match the input_signature: "
+                                        r"expected float32 with shape \(None,\), got a tensor of "
+                                        r"dtype int32 and shape \(2,\)"):
+        fn(rt.constant([1, 2]))

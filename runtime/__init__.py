@@ -10,7 +10,7 @@ The runtime knows nothing about Python source; ``transpiler`` builds on it to re
 control flow (``if``/``while``/``for`` on tensors) into ``rt.cond`` and ``rt.while_loop``.
 """
 
-from runtime import config, errors, nest
+from runtime import config, errors, nest, visualize
 from runtime.control_flow import cond, while_loop
 from runtime.dtypes import (bool_ as bool, complex64, complex128, float16, float32, float64,  # noqa: A001
                             int8, int16, int32, int64, uint8, DType, as_dtype)

@@ -1,0 +1,2 @@
+def broken(x):
+    return x +

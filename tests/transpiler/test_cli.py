@@ -1,0 +1,67 @@
+"""`python -m transpiler`: generated code, graphs, pictures, and one-line errors (exit 2)."""
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
+SAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cli_samples")
+SHAPES = os.path.join(SAMPLES, "shapes.py")
+
+
+def cli(*args):
+    completed = subprocess.run([sys.executable, "-m", "transpiler", *args], capture_output=True,
+                               text=True, timeout=120)
+    return completed.returncode, completed.stdout, completed.stderr
+
+
+def test_prints_the_generated_code():
+    code, out, _ = cli(f"{SHAPES}:no_arguments")
+    assert code == 0
+    assert out == "def no_arguments():\n    return rt.constant(1.0) + 2.0\n"
+
+
+def test_prints_the_optimized_graph_for_argument_specs():
+    code, out, _ = cli(f"{SHAPES}:scale_until", "--graph", "--args", "f32[None], i32[]")
+    assert code == 0
+    stable = re.sub(r"%\d+", "%N", out)
+    assert stable.splitlines()[0] == "graph scale_until(%x: f32[?], %n: i32[]) -> (f32[?])"
+    assert textwrap.dedent("""\
+        body(%x: f32[?], %i: i32[], %capture0: i32[]):
+          %N: f32[?] = multiply(%x, 2.0)                             # shapes.py:9
+          %N: i32[] = add(%i, 1)                                     # shapes.py:10
+          return (%N, %N)""") in textwrap.dedent("\n".join(
+        line[4:] for line in stable.splitlines() if line.startswith("    ")))
+    assert "print(%capture0, template=($0,))" in stable
+
+
+def test_methods_tables_and_dot_files(tmp_path):
+    dot = tmp_path / "g.dot"
+    code, out, _ = cli(f"{SHAPES}:Model.call", "--table", "--args", "f32[2]", "--dot", str(dot))
+    assert code == 0
+    assert out.splitlines()[0].split() == ["value", "op", "inputs", "type", "created", "at"]
+    assert "add" in out and dot.read_text().startswith('digraph "call" {')
+
+
+def test_help_explains_every_option():
+    code, out, _ = cli("--help")
+    assert code == 0
+    for option in ("--args", "--graph", "--table", "--dot", "--svg", "--png", "f32[None,3]"):
+        assert option in out
+
+
+def test_errors_are_one_line_with_exit_code_2():
+    cases = [
+        (["missing.py:f"], "error: there is no file 'missing.py'."),
+        ([f"{SHAPES}:nope"], f"error: {SHAPES} has no function 'nope'."),
+        ([f"{SAMPLES}/broken_syntax.py:broken"], f"error: {SAMPLES}/broken_syntax.py:2: syntax error"),
+        ([f"{SHAPES}:scale_until", "--graph"], "Give the argument specs with --args"),
+        ([f"{SHAPES}:scale_until", "--graph", "--args", "f33[2]"], "cannot read the argument specs"),
+        ([f"{SHAPES}:scale_until", "--graph", "--args", "f32[x]"], "must list integers or None"),
+        ([f"{SHAPES}", "--graph"], "does not name a function"),
+    ]
+    for args, message in cases:
+        code, out, err = cli(*args)
+        assert code == 2, args
+        assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err

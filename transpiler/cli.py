@@ -1,0 +1,154 @@
+"""The command line: show what a function of a file becomes.
+
+    python -m transpiler path/to/file.py:function                 the generated code
+    python -m transpiler file.py:function --graph --args "f32[None,3], i32[]"
+    python -m transpiler file.py:function --args "f32[2]" --table   one row per node
+    python -m transpiler file.py:function --args "f32[2]" --dot f.dot --svg f.svg
+
+The file is imported as a module (its top-level code runs, as with `import`), with its
+directory on sys.path so that its own imports work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import re
+import sys
+import uuid
+
+import runtime as rt
+from transpiler import api
+
+_DTYPES = {"f16": rt.float16, "f32": rt.float32, "f64": rt.float64, "i8": rt.int8,
+           "i16": rt.int16, "i32": rt.int32, "i64": rt.int64, "u8": rt.uint8, "bool": rt.bool}
+_SPEC = re.compile(r"\s*([a-z0-9]+)\[([^\]]*)\]\s*")
+
+
+class CommandError(Exception):
+    """A mistake in the command or the user's file, reported in one line."""
+
+
+def parse_specs(text: str) -> list:
+    """``"f32[None,3], i32[]"`` -> TensorSpecs (a dtype short name and a shape, per argument)."""
+    specs, position = [], 0
+    text = text.strip()
+    while position < len(text):
+        match = _SPEC.match(text, position)
+        if match is None or match.group(1) not in _DTYPES:
+            raise CommandError(
+                f"cannot read the argument specs {text!r} at {text[position:]!r}: write one spec "
+                f"per argument, separated by commas, as <dtype>[<dims>] with dtype one of "
+                f"{', '.join(_DTYPES)} and dims integers or None, e.g. \"f32[None,3], i32[]\".")
+        dims = [d.strip() for d in match.group(2).split(",") if d.strip()]
+        try:
+            shape = [None if d == "None" else int(d) for d in dims]
+        except ValueError:
+            raise CommandError(f"the shape [{match.group(2)}] must list integers or None.") from None
+        specs.append(rt.TensorSpec(shape, _DTYPES[match.group(1)]))
+        position = match.end()
+        if position < len(text):
+            if text[position] != ",":
+                raise CommandError(f"expected a comma after {match.group(0).strip()!r} in {text!r}.")
+            position += 1
+    return specs
+
+
+def load_function(target: str):
+    """The function named by ``path/to/file.py:name`` (or ``:Class.method``)."""
+    path, _, name = target.rpartition(":")
+    if not path or not name:
+        raise CommandError(f"{target!r} does not name a function: write path/to/file.py:function.")
+    if not os.path.isfile(path):
+        raise CommandError(f"there is no file {path!r}.")
+    directory = os.path.dirname(os.path.abspath(path))
+    sys.path.insert(0, directory)
+    module_name = f"e2g_cli_{uuid.uuid4().hex}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as error:
+        raise CommandError(f"{path}:{error.lineno}: syntax error: {error.msg}.") from None
+    obj = module
+    for part in name.split("."):
+        if not hasattr(obj, part):
+            raise CommandError(f"{path} has no function {name!r}.")
+        if isinstance(obj, type):
+            obj = _instance(obj, path)  # a method is shown bound to an instance
+        obj = getattr(obj, part)
+    if isinstance(obj, type):
+        raise CommandError(f"{name!r} in {path} is a class; name one of its methods "
+                           f"({name}.method), or a function.")
+    if not callable(obj):
+        raise CommandError(f"{name!r} in {path} is not a function.")
+    return obj
+
+
+def _instance(cls: type, path: str):
+    try:
+        return cls()
+    except Exception as error:  # noqa: BLE001 - any constructor failure is reported
+        raise CommandError(f"cannot create a {cls.__name__} of {path} without arguments to show "
+                           f"its method ({type(error).__name__}: {error}); name a function "
+                           f"instead.") from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m transpiler", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("target", help="path/to/file.py:function (or :Class.method)")
+    parser.add_argument("--args", metavar="SPECS",
+                        help='argument specs for the graph, e.g. "f32[None,3], i32[]"')
+    parser.add_argument("--graph", action="store_true", help="print the optimized graph")
+    parser.add_argument("--unoptimized", action="store_true",
+                        help="print the graph as traced, before the passes")
+    parser.add_argument("--table", action="store_true", help="print the graph as a table")
+    parser.add_argument("--dot", metavar="FILE", help="write the graph as Graphviz DOT")
+    parser.add_argument("--svg", metavar="FILE", help="write the graph as SVG (needs Graphviz)")
+    parser.add_argument("--png", metavar="FILE", help="write the graph as PNG (needs Graphviz)")
+    options = parser.parse_args(argv)
+    try:
+        run(options)
+    except CommandError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except rt.visualize.GraphvizNotFoundError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def run(options) -> None:
+    fn = load_function(options.target)
+    wants_graph = options.graph or options.unoptimized or options.table or options.dot \
+        or options.svg or options.png
+    if not wants_graph:
+        print(api.to_code(fn), end="")
+        return
+    specs = parse_specs(options.args) if options.args else []
+    concrete = _concrete(fn, specs)
+    if options.graph:
+        print(concrete.graph)
+    if options.unoptimized:
+        print(concrete.unoptimized_graph)
+    if options.table:
+        print(rt.visualize.format_table(concrete.graph))
+    if options.dot:
+        with open(options.dot, "w", encoding="utf-8") as handle:
+            handle.write(rt.visualize.to_dot(concrete))
+    for path in (options.svg, options.png):
+        if path:
+            rt.visualize.render(concrete, path)
+
+
+def _concrete(fn, specs: list):
+    try:
+        return api.function(fn).get_concrete_function(*specs)
+    except TypeError as error:
+        if "missing" in str(error) and not specs:
+            raise CommandError(f"{error}. Give the argument specs with --args, e.g. "
+                               f"--args \"f32[None], i32[]\".") from None
+        raise CommandError(str(error)) from None

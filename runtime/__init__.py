@@ -34,6 +34,7 @@ from runtime.ops.reduce_ops import (argmax, argmin, reduce_all, reduce_any, redu
                                     reduce_mean, reduce_min, reduce_prod, reduce_sum)
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec
 from runtime.variables import Variable
+from runtime.serialize import load, save
 
 _install_operators(Tensor, Variable)
 

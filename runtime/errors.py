@@ -30,3 +30,7 @@ class GraphTypeError(RuntimeErrorBase, TypeError):
 
 class RetracingWarning(UserWarning):
     """A function is traced again and again, which makes every call slow."""
+
+
+class SavedGraphError(ValueError):
+    """A saved graph file cannot be loaded: corrupt, truncated, changed, or from a newer version."""

@@ -87,8 +87,9 @@ class Graph:
     def add_node(self, op, inputs: Sequence[SymbolicTensor], attrs: dict, out_types: Sequence[tuple],
                  subgraphs: dict | None = None, location: Location | None = None) -> Node:
         node = Node(self, op, inputs, attrs, out_types, subgraphs, location)
-        if node.effect or op.stateful:
-            # Effects and state reads keep program order: chain them explicitly.
+        if node.stateful:
+            # Effects and state reads (control flow that reads included) keep program order:
+            # chain them explicitly.
             if self.last_effect is not None:
                 node.control_inputs.append(self.last_effect)
             if node.effect:

@@ -41,7 +41,7 @@ def _constant(value):
 
 def _condition_is_false(node: Node, arguments: list) -> bool:
     cond = node.subgraphs["cond"]
-    known = {id(param): _constant(arg) for param, arg in zip(cond.inputs, arguments)
+    known = {id(param): arg.node.attrs["value"] for param, arg in zip(cond.inputs, arguments)
              if arg.node.op is CONST}
     for inner in cond.nodes:
         if inner.op is CONST:

@@ -37,11 +37,14 @@ def rewrite(graph: Graph, rule: Rule) -> list[str]:
     ordering: dict[int, list[Node]] = {}  # a removed node -> the nodes now ordered in its place
     nodes: list[Node] = []
     for node in graph.nodes:
-        node.inputs = [values.get(id(v), v) for v in node.inputs]
-        node.control_inputs = _unique(
-            [c for old in node.control_inputs for c in ordering.get(id(old), [old])])
+        if values:
+            node.inputs = [values.get(id(v), v) for v in node.inputs]
+            for sub in node.subgraphs.values():
+                sub.captures = [(values.get(id(outer), outer), inner) for outer, inner in sub.captures]
+        if ordering and node.control_inputs:
+            node.control_inputs = _unique(
+                [c for old in node.control_inputs for c in ordering.get(id(old), [old])])
         for sub in node.subgraphs.values():
-            sub.captures = [(values.get(id(outer), outer), inner) for outer, inner in sub.captures]
             changes += rewrite(sub, rule)
         result = rule(node)
         if result is None:

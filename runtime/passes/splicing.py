@@ -20,7 +20,7 @@ def splice(node: Node, key: str, arguments: list[SymbolicTensor]) -> tuple[list[
         moved.graph = parent
         for value in moved.outputs:
             value.graph = parent
-        if (moved.effect or moved.op.stateful) and not moved.control_inputs:
+        if moved.stateful and not moved.control_inputs:
             moved.control_inputs = list(node.control_inputs)
         for nested in moved.subgraphs.values():
             nested.parent = parent

@@ -19,7 +19,7 @@ import numpy as np
 
 from runtime.errors import AssertionFailedError, InvalidArgumentError
 from runtime.graph import Graph, Node
-from runtime.ops.registry import CONST
+from runtime.ops.registry import CONST, PLACEHOLDER
 
 _plan_ids = itertools.count(1)
 
@@ -101,13 +101,19 @@ class _Emitter:
         if scalars:  # as NumPy scalars, like the 0-d constants, for the scalar fast path
             self.lines.append(f"    {', '.join(scalars)} = {', '.join(p + '[()]' for p in scalars)}")
         self.block(graph, "    ", keep=graph.outputs)
-        self.lines.append("    return (" + "".join(self.output_expr(v) + ", " for v in graph.outputs) + ")")
+        self.lines.append("    return (" + "".join(self.result_expr(v) + ", " for v in graph.outputs) + ")")
         return "\n".join(self.lines) + "\n"
 
     def output_expr(self, value) -> str:
         name = self.names[id(value)]
         # Constants are shared, read-only arrays; callers get their own copy.
         return f"{name}.copy()" if value.node.op is CONST else name
+
+    def result_expr(self, value) -> str:
+        """A result of the whole plan: an argument returned as it is is copied too, or the
+        result would change when the caller changes the array they passed."""
+        name = self.output_expr(value)
+        return f"{name}.copy()" if value.node.op is PLACEHOLDER else name
 
     def emit(self, line: str, node: Node | None = None) -> None:
         self.lines.append(line)

@@ -47,6 +47,7 @@ class Variable:
                 "one call: create it once outside the function (for example at module level or "
                 "in __init__) and use it inside.")
         value = constant(initial_value, dtype).numpy().copy()
+        value.flags.writeable = False  # reads hand this array out; it changes only by assignment
         self._value = value
         self.dtype = value.dtype
         self.shape = value.shape
@@ -101,7 +102,10 @@ class Variable:
         elif mode == "sub":
             array = self._value - array
         # Always a copy: a graph hands over the caller's own array, which they may change later.
-        self._value = np.array(array, dtype=self.dtype)
+        # Read-only, as tensors that earlier reads returned may share it.
+        stored = np.array(array, dtype=self.dtype)
+        stored.flags.writeable = False
+        self._value = stored
 
     def __repr__(self) -> str:
         return (f"<rt.Variable {self.name!r} shape={format_shape(self.shape)} dtype={self.dtype.name}, "

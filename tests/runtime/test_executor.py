@@ -233,3 +233,20 @@ def test_a_view_of_a_dying_value_keeps_its_data():
     flat, z = rt.function(f)(np.arange(4, dtype=np.float32).reshape(2, 2))
     np.testing.assert_array_equal(flat.numpy(), [0.0, 2.0, 4.0, 6.0])
     np.testing.assert_array_equal(z.numpy(), [[1.0, 3.0], [5.0, 7.0]])
+
+
+def test_a_returned_argument_does_not_change_with_the_callers_array():
+    f = rt.function(lambda x: x * 1.0)  # simplified to returning x itself
+    x = np.ones(3, np.float32)
+    result = f(x)
+    x[0] = 42.0
+    assert result.numpy()[0] == 1.0
+
+
+def test_a_returned_variable_read_cannot_change_the_variable():
+    v = rt.Variable(rt.constant([1.0, 2.0]))
+    read = rt.function(lambda: v.value())()
+    with pytest.raises(ValueError, match="read-only"):
+        read.numpy()[0] = 42.0
+    v.assign_add(rt.constant([1.0, 1.0]))
+    assert read.numpy().tolist() == [1.0, 2.0] and v.numpy().tolist() == [2.0, 3.0]

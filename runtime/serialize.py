@@ -77,14 +77,19 @@ def load(path: str) -> ConcreteFunction:
                               f"changed after it was saved. Save the function again.")
     try:
         body = json.loads(graph_bytes)
+    except ValueError as error:
+        raise SavedGraphError(f"{path} has a graph description that is not JSON ({error}).") from None
+    try:
         with np.load(io.BytesIO(array_bytes), allow_pickle=False) as stored:
             arrays = {name: stored[name] for name in stored.files}
-    except ValueError as error:
-        raise SavedGraphError(f"{path} holds data that cannot be read safely ({error}); arrays "
+    except (ValueError, OSError, zipfile.BadZipFile) as error:
+        raise SavedGraphError(f"{path} holds arrays that cannot be read safely ({error}); arrays "
                               f"must not be pickled objects.") from None
     try:
         return _Decoder(arrays, path).function(body)
-    except (KeyError, TypeError, IndexError) as error:
+    except (KeyError, TypeError, IndexError, ValueError, RecursionError) as error:
+        if isinstance(error, SavedGraphError):
+            raise
         raise SavedGraphError(f"{path} has a malformed graph description ({type(error).__name__}: "
                               f"{error}).") from None
 

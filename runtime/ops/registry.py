@@ -18,7 +18,7 @@ import numpy as np
 from runtime import dtypes
 from runtime.errors import InvalidArgumentError
 from runtime.source_location import user_location
-from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, format_shape
+from runtime.tensor import EagerTensor, SymbolicTensor, format_shape
 from runtime import tracing
 
 Kernel = Callable[..., Any]

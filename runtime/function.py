@@ -218,7 +218,13 @@ class Function:
         symbolic = tuple(_substitute(value, part, param, graph)
                          for value, part, param in zip(values, key, self._param_names))
         with tracing.building(graph):
-            result = self._call_python(self._trace_function, symbolic)
+            try:
+                result = self._call_python(self._trace_function, symbolic)
+            except RecursionError:
+                raise RecursionError(
+                    f"tracing {name} recursed too deeply. A recursive call whose depth depends on "
+                    f"a tensor cannot be traced (the graph would be infinite); write the "
+                    f"recursion as a loop, or make its depth a Python value.") from None
             outputs = _graph_outputs(result, graph)
         unoptimized = graph.copy()
         records = optimize(graph)

@@ -151,3 +151,15 @@ def test_arguments_that_do_not_match_the_input_signature_are_named():
                                         r"expected float32 with shape \(None,\), got a tensor of "
                                         r"dtype int32 and shape \(2,\)"):
         fn(rt.constant([1, 2]))
+
+
+def power_by_recursion(x, k):
+    if k == 0:
+        return 1
+    return x * power_by_recursion(x, k - 1)
+
+
+def test_recursion_on_a_tensor_depth_says_to_write_a_loop():
+    with pytest.raises(RecursionError, match="depth depends on a tensor cannot be traced"):
+        function(power_by_recursion)(rt.constant(2), rt.constant(3))
+    assert int(function(power_by_recursion)(rt.constant(2), 3)) == 8

@@ -67,7 +67,6 @@ def test_an_if_whose_branches_return_returns_the_branch_value():
 def test_a_while_loop_with_break():
     check(count_down, """
         def count_down(n):
-            continue_ = ag__.Undefined('continue_')
             steps = 0
             break_ = False
 
@@ -75,7 +74,7 @@ def test_a_while_loop_with_break():
             def loop_test():
                 return ag__.and_(lambda: ag__.not_(break_), lambda: n > 0)
             def loop_body():
-                nonlocal break_, continue_, n, steps
+                nonlocal break_, n, steps
                 continue_ = False
                 n -= 1
 
@@ -112,12 +111,11 @@ def test_a_while_loop_with_break():
 def test_a_for_loop_with_continue():
     check(sum_odd, """
         def sum_odd(n):
-            continue_ = ag__.Undefined('continue_')
             total = 0
 
             # for i in range(n):
             def loop_body(i):
-                nonlocal continue_, total
+                nonlocal total
                 continue_ = False
 
                 # if i % 2 == 0:

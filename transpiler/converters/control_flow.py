@@ -138,14 +138,39 @@ class _ControlFlow(ScopeTransformer):
         statement = gast.Return(call) if returns else gast.Expr(call)
         return self._emit(node, definitions + state_defs + [statement])
 
+    def _visit_loop_body(self, statements: list) -> tuple[list, set, set]:
+        """The converted body, and the variables its nested closures declared `nonlocal` or
+        found possibly undefined (so the loop can keep its temporaries to itself)."""
+        declared, maybe_undefined = set(self.declared), set(self.maybe_undefined)
+        body = self.visit_block(statements)
+        inner = (self.declared - declared, self.maybe_undefined - maybe_undefined)
+        self.declared, self.maybe_undefined = declared, maybe_undefined
+        return body, *inner
+
+    def _loop_function(self, name_: str, params: list[str], body: list, modified: set,
+                       state: list, inner_declared: set, inner_maybe: set) -> gast.FunctionDef:
+        """The loop body as a function. Variables that live only within one iteration (not
+        state) stay local to it, with a placeholder value when nested closures need one."""
+        temporaries = {q for q in modified if q in self.locals} - set(state) - set(params)
+        self.declared |= inner_declared - temporaries
+        self.maybe_undefined |= inner_maybe - temporaries
+        bound = {n.id for n in own_scope_walk(body) if isinstance(n, gast.Name)
+                 and isinstance(n.ctx, gast.Store)}
+        unbound = sorted(temporaries & ((inner_declared - bound) | inner_maybe))
+        inits = [s for variable in unbound for s in replace(
+            "__tpl_var = ag__.Undefined(__tpl_text)", var=variable, text=constant(variable))]
+        declarations = self._declarations(modified - temporaries, exclude=set(params))
+        return self._function(name_, params, declarations + inits + body)
+
     def visit_While(self, node):
         mutated = _mutated_objects(node.body)
-        node.body = self.visit_block(node.body)
+        node.body, inner_declared, inner_maybe = self._visit_loop_body(node.body)
         modified = self._modified(anno.get(node, Anno.BODY_SCOPE, None))
         state, _ = self._state(node, modified)
         test_name, body_name = self.ctx.namer.new("loop_test"), self.ctx.namer.new("loop_body")
         definitions = [self._function(test_name, [], [gast.Return(node.test)]),
-                       self._function(body_name, [], self._declarations(modified) + node.body)]
+                       self._loop_function(body_name, [], node.body, modified, state,
+                                           inner_declared, inner_maybe)]
         state_defs, state_args = self._state_functions(state)
         call = gast.Expr(gast.Call(_ag("while_stmt"), [name(test_name), name(body_name)] + state_args,
                                    _mutates_keyword(mutated)))
@@ -155,7 +180,7 @@ class _ControlFlow(ScopeTransformer):
         if node.body and getattr(node.body[0], _MARKER, False):
             node.body = node.body[1:]
         mutated = _mutated_objects(node.body)
-        node.body = self.visit_block(node.body)
+        node.body, inner_declared, inner_maybe = self._visit_loop_body(node.body)
         modified = self._modified(anno.get(node, Anno.BODY_SCOPE, None),
                                   anno.get(node, Anno.ITERATE_SCOPE, None))
         state, _ = self._state(node, modified)
@@ -163,13 +188,12 @@ class _ControlFlow(ScopeTransformer):
         if isinstance(target, gast.Name) and target.id not in state and target.id not in self.globals \
                 and target.id not in self.nonlocals:
             parameter, body = target.id, node.body
-            declarations = self._declarations(modified, exclude={target.id})
         else:
             parameter = self.ctx.namer.new("item")
             body = [gast.Assign([target], name(parameter), None)] + node.body
-            declarations = self._declarations(modified)
         body_name = self.ctx.namer.new("loop_body")
-        definitions = [self._function(body_name, [parameter], declarations + body)]
+        definitions = [self._loop_function(body_name, [parameter], body, modified, state,
+                                           inner_declared, inner_maybe)]
         test_arg = constant(None)
         condition = extra_test(node)
         if condition is not None:

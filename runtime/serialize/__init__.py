@@ -1,0 +1,104 @@
+"""Graphs on disk: ``rt.save(concrete_function, path)`` and ``rt.load(path)``.
+
+A saved function is one zip file (conventionally ``*.e2g``): a single file is what users copy,
+attach and version, and a zip gives members, compression and a length-checked structure from
+the standard library. It holds
+
+* ``manifest.json``: ``{"format": "eager2graph-graph", "version": 1, "sha256": ...}``, the
+  checksum taken over the two other members (see ``archive.checksum``);
+* ``graph.json``: the function's name, parameter names, argument key (tensors by dtype and
+  shape, Python values by value), output structure, variables (name, trainable) and the
+  optimized graph: inputs, nodes in program order (op name, inputs as ``[node id, output
+  index]``, control inputs, attributes in a tagged encoding, output types, source location,
+  subgraphs recursively) and outputs;
+* ``arrays.npz``: constants (``constant<i>``) and the variables' values at save time
+  (``variable<i>``), read with ``allow_pickle=False``.
+
+Loading never unpickles, imports or evaluates anything from the file: ops are looked up by name
+in the runtime's own registry, attribute tags come from fixed tables, and everything the
+executor compiles into source is validated first. Every problem (truncated or foreign file,
+wrong checksum, newer version, unknown op or tag, pickled arrays, malformed description)
+raises ``SavedGraphError`` saying what is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from runtime.concrete_function import ConcreteFunction
+from runtime.errors import SavedGraphError
+from runtime.function import Function
+from runtime.serialize.archive import read_archive, write_archive
+from runtime.serialize.graphs import GraphDecoder, encode_graph
+from runtime.serialize.loaded import LoadedFunction
+from runtime.serialize.signature import (decode_key, decode_structure, encode_key,
+                                         encode_structure)
+from runtime.serialize.values import Reader, Writer
+from runtime.variables import Variable
+
+__all__ = ["LoadedFunction", "load", "save"]
+
+
+def save(function: ConcreteFunction, path: str | os.PathLike) -> None:
+    """Writes ``function`` (its optimized graph, signature and current variable values) to
+    ``path``. A Function with an input_signature may be passed for its one concrete function."""
+    if isinstance(function, Function) and function.input_signature is not None:
+        function = function.get_concrete_function()
+    if not isinstance(function, ConcreteFunction):
+        raise TypeError(f"rt.save takes a concrete function, got {type(function).__name__}. Use "
+                        f"f.get_concrete_function(*tensor_specs) to pick the graph to save.")
+    writer = Writer()
+    params = function.param_names[:len(function.key)]  # later ones keep their defaults
+    body = {"name": function.name, "params": params,
+            "key": [encode_key(part, name) for part, name in zip(function.key, params)],
+            "outputs": encode_structure(function.structured_outputs),
+            "graph": encode_graph(function.graph, writer)}
+    body["variables"] = [{"name": v.name, "trainable": v.trainable} for v in writer.variables]
+    arrays = dict(writer.arrays)
+    arrays.update({f"variable{i}": v.numpy() for i, v in enumerate(writer.variables)})
+    write_archive(os.fspath(path), json.dumps(body, allow_nan=False).encode(), arrays)
+
+
+def load(path: str | os.PathLike) -> LoadedFunction:
+    """The function saved at ``path``, ready to call, with new variables holding the saved
+    values (``.variables``); it needs none of the code that built it."""
+    path = os.fspath(path)
+    graph_bytes, arrays = read_archive(path)
+    try:
+        body = json.loads(graph_bytes)
+    except (ValueError, RecursionError) as error:
+        raise SavedGraphError(f"{path} has a graph description that is not JSON ({error}); the "
+                              f"file is damaged. Save the function again.") from None
+    try:
+        return _decode(body, Reader(path, arrays))
+    except SavedGraphError:
+        raise
+    except (KeyError, TypeError, IndexError, ValueError, AttributeError, AssertionError,
+            OverflowError, RecursionError) as error:
+        raise SavedGraphError(f"{path} has a malformed graph description ({type(error).__name__}: "
+                              f"{error}); it was not written by eager2graph or was changed. Save "
+                              f"the function again.") from None
+
+
+def _decode(body: dict, reader: Reader) -> LoadedFunction:
+    reader.variables = [_variable(spec, reader.array(f"variable{i}"))
+                        for i, spec in enumerate(body["variables"])]
+    graph = GraphDecoder(reader).graph(body["graph"], None)
+    graph.lint()
+    key = tuple(decode_key(part, reader) for part in body["key"])
+    params = body["params"]
+    if len(params) != len(key) or not all(type(name) is str for name in params):
+        raise ValueError(f"the parameters {params!r} do not match the {len(key)} saved arguments")
+    structure = decode_structure(body["outputs"], reader, graph.outputs)
+    name = body["name"]
+    if type(name) is not str:
+        raise ValueError(f"the function name {name!r} is not a string")
+    return LoadedFunction(name, graph, key, params, structure, reader.variables)
+
+
+def _variable(spec: dict, value) -> Variable:
+    name, trainable = spec["name"], spec["trainable"]
+    if type(name) is not str or type(trainable) is not bool:
+        raise ValueError(f"the variable description {spec!r} is not a name and a trainable flag")
+    return Variable(value, name=name, trainable=trainable)

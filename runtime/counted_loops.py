@@ -54,7 +54,8 @@ def recognize(node: Node) -> CountedReduction | None:
         if term is None or not _integral_scalar(params[position]):
             return None
         nodes = _cone(term, params, index, count)
-        if nodes is None or not any(_reads(n, params[index]) for n in nodes):
+        reads_counter = term is params[index] or any(_reads(n, params[index]) for n in nodes or ())
+        if nodes is None or not reads_counter:
             return None
         terms[position] = term
         cone |= {id(n) for n in nodes}

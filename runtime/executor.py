@@ -255,7 +255,7 @@ class _Emitter:
         for term_node in reduction.term_nodes:
             kernel = term_node.op.bound_kernel(term_node.attrs, [(v.dtype, v.shape) for v in term_node.inputs])
             self.call(term_node, kernel, inner, dying=set())
-        results = [f"np_maximum({start}, {bound})" if position == reduction.index else
+        results = [f"dtype{node.id}.type(np_maximum({start}, {bound}))" if position == reduction.index else
                    f"np_add({names[position]}, np_add.reduce({self.names[id(reduction.terms[position])]}, "
                    f"dtype=dtype{node.id}_{position}))" if position in reduction.terms else
                    self.output_expr(node.inputs[position]) for position in range(count)]

@@ -78,3 +78,20 @@ def test_several_accumulators_and_invariants(start, n, k, monkeypatch):
 @pytest.mark.parametrize("fn", [float_sum, printing_sum])
 def test_float_sums_and_loops_with_effects_stay_loops(fn):
     assert "np_arange" not in plan(fn, I32)
+
+
+def counter_kept(n):
+    s = 0
+    i = 0
+    while i < n:
+        s += i
+        i += 1
+    return i, s
+
+
+def test_the_counter_keeps_its_dtype_when_the_bound_is_wider():
+    i, s = function(counter_kept)(rt.constant(np.int64(5)))
+    assert "np_arange" in plan(counter_kept, rt.TensorSpec([], rt.int64))
+    assert (int(i), int(s)) == (5, 10)
+    assert i.dtype == function(counter_kept).get_concrete_function(
+        rt.TensorSpec([], rt.int64)).graph.outputs[0].dtype

@@ -22,6 +22,11 @@ def _any_symbolic(values) -> bool:
 def range_(*args):
     """``range``; with a tensor bound, a range tensor that a ``for`` loop iterates in the graph."""
     if _any_symbolic(args):
+        for value in args:
+            if is_symbolic(value) and value.dtype.kind not in "iu":
+                raise TypeError(
+                    f"range() takes integers, but got a tensor of dtype {value.dtype.name} "
+                    f"({value.name}). Cast it with rt.cast(x, rt.int32) if a whole number is meant.")
         return rt.range(*args)
     return builtins.range(*args)
 

@@ -8,12 +8,14 @@ which comparisons, the usual operands, always do).
 from __future__ import annotations
 
 import runtime as rt
-from runtime.control_flow import is_symbolic
+from runtime.control_flow import is_symbolic, scalar_condition
 
 
 def not_(value):
+    """``not value``: a scalar tensor's truth (``!= 0``) negated; a non-scalar is ambiguous, as
+    in Python and NumPy, so it is an error rather than an elementwise result."""
     if is_symbolic(value):
-        return rt.logical_not(value if value.dtype == rt.bool else rt.not_equal(value, 0))
+        return rt.logical_not(scalar_condition(value, "a `not` expression"))
     return not value
 
 

@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from runtime import dtypes, nest, tracing
-from runtime.errors import GraphTypeError, ShapeError
+from runtime.errors import GraphTypeError, GraphValueError, ShapeError
 from runtime.graph import Graph
 from runtime.ops import math_ops
 from runtime.ops.array_ops import reshape
@@ -189,7 +189,7 @@ def _check_static_pair(a, b, name: str) -> None:
         return
     if a is None or b is None:
         branch = "true" if a is None else "false"
-        raise GraphTypeError(
+        raise GraphValueError(
             f"'{name}' is None in the {branch} branch of a tensor conditional but a value in the "
             f"other{_where()}. Give it a value in both branches.")
     if _is_static(a) and _is_static(b) and (a is b or _safe_equal(a, b)):
@@ -215,6 +215,15 @@ def _describe(value) -> str:
 
 def _branch_values(a, b, then_graph: Graph, else_graph: Graph, name: str):
     """Both branch leaves as tensors of one dtype (Python scalars are weakly typed)."""
+    if isinstance(a, dtypes.PYTHON_SCALARS) and isinstance(b, dtypes.PYTHON_SCALARS) \
+            and type(a) is not type(b):
+        # Python's answer would be an int on one path and a float on the other: no one tensor
+        # dtype gives both.
+        raise GraphTypeError(
+            f"'{name}' is {_describe(a)} in the true branch but {_describe(b)} in the false "
+            f"branch of a tensor conditional{_where()}; Python would give a different type on "
+            f"each path, which one graph value cannot. Make both the same type (e.g. "
+            f"{_same_type_hint(a, b)}).")
     dtype_a, dtype_b = _leaf_dtype(a, b), _leaf_dtype(b, a)
     if dtype_a != dtype_b:
         raise GraphTypeError(
@@ -222,6 +231,12 @@ def _branch_values(a, b, then_graph: Graph, else_graph: Graph, name: str):
             f"branch of a tensor conditional{_where()}; both branches must give the same dtype "
             f"(convert one of them with rt.cast).")
     return _leaf_to_graph(a, then_graph, dtype_a), _leaf_to_graph(b, else_graph, dtype_b)
+
+
+def _same_type_hint(a, b) -> str:
+    if isinstance(a, float) or isinstance(b, float):
+        return "write 1.0 instead of 1"
+    return "write 1 instead of True"
 
 
 def _leaf_dtype(leaf, other) -> np.dtype:

@@ -28,6 +28,11 @@ class GraphTypeError(RuntimeErrorBase, TypeError):
     """Values of control flow (branch outputs, loop variables) disagree in structure or dtype."""
 
 
+class GraphValueError(RuntimeErrorBase, ValueError):
+    """A value that graph control flow needs is missing: ``None`` on one path, or a variable
+    that is assigned on some paths only."""
+
+
 class RetracingWarning(UserWarning):
     """A function is traced again and again, which makes every call slow."""
 

@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from runtime import config, dtypes, nest, retracing, tracing
+from runtime import config, dtypes, nest, outside_objects, retracing, tracing
 from runtime.concrete_function import ConcreteFunction
 from runtime.fast_call import MISS
 from runtime.graph import Graph
@@ -217,6 +217,9 @@ class Function:
         graph = Graph(name)
         symbolic = tuple(_substitute(value, part, param, graph)
                          for value, part, param in zip(values, key, self._param_names))
+        # Containers of tensors are rebuilt around the placeholders: both versions count.
+        graph.received = (outside_objects.roots_of_call(self.python_function, values)
+                          + outside_objects.roots_of_call(self._trace_function, symbolic))
         with tracing.building(graph):
             try:
                 result = self._call_python(self._trace_function, symbolic)
@@ -226,6 +229,7 @@ class Function:
                     f"a tensor cannot be traced (the graph would be infinite); write the "
                     f"recursion as a loop, or make its depth a Python value.") from None
             outputs = _graph_outputs(result, graph)
+        graph.received = None  # the graph must not keep the caller's objects alive
         unoptimized = graph.copy()
         records = optimize(graph)
         concrete = ConcreteFunction(name, graph, key, self._param_names, outputs,

@@ -75,6 +75,8 @@ class Graph:
         self._captured: dict[int, SymbolicTensor] = {}
         self._constants: dict[int, tuple[Any, SymbolicTensor]] = {}
         self.last_effect: Node | None = None
+        # While a top-level graph is traced: the objects its call received (see outside_objects).
+        self.received: tuple | None = None
 
     # -- building ---------------------------------------------------------------------------
 

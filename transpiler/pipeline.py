@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import gast
 
+from transpiler.analysis import activity
 from transpiler.converters import (break_statements, call_trees, continue_statements,
                                    control_flow, expressions, return_statements, unsupported,
                                    variables)
@@ -24,8 +27,11 @@ CONVERTERS = (
 
 def convert_tree(fn_node: gast.FunctionDef, ctx: Context) -> None:
     """Converts ``fn_node`` in place; nested functions first, each as its own scope."""
-    for node in list(own_scope_walk(fn_node.body)):
-        if isinstance(node, gast.FunctionDef):
-            convert_tree(node, ctx)
+    nested = [node for node in own_scope_walk(fn_node.body) if isinstance(node, gast.FunctionDef)]
+    if nested:
+        own_locals = {str(q) for q in activity.resolve(fn_node).local_names}
+        inner = dataclasses.replace(ctx, enclosing_locals=ctx.enclosing_locals | own_locals)
+        for node in nested:
+            convert_tree(node, inner)
     for _, converter in CONVERTERS:
         converter(fn_node, ctx)

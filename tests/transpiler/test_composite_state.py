@@ -45,8 +45,45 @@ def key_created_in_branches(x):
 
 
 @pytest.mark.parametrize("n", [0, 1, 5, 9])
-def test_attribute_of_self_in_a_tensor_while(n):
-    assert int(function(Accumulator().add_below)(rt.constant(n))) == Accumulator().add_below(n)
+def test_attribute_of_self_in_a_python_while_runs_as_python(n):
+    accumulator = Accumulator()
+    assert function(accumulator.add_below)(n) == Accumulator().add_below(n)
+    assert accumulator.total == Accumulator().add_below(n)
+
+
+def test_attribute_of_self_in_a_tensor_while_is_refused_and_left_unchanged():
+    # A graph would compute self.total but could not store it back on each call.
+    accumulator = Accumulator()
+    with pytest.raises(ValueError, match=r"'self\.total' is changed by a while loop on a tensor at "
+                                         r".*test_composite_state\.py:\d+, but it belongs to an "
+                                         r"object from outside the function \(self\).*rt\.Variable"):
+        function(accumulator.add_below)(rt.constant(3))
+    assert accumulator.total == 0
+
+
+def fill_by_sign(d, x):
+    if x > 0:
+        d["a"] = x
+    else:
+        d["a"] = -x
+
+
+def abs_through_a_helper(x):
+    d = {"a": 0}
+    fill_by_sign(d, x)
+    return d["a"]
+
+
+@pytest.mark.parametrize("x", [-3, 0, 4])
+def test_a_helper_may_change_an_object_the_trace_created(x):
+    assert int(function(abs_through_a_helper)(rt.constant(x))) == abs_through_a_helper(x)
+
+
+def test_a_helper_may_not_leave_graph_values_in_an_argument_of_the_trace():
+    d = {"a": 0}
+    with pytest.raises(ValueError, match=r"'d\['a'\]' is changed by an if statement on a tensor"):
+        function(fill_by_sign)(d, rt.constant(2))
+    assert d == {"a": 0}
 
 
 @pytest.mark.parametrize("x", [-4, 0, 7])

@@ -21,6 +21,9 @@ class Context:
     free_vars: frozenset[str]
     # Names bound anywhere in the function; a local shadows a builtin of the same name.
     local_names: frozenset[str] = field(default_factory=frozenset)
+    # Locals of the converted functions this one is nested in: their objects live no longer
+    # than the call being converted, unlike globals and the variables of other enclosing code.
+    enclosing_locals: frozenset[str] = field(default_factory=frozenset)
 
 
 class ScopeTransformer(gast.NodeTransformer):

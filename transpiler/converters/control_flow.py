@@ -63,6 +63,24 @@ class _ControlFlow(ScopeTransformer):
                 self.maybe_undefined.add(variable)
         return outputs + inputs, len(outputs)
 
+    def _outer(self, state: list[str]) -> list[str]:
+        """State that may live beyond this call: globals, variables of enclosing code that is
+        not converted along with this function, and parts of objects reached through them or
+        through parameters. The operators refuse to leave a graph value there."""
+        outer = []
+        for text in state:
+            qn = QN.from_string(text)
+            root = str(qn.base)
+            if root in self.globals:
+                outer.append(text)
+            elif root in self.params:
+                if qn.is_composite:  # an argument's object: the operator checks where it is from
+                    outer.append(text)
+            elif root not in self.locals or root in self.nonlocals:
+                if root not in self.ctx.enclosing_locals:
+                    outer.append(text)
+        return outer
+
     def _is_variable(self, text: str) -> bool:
         return text in self.locals or text in self.globals or text in self.nonlocals
 
@@ -99,15 +117,14 @@ class _ControlFlow(ScopeTransformer):
 
     def _modified(self, *scopes) -> set[str]:
         """Variables the blocks assign, plus parts of objects they change (``p.x``,
-        ``d['k']``, ``v[0]``) when the object itself is a variable the blocks do not rebind:
+        ``d['k']``, ``v[0]``) when the blocks do not rebind the object's variable:
         those parts are carried as state too, so a graph branch or loop can change them."""
         assigned = set()
         for scope in scopes:
             if scope is not None:
                 assigned |= scope.modified | scope.deleted
         names = {str(q) for q in assigned if q.is_simple}
-        parts = {str(q) for q in assigned if q.is_composite and str(q.base) not in names
-                 and self._is_variable(str(q.base))}
+        parts = {str(q) for q in assigned if q.is_composite and str(q.base) not in names}
         self.composites |= parts
         return names | parts
 
@@ -132,7 +149,7 @@ class _ControlFlow(ScopeTransformer):
         args = [node.test, name(body_name), orelse_arg] + state_args
         if state and nouts != len(state):
             args.append(constant(nouts))
-        call = gast.Call(_ag("if_stmt"), args, _mutates_keyword(mutated))
+        call = gast.Call(_ag("if_stmt"), args, _keywords(mutated, self._outer(state[:nouts])))
         # Both branches end by returning (the function ends here): return the branch's value.
         returns = _ends_with_return(node.body) and _ends_with_return(node.orelse)
         statement = gast.Return(call) if returns else gast.Expr(call)
@@ -173,7 +190,7 @@ class _ControlFlow(ScopeTransformer):
                                            inner_declared, inner_maybe)]
         state_defs, state_args = self._state_functions(state)
         call = gast.Expr(gast.Call(_ag("while_stmt"), [name(test_name), name(body_name)] + state_args,
-                                   _mutates_keyword(mutated)))
+                                   _keywords(mutated, self._outer(state))))
         return self._emit(node, definitions + state_defs + [call])
 
     def visit_For(self, node):
@@ -205,7 +222,7 @@ class _ControlFlow(ScopeTransformer):
         if isinstance(target, gast.Name) and target.id in state:
             args.append(gast.Dict([constant("iterate_names")],
                                   [gast.Tuple([constant(target.id)], gast.Load())]))
-        call = gast.Expr(gast.Call(_ag("for_stmt"), args, _mutates_keyword(mutated)))
+        call = gast.Expr(gast.Call(_ag("for_stmt"), args, _keywords(mutated, self._outer(state))))
         return self._emit(node, definitions + state_defs + [call])
 
     def _emit(self, node, statements: list) -> list:
@@ -242,10 +259,10 @@ def _called_method(call: gast.Call) -> gast.Attribute | None:
     return func if isinstance(func, gast.Attribute) else None
 
 
-def _mutates_keyword(mutated: list[str]) -> list:
-    if not mutated:
-        return []
-    return [gast.keyword("mutates", gast.Tuple([constant(m) for m in mutated], gast.Load()))]
+def _keywords(mutates: list[str], outer: list[str]) -> list:
+    """``mutates=(...)`` and ``outer=(...)``, each only when not empty."""
+    return [gast.keyword(keyword, gast.Tuple([constant(v) for v in values], gast.Load()))
+            for keyword, values in (("mutates", mutates), ("outer", outer)) if values]
 
 
 def _ends_with_return(statements: list) -> bool:

@@ -4,6 +4,8 @@
     a and b           ->  ag__.and_(lambda: a, lambda: b)        (``b`` stays lazy)
     not a             ->  ag__.not_(a)
     a < b < c         ->  ag__.and_(lambda: a < b, lambda: b < c)
+    a < f() < c       ->  ag__.chained_compare(a, '<', lambda: f(), '<', lambda: c)
+                          (each operand evaluated once, lazily)
     assert t, msg     ->  ag__.assert_stmt(t, lambda: msg)
 """
 
@@ -12,6 +14,12 @@ from __future__ import annotations
 import gast
 
 from transpiler.converters.base import EXTRA_TEST, ScopeTransformer, extra_test, name
+
+
+_OPERATOR_TEXT = {
+    gast.Lt: "<", gast.LtE: "<=", gast.Gt: ">", gast.GtE: ">=", gast.Eq: "==", gast.NotEq: "!=",
+    gast.Is: "is", gast.IsNot: "is not", gast.In: "in", gast.NotIn: "not in",
+}
 
 
 def _thunk(expression: gast.expr) -> gast.Lambda:
@@ -49,6 +57,16 @@ class _Expressions(ScopeTransformer):
         self.generic_visit(node)
         if len(node.ops) == 1:
             return node
+        if all(isinstance(c, (gast.Name, gast.Constant)) for c in node.comparators[:-1]):
+            # Reading a name twice is harmless, and `and_` reads best.
+            return self._compare_with_and(node)
+        args = [node.left]
+        for op, right in zip(node.ops, node.comparators):
+            args += [gast.Constant(_OPERATOR_TEXT[type(op)], None), _thunk(right)]
+        return _call("chained_compare", args)
+
+    @staticmethod
+    def _compare_with_and(node):
         parts = []
         left = node.left
         for op, right in zip(node.ops, node.comparators):

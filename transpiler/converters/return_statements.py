@@ -4,7 +4,7 @@ A function whose only ``return`` is its last statement is left as it is, and so 
 returns all end the branches of ``if`` statements that end the function (each such ``if``
 then returns its branch's value). Otherwise, first the
 code after an ``if`` whose branch always returns moves into the other branch (so both paths
-are explicit; a function that can run off its end gets a final ``return None``), then every ``return v`` becomes ``do_return = True; retval = v``, code after a
+are explicit; a function that can run off its end gets a final ``return None``), then every ``return v`` becomes ``retval = v; do_return = True``, code after a
 statement that may have returned is guarded by ``if not do_return:``, loops stop once
 ``do_return`` is set, and the function ends with ``return ag__.return_value(retval)``.
 """
@@ -95,8 +95,10 @@ def transform(fn_node: gast.FunctionDef, ctx) -> None:
     do_return, retval = ctx.namer.new("do_return"), ctx.namer.new(RETURN_VALUE_NAME)
 
     def lower(statement: gast.Return) -> list:
+        # The value first: if computing it raises (and the exception is caught), no return
+        # happened, as in Python.
         value = statement.value if statement.value is not None else constant(None)
-        return [assign(do_return, constant(True)), assign(retval, value)]
+        return [assign(retval, value), assign(do_return, constant(True))]
 
     _stop_loops(body, do_return)
     lowered = guard_rest(body, do_return, gast.Return, lower, loops_own_jumps=False)

@@ -15,11 +15,12 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 import runtime as rt
-from runtime import nest, tracing
+from runtime import nest, outside_objects, tracing
 from runtime.control_flow import (Unset, is_symbolic, python_truth, scalar_condition,
                                   zeros_like_leaf)
 from runtime.graph import Graph
 from runtime.source_location import user_location
+from transpiler.analysis.qual_names import QN
 from transpiler.operators.variables import Undefined, UndefinedReturnValue, is_return_value_name
 
 GetState = Callable[[], tuple]
@@ -78,17 +79,55 @@ def _leaf_names(names: Sequence[str], values: Sequence) -> list[str]:
     return result
 
 
+def _refuse_graph_values_outside(outer: Sequence[str], names: Sequence[str], values: Sequence,
+                                 get_state: GetState, set_state: SetState, initial: tuple,
+                                 construct: str) -> None:
+    """A graph value left in a global, in a variable of enclosing code, or in an object the
+    call received would outlive the trace: each later call reuses the graph and never updates
+    it. Refused, naming the variable; objects the traced code made itself are fine."""
+    for name, value in zip(names, values):
+        if name not in outer or not any(is_symbolic(leaf) for leaf in nest.flatten(value)):
+            continue
+        root = QN.from_string(name).base
+        holder = _root_object(get_state, str(root))
+        if name != str(root) and holder is not _GLOBAL and not outside_objects.is_from_outside(holder):
+            continue
+        set_state(initial)  # the refused statement leaves every variable as it was
+        owner = ("is a global variable" if holder is _GLOBAL and name == str(root)
+                 else "is a variable of an enclosing function" if name == str(root)
+                 else f"belongs to an object from outside the function ({root})")
+        raise ValueError(
+            f"'{name}' is changed by {construct} on a tensor{_where()}, but it {owner}, which "
+            f"outlives the call: the graph computes the new value each time it runs but cannot "
+            f"store it there, so later calls would not see it. Keep the value in an "
+            f"rt.Variable (create it once outside, then .assign(...) it here), or compute it in "
+            f"a local variable and return it.")
+
+
+_GLOBAL = object()
+
+
+def _root_object(get_state: GetState, root: str):
+    """The object a state variable's name starts from, as ``get_state`` sees it; ``_GLOBAL``
+    when it is a module global."""
+    code = getattr(get_state, "__code__", None)
+    if code is not None and root in code.co_freevars:
+        return get_state.__closure__[code.co_freevars.index(root)].cell_contents
+    return _GLOBAL
+
+
 # -- if ------------------------------------------------------------------------------------
 
 
 def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_state,
             set_state: SetState = _ignore_state, names: Sequence[str] = (), nouts: int | None = None,
-            *, mutates: Sequence[str] = ()):
+            *, mutates: Sequence[str] = (), outer: Sequence[str] = ()):
     """Runs ``body()`` if ``cond`` else ``orelse()``; returns what the branch returns.
 
     ``names`` names the state variables; the first ``nouts`` of them are outputs (the others
     are only read inside the branches and are restored afterwards). ``mutates`` lists calls
-    that change outside objects in place (``out.append``), which a graph cannot repeat.
+    that change outside objects in place (``out.append``), which a graph cannot repeat;
+    ``outer`` the state that may belong to objects or variables from outside the call.
     """
     orelse = orelse or _no_branch
     if not is_symbolic(cond):
@@ -120,6 +159,8 @@ def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_st
         return traced
 
     result, outputs = rt.cond(cond, branch(body, "if"), branch(orelse, "else"), names=leaf_names)
+    _refuse_graph_values_outside(outer, names, outputs, get_state, set_state, initial,
+                                 "an if statement")
     set_state(tuple(outputs) + tuple(initial[nouts:]))
     return result
 
@@ -160,7 +201,7 @@ def if_exp(cond, if_true: Callable, if_false: Callable, expression: str = ""):
 
 def while_stmt(test: Callable, body: Callable, get_state: GetState = _no_state,
                set_state: SetState = _ignore_state, names: Sequence[str] = (), opts: dict | None = None,
-               *, mutates: Sequence[str] = ()):
+               *, mutates: Sequence[str] = (), outer: Sequence[str] = ()):
     """``while test(): body()``; a graph loop when the test is a symbolic tensor.
 
     If the test starts as a Python value and becomes a tensor after some iterations (a
@@ -174,7 +215,7 @@ def while_stmt(test: Callable, body: Callable, get_state: GetState = _no_state,
         body()
         first = test()
     _reject_mutations(mutates, "a while loop", _ONCE_PER_TRACE)
-    _tensor_while(test, body, get_state, set_state, names, opts)
+    _tensor_while(test, body, get_state, set_state, names, opts, outer)
 
 
 def _initial_test(test: Callable):
@@ -189,8 +230,9 @@ def _initial_test(test: Callable):
     return value
 
 
-def _tensor_while(test, body, get_state, set_state, names, opts) -> None:
+def _tensor_while(test, body, get_state, set_state, names, opts, outer) -> None:
     initial = _state_before(get_state, names, "while loop")
+    before = initial
     _check_loop_inputs(initial, names)
     initial = _settle_initial_values(initial, body, get_state, set_state)
 
@@ -207,6 +249,7 @@ def _tensor_while(test, body, get_state, set_state, names, opts) -> None:
                           maximum_iterations=opts.get("maximum_iterations"),
                           shape_invariants=opts.get("shape_invariants"),
                           names=_leaf_names(names, initial))
+    _refuse_graph_values_outside(outer, names, final, get_state, set_state, before, "a while loop")
     set_state(tuple(final))
 
 
@@ -287,7 +330,8 @@ def _as_placeholder(leaf):
 
 def for_stmt(iterable, extra_test: Callable | None, body: Callable[[Any], None],
              get_state: GetState = _no_state, set_state: SetState = _ignore_state,
-             names: Sequence[str] = (), opts: dict | None = None, *, mutates: Sequence[str] = ()):
+             names: Sequence[str] = (), opts: dict | None = None, *, mutates: Sequence[str] = (),
+             outer: Sequence[str] = ()):
     """``for item in iterable: body(item)``, stopping when ``extra_test()`` is false (break,
     return). A graph loop over a symbolic range or tensor; unrolled over Python iterables."""
     opts = opts or {}
@@ -298,6 +342,7 @@ def for_stmt(iterable, extra_test: Callable | None, body: Callable[[Any], None],
     _reject_mutations(mutates, "a for loop", _ONCE_PER_TRACE)
     start, limit, delta, item_of = loop
     initial = _state_before(get_state, names, "for loop")
+    before = initial
     iterate_names = opts.get("iterate_names", ())
     # After `for i in range(n)` Python leaves `i` at the last item; a graph loop needs it
     # defined before the loop, so it starts as the first item.
@@ -323,6 +368,8 @@ def for_stmt(iterable, extra_test: Callable | None, body: Callable[[Any], None],
                           maximum_iterations=opts.get("maximum_iterations"),
                           shape_invariants=_with_index_invariant(opts.get("shape_invariants")),
                           names=["the loop index"] + _leaf_names(names, initial))
+    _refuse_graph_values_outside(outer, names, final[1:], get_state, set_state, before,
+                                 "a for loop")
     set_state(tuple(final[1:]))
 
 

@@ -7,6 +7,8 @@ which comparisons, the usual operands, always do).
 
 from __future__ import annotations
 
+import operator
+
 import runtime as rt
 from runtime.control_flow import is_symbolic, scalar_condition
 
@@ -33,3 +35,21 @@ def or_(left, right):
     if is_symbolic(value):
         return rt.cond(value, lambda: value, right)
     return value or right()
+
+
+_COMPARISONS = {
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+    "==": operator.eq, "!=": operator.ne, "is": operator.is_, "is not": operator.is_not,
+    "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
+}
+
+
+def chained_compare(left, *rest):
+    """``left op1 b op2 c ...`` with ``rest = (op1, lambda: b, op2, lambda: c, ...)``: each
+    operand is evaluated once, and only while the comparisons so far hold, as in Python."""
+    op, right_thunk, *more = rest
+    right = right_thunk()
+    result = _COMPARISONS[op](left, right)
+    if not more:
+        return result
+    return and_(lambda: result, lambda: chained_compare(right, *more))

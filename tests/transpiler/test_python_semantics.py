@@ -1,0 +1,119 @@
+"""Converted code keeps Python's evaluation order and types, or says clearly why it cannot.
+
+Each case here once gave a silently different answer."""
+
+import numpy as np
+import pytest
+
+import runtime as rt
+from transpiler import convert, function
+
+
+def _raises_value_error():
+    raise ValueError("no value")
+
+
+def return_inside_try(c):
+    if c:
+        return 2
+    try:
+        return _raises_value_error()
+    except ValueError:
+        pass
+    return 1
+
+
+@pytest.mark.parametrize("c", [True, False])
+def test_a_return_whose_value_raises_did_not_return(c):
+    assert convert(return_inside_try)(c) == return_inside_try(c)
+    assert int(function(return_inside_try)(rt.constant(c))) == return_inside_try(c)
+
+
+calls = []
+
+
+def counted(value):
+    calls.append(value)
+    return value
+
+
+def chained_with_calls(a, b, c):
+    return a < counted(b) <= counted(c)
+
+
+@pytest.mark.parametrize("a, b, c", [(1, 2, 3), (5, 2, 3), (1, 4, 3), (2, 2, 2)])
+def test_chained_comparison_evaluates_each_operand_once_and_lazily(a, b, c):
+    calls.clear()
+    expected = chained_with_calls(a, b, c)
+    python_calls = list(calls)
+    calls.clear()
+    assert convert(chained_with_calls)(a, b, c) == expected
+    assert calls == python_calls
+
+
+@pytest.mark.parametrize("a, b, c", [(1, 2, 3), (5, 2, 3), (1, 4, 3)])
+@pytest.mark.parametrize("dtype", [rt.int32, rt.int64, rt.float64])
+def test_chained_comparison_on_tensors_traces_each_call_once(a, b, c, dtype):
+    expected = chained_with_calls(a, b, c)
+    calls.clear()
+    got = function(chained_with_calls)(*(rt.constant(v, dtype) for v in (a, b, c)))
+    assert bool(got) == expected
+    assert len(calls) == 2  # traced once each, the second inside the graph branch
+
+
+def int_or_float_return(x):
+    if x > 0:
+        return 1
+    return 2.5
+
+
+def int_or_float_variable(x):
+    if x > 0:
+        y = 1
+    else:
+        y = 2.5
+    return y
+
+
+def test_an_int_and_a_float_from_two_branches_is_an_error_naming_the_return_value():
+    assert int_or_float_return(1) == 1 and type(int_or_float_return(1)) is int
+    with pytest.raises(TypeError, match=r"'the return value' is the Python int 1 in the true "
+                                        r"branch but the Python float 2\.5 in the false branch"):
+        function(int_or_float_return)(rt.constant(1))
+
+
+def test_an_int_and_a_float_from_two_branches_is_an_error_naming_the_variable():
+    with pytest.raises(TypeError, match=r"'y' is the Python int 1 in the true branch but the "
+                                        r"Python float 2\.5 in the false branch"):
+        function(int_or_float_variable)(rt.constant(-1, rt.int64))
+
+
+def python_numbers_of_one_type(x):
+    if x > 0:
+        y = 1.5
+    else:
+        y = 2.5
+    return y
+
+
+@pytest.mark.parametrize("x", [-1, 1])
+def test_python_numbers_of_one_type_still_meet_in_a_tensor_if(x):
+    got = function(python_numbers_of_one_type)(rt.constant(x))
+    assert got.dtype == rt.float32 and float(got) == python_numbers_of_one_type(x)
+
+
+def int_tensor_or_python_int(x):
+    if x > 0:
+        y = x
+    else:
+        y = 0
+    return y
+
+
+@pytest.mark.parametrize("dtype", [rt.int32, rt.int64])
+def test_a_python_int_takes_the_dtype_of_the_tensor_in_the_other_branch(dtype):
+    big = 2**40 if dtype == rt.int64 else 7
+    got = function(int_tensor_or_python_int)(rt.constant(big, dtype))
+    assert got.dtype == dtype and int(got) == big
+    assert int(function(int_tensor_or_python_int)(rt.constant(-3, dtype))) == 0
+    assert np.asarray(got).dtype == dtype

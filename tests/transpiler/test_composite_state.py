@@ -104,11 +104,61 @@ def test_parts_are_named_in_the_generated_state():
     assert "counts['neg'], counts['pos'] = state" in code
 
 
-def test_a_part_that_does_not_exist_before_the_if_is_a_clear_error():
-    with pytest.raises(ValueError, match=r"an if statement on a tensor at .*test_composite_state\.py:"
-                                         r"\d+ changes d\['k'\], which must exist before it"):
-        function(key_created_in_branches)(rt.constant(2))
-    assert function(key_created_in_branches)(-2) == 2
+@pytest.mark.parametrize("x", [-2, 0, 2])
+def test_a_key_first_set_in_both_branches_of_a_tensor_if(x):
+    assert int(function(key_created_in_branches)(rt.constant(x))) == key_created_in_branches(x)
+    assert function(key_created_in_branches)(x) == key_created_in_branches(x)
+
+
+def key_created_in_one_branch(x):
+    d = {"a": x}
+    if x > 0:
+        d["k"] = x
+    return d
+
+
+def test_a_key_first_set_in_one_branch_is_a_clear_value_error():
+    assert function(key_created_in_one_branch)(2) == {"a": 2, "k": 2}
+    with pytest.raises(ValueError, match=r"'d\['k'\]' is not assigned in the else branch of an if "
+                                         r"statement on a tensor at .*test_composite_state\.py:\d+"
+                                         r".*must also be initialized in the else branch"):
+        function(key_created_in_one_branch)(rt.constant(2))
+
+
+def missing_parent_key(x):
+    d = {"a": {"a": x}}
+    if x > 0:
+        d["b"]["a"] = 1
+    else:
+        d["b"]["a"] = -1
+    return d
+
+
+@pytest.mark.parametrize("x", [2, rt.constant(2), rt.constant(-2)])
+def test_a_missing_key_is_a_key_error_as_in_python(x):
+    with pytest.raises(KeyError, match="'b'"):
+        function(missing_parent_key)(x)
+
+
+def key_first_set_in_a_loop(b):
+    y = {"b": b}
+    while y["b"] <= 10:
+        y["a"] = y["b"] + 1
+        y["b"] *= 2
+    return y
+
+
+@pytest.mark.parametrize("b", [1, 5, 10])
+def test_a_key_first_set_in_a_tensor_loop(b):
+    got = function(key_first_set_in_a_loop)(rt.constant(b))
+    assert {k: int(v) for k, v in got.items()} == key_first_set_in_a_loop(b)
+
+
+def test_a_key_first_set_in_a_tensor_loop_that_never_runs_fails_when_it_runs():
+    with pytest.raises(rt.errors.InvalidArgumentError,
+                       match=r"the while loop at .*test_composite_state\.py:\d+ ran zero times, so "
+                             r"'y\['a'\]', first assigned inside it, has no value after it"):
+        function(key_first_set_in_a_loop)(rt.constant(11))
 
 
 def total_through_closure(n):

@@ -82,9 +82,9 @@ CASES = [
     (set_in_one_branch, (1,), ValueError,
      r"'y' is not assigned in the else branch of an if statement on a tensor at {where}, but it "
      r"is used after the if statement\. .*assign 'y' in the else branch too"),
-    (set_only_inside_loop, (3,), ValueError,
-     r"'last' is assigned inside a loop on a tensor at {where} .* has no value before the loop\. "
-     r".*initialize 'last' before the loop"),
+    (set_only_inside_loop, (0,), rt.errors.InvalidArgumentError,
+     r"the while loop at {where} ran zero times, so 'last', first assigned inside it, has no "
+     r"value after it .*Give it a value before the loop"),
     (changes_shape, (2,), rt.errors.ShapeError,
      r"'v' has shape \(1,\) before the loop but \(2,\) after one iteration \(at {where}\)\. "
      r".*shape_invariants"),

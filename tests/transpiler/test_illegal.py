@@ -338,14 +338,19 @@ def bare_return_in_tensor_loop(n):
 
 
 class TestLoops:
-    @pytest.mark.parametrize("fn, name", [(accumulates_from_undefined, "acc"),
-                                          (last_item_only_inside_for, "last")])
-    def test_variable_undefined_before_the_loop(self, fn, name):
+    def test_variable_read_before_its_first_assignment_in_the_loop(self):
         with pytest.raises(ValueError, match=(
-                rf"'{name}' is assigned inside a loop on a tensor at {where(fn)} and used after it "
-                rf"\(or in the next iteration\), but has no value before the loop\. .*"
-                rf"initialize '{name}' before the loop")):
-            function(fn)(t(3))
+                rf"'acc' has no value before a loop on a tensor at "
+                rf"{where(accumulates_from_undefined)}, and the loop body reads it before "
+                rf"assigning it .*: it must be defined before the loop")):
+            function(accumulates_from_undefined)(t(3))
+
+    def test_variable_first_assigned_in_the_loop_is_defined_when_the_loop_runs(self):
+        assert int(function(last_item_only_inside_for)(t(3))) == last_item_only_inside_for(3)
+        with pytest.raises(rt.errors.InvalidArgumentError, match=(
+                rf"the for loop at {where(last_item_only_inside_for)} ran zero times, so 'last', "
+                rf"first assigned inside it, has no value after it")):
+            function(last_item_only_inside_for)(t(0))
 
     def test_variable_that_is_none_before_the_loop(self):
         with pytest.raises(ValueError, match=(

@@ -219,9 +219,6 @@ class _ControlFlow(ScopeTransformer):
             test_arg = name(test_name)
         state_defs, state_args = self._state_functions(state)
         args = [node.iter, test_arg, name(body_name)] + state_args
-        if isinstance(target, gast.Name) and target.id in state:
-            args.append(gast.Dict([constant("iterate_names")],
-                                  [gast.Tuple([constant(target.id)], gast.Load())]))
         call = gast.Expr(gast.Call(_ag("for_stmt"), args, _keywords(mutated, self._outer(state))))
         return self._emit(node, definitions + state_defs + [call])
 

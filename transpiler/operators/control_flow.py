@@ -20,7 +20,7 @@ from runtime.control_flow import (Unset, is_symbolic, python_truth, scalar_condi
                                   zeros_like_leaf)
 from runtime.graph import Graph
 from runtime.source_location import user_location
-from transpiler.analysis.qual_names import QN
+from transpiler.operators.places import Place
 from transpiler.operators.variables import Undefined, UndefinedReturnValue, is_return_value_name
 
 GetState = Callable[[], tuple]
@@ -57,18 +57,13 @@ def _reject_mutations(mutates: Sequence[str], construct: str, why: str) -> None:
             f"the loop), or make the condition a Python value.")
 
 
-def _state_before(get_state: GetState, names: Sequence[str], construct: str) -> tuple:
-    """The state when a graph block starts; parts of objects it changes must exist."""
+def _state_before(get_state: GetState, names: Sequence[str]) -> tuple:
+    """The state when a graph block starts; a part of an object that does not exist yet
+    (``d['k']`` first set inside the block) is ``Undefined``, like a variable not yet set."""
     try:
         return tuple(get_state())
-    except (LookupError, AttributeError) as error:
-        parts = ", ".join(n for n in names if "." in n or "[" in n)
-        article = "an" if construct.startswith("if") else "a"
-        raise ValueError(
-            f"{article} {construct} on a tensor{_where()} changes {parts}, which must exist before it: "
-            f"graph control flow carries each changed part of an object as a value in and out "
-            f"of the {construct} ({type(error).__name__}: {error}). Give it a value before the "
-            f"{construct}.") from None
+    except (LookupError, AttributeError):
+        return tuple(Place(get_state, name).read() for name in names)
 
 
 def _leaf_names(names: Sequence[str], values: Sequence) -> list[str]:
@@ -88,14 +83,14 @@ def _refuse_graph_values_outside(outer: Sequence[str], names: Sequence[str], val
     for name, value in zip(names, values):
         if name not in outer or not any(is_symbolic(leaf) for leaf in nest.flatten(value)):
             continue
-        root = QN.from_string(name).base
-        holder = _root_object(get_state, str(root))
-        if name != str(root) and holder is not _GLOBAL and not outside_objects.is_from_outside(holder):
+        place = Place(get_state, name)
+        if place.is_part and not place.is_global \
+                and not outside_objects.is_from_outside(place.root()):
             continue
-        set_state(initial)  # the refused statement leaves every variable as it was
-        owner = ("is a global variable" if holder is _GLOBAL and name == str(root)
-                 else "is a variable of an enclosing function" if name == str(root)
-                 else f"belongs to an object from outside the function ({root})")
+        _set_state_tolerantly(set_state, get_state, names, initial)  # leave everything as it was
+        owner = ("is a global variable" if not place.is_part and place.is_global
+                 else "is a variable of an enclosing function" if not place.is_part
+                 else f"belongs to an object from outside the function ({place.root_name})")
         raise ValueError(
             f"'{name}' is changed by {construct} on a tensor{_where()}, but it {owner}, which "
             f"outlives the call: the graph computes the new value each time it runs but cannot "
@@ -104,16 +99,16 @@ def _refuse_graph_values_outside(outer: Sequence[str], names: Sequence[str], val
             f"a local variable and return it.")
 
 
-_GLOBAL = object()
-
-
-def _root_object(get_state: GetState, root: str):
-    """The object a state variable's name starts from, as ``get_state`` sees it; ``_GLOBAL``
-    when it is a module global."""
-    code = getattr(get_state, "__code__", None)
-    if code is not None and root in code.co_freevars:
-        return get_state.__closure__[code.co_freevars.index(root)].cell_contents
-    return _GLOBAL
+def _set_state_tolerantly(set_state: SetState, get_state: GetState, names: Sequence[str],
+                          values: tuple) -> None:
+    """``set_state(values)``, where a part of an object that did not exist (``Undefined``)
+    is removed again instead of holding the placeholder."""
+    set_state(values)
+    for name, value in zip(names, values):
+        if type(value) is Undefined:
+            place = Place(get_state, name)
+            if place.is_part:
+                place.remove()
 
 
 # -- if ------------------------------------------------------------------------------------
@@ -136,7 +131,7 @@ def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_st
                       "the condition picks when the graph runs")
     cond = scalar_condition(cond, "an if statement")
     nouts = len(names) if nouts is None else nouts
-    initial = _state_before(get_state, names, "if statement")
+    initial = _state_before(get_state, names)
     location = _where()
     # Filled by the first traced branch, read by rt.cond after both are traced: the names of
     # the flattened outputs, for its error messages.
@@ -145,9 +140,9 @@ def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_st
 
     def branch(fn: Callable, label: str) -> Callable:
         def traced():
-            set_state(initial)
+            _set_state_tolerantly(set_state, get_state, names, initial)
             result = fn()
-            outputs = tuple(get_state()[:nouts])
+            outputs = _state_before(get_state, names)[:nouts]
             _check_branch_outputs(outputs, names, label, location)
             branch_outputs.append((result,) + outputs)
             if len(branch_outputs) == 2:
@@ -161,7 +156,7 @@ def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_st
     result, outputs = rt.cond(cond, branch(body, "if"), branch(orelse, "else"), names=leaf_names)
     _refuse_graph_values_outside(outer, names, outputs, get_state, set_state, initial,
                                  "an if statement")
-    set_state(tuple(outputs) + tuple(initial[nouts:]))
+    _set_state_tolerantly(set_state, get_state, names, tuple(outputs) + tuple(initial[nouts:]))
     return result
 
 
@@ -185,8 +180,9 @@ def _check_branch_outputs(outputs: Sequence, names: Sequence[str], label: str, l
             raise ValueError(
                 f"'{name}' is not assigned in the {label} branch of an if statement on a tensor"
                 f"{location}, but it is used after the if statement. A graph conditional needs a "
-                f"value from both branches: assign '{name}' in the {label} branch too, or give it "
-                f"a value before the if statement.")
+                f"value from both branches, so it must also be initialized in the {label} branch: "
+                f"assign '{name}' in the {label} branch too, or give it a value before the if "
+                f"statement.")
 
 
 def if_exp(cond, if_true: Callable, if_false: Callable, expression: str = ""):
@@ -231,10 +227,8 @@ def _initial_test(test: Callable):
 
 
 def _tensor_while(test, body, get_state, set_state, names, opts, outer) -> None:
-    initial = _state_before(get_state, names, "while loop")
-    before = initial
-    _check_loop_inputs(initial, names)
-    initial = _settle_initial_values(initial, body, get_state, set_state)
+    before = _state_before(get_state, names)
+    loop = _GraphLoop(before, body, get_state, set_state, names, "while loop")
 
     def loop_test(*state):
         set_state(state)
@@ -245,12 +239,57 @@ def _tensor_while(test, body, get_state, set_state, names, opts, outer) -> None:
         body()
         return tuple(get_state())
 
-    final = rt.while_loop(loop_test, loop_body, initial,
-                          maximum_iterations=opts.get("maximum_iterations"),
-                          shape_invariants=opts.get("shape_invariants"),
-                          names=_leaf_names(names, initial))
+    final = loop.run(loop_test, loop_body, (), opts)
     _refuse_graph_values_outside(outer, names, final, get_state, set_state, before, "a while loop")
-    set_state(tuple(final))
+    set_state(final)
+
+
+class _GraphLoop:
+    """What a converted loop adds around ``rt.while_loop``: initial values the first
+    iteration decides, and a run-time check for variables that only the loop assigns."""
+
+    def __init__(self, before: tuple, first_iteration: Callable, get_state: GetState,
+                 set_state: SetState, names: Sequence[str], construct: str):
+        self.names, self.construct, self.location = names, construct, _where()
+        initial = _settle_weak_numbers(before, first_iteration, get_state, set_state, names)
+        initial, self.first_set_inside, self.inside_shapes = _settle_undefined(
+            initial, first_iteration, get_state, set_state, names, self.location)
+        _check_loop_inputs(initial, names)
+        self.initial = initial
+
+    def run(self, loop_test: Callable, loop_body: Callable, leading: tuple, opts: dict) -> tuple:
+        """``rt.while_loop`` over ``leading + state``; returns the final state."""
+        invariants = _invariants(opts.get("shape_invariants"), self.inside_shapes, leading)
+        initial, names = leading + self.initial, _leaf_names(self.names, self.initial)
+        if self.first_set_inside:
+            # An extra loop variable records whether the body ran, i.e. assigned them.
+            test, body = loop_test, loop_body
+            loop_test = lambda *state: test(*state[:-1])  # noqa: E731
+            loop_body = lambda *state: tuple(body(*state[:-1])) + (True,)  # noqa: E731
+            initial, names = initial + (False,), names + ["the loop's ran-once flag"]
+            invariants = None if invariants is None else invariants + (None,)
+        final = rt.while_loop(loop_test, loop_body, initial,
+                              maximum_iterations=opts.get("maximum_iterations"),
+                              shape_invariants=invariants,
+                              names=["the loop index"] * len(leading) + names)
+        if self.first_set_inside:
+            listed = ", ".join(f"'{name}'" for name in self.first_set_inside)
+            rt.assert_(final[-1],
+                       f"the {self.construct}{self.location} ran zero times, so {listed}, first "
+                       f"assigned inside it, has no value after it (the loop must iterate at "
+                       f"least once to initialize {listed}). Give it a value before the loop.")
+            final = final[:-1]
+        return tuple(final[len(leading):])
+
+
+def _invariants(given, inside_shapes: tuple, leading: tuple) -> tuple | None:
+    """Shape invariants for ``leading + state``: the user's, and for variables first assigned
+    in the loop the shapes they have there (their unknown dimensions may vary)."""
+    if given is None and not any(shape is not None for shape in inside_shapes):
+        return None
+    given = tuple(given) if given is not None else (None,) * len(inside_shapes)
+    return (None,) * len(leading) + tuple(
+        mine if mine is not None else inside for mine, inside in zip(given, inside_shapes))
 
 
 def _check_loop_inputs(initial: Sequence, names: Sequence[str]) -> None:
@@ -258,9 +297,9 @@ def _check_loop_inputs(initial: Sequence, names: Sequence[str]) -> None:
         if type(value) is Undefined:
             raise ValueError(
                 f"'{name}' is assigned inside a loop on a tensor{_where()} and used after it (or in "
-                f"the next iteration), but has no value before the loop. A graph loop needs every "
-                f"loop variable to exist before it starts: initialize '{name}' before the loop, "
-                f"with a value of the type it has inside.")
+                f"the next iteration), but has no value before the loop and the loop body does "
+                f"not always assign it: '{name}' must be defined before the loop. Initialize it "
+                f"before the loop, with a value of the type it has inside.")
         if value is None:
             raise ValueError(
                 f"'{name}' is None before a loop on a tensor{_where()}; a graph loop variable must "
@@ -268,53 +307,85 @@ def _check_loop_inputs(initial: Sequence, names: Sequence[str]) -> None:
                 f"the loop.")
 
 
-def _settle_initial_values(initial: tuple, body, get_state, set_state) -> tuple:
-    """Loop variables whose type only the first iteration tells, found by tracing it once.
-
-    Python numbers take the dtype of their first iteration, as in Python (``s = 0`` followed
-    by ``s += x`` with float32 ``x`` makes ``s`` float32). A return value not set before the
-    loop starts as zeros of the type the loop returns (read only after a return ran).
-    """
+def _settle_weak_numbers(initial: tuple, body, get_state, set_state, names) -> tuple:
+    """Python numbers take the dtype of their first iteration, as in Python (``s = 0``
+    followed by ``s += x`` with float32 ``x`` makes ``s`` float32)."""
     weak = [isinstance(v, (bool, int, float)) for v in initial]
-    if any(weak):
-        after = _probe(initial, body, get_state, set_state)
-        if after is not None:
-            initial = tuple(
-                rt.constant(np.asarray(value, dtype=new.dtype))
-                if is_weak and isinstance(new, rt.Tensor) and new.shape == ()
-                # `s = 0` then `s = s + 0.5`: a Python float from then on, as in Python.
-                else type(new)(value) if is_weak and type(new) in (bool, int, float) else value
-                for value, is_weak, new in zip(initial, weak, after))
-    if any(type(v) is UndefinedReturnValue for v in initial):
-        # The body must see loop variables as the loop will (tensors, not Python values),
-        # or a tensor `if` holding the return would run as a Python `if`.
-        after = _probe(initial, body, get_state, set_state, symbolic=True)
-        if after is not None:
-            initial = tuple(
-                nest.map_structure(zeros_like_leaf, new)
-                if type(value) is UndefinedReturnValue and not isinstance(new, Unset) else value
-                for value, new in zip(initial, after))
-    return initial
+    if not any(weak):
+        return initial
+    after = _probe(initial, body, get_state, set_state, names)
+    if isinstance(after, BaseException):
+        return initial  # the loop itself reports why its body fails
+    return tuple(
+        rt.constant(np.asarray(value, dtype=new.dtype))
+        if is_weak and isinstance(new, rt.Tensor) and new.shape == ()
+        # `s = 0` then `s = s + 0.5`: a Python float from then on, as in Python.
+        else type(new)(value) if is_weak and type(new) in (bool, int, float) else value
+        for value, is_weak, new in zip(initial, weak, after))
 
 
-def _probe(values: tuple, body, get_state, set_state, symbolic: bool = False) -> tuple | None:
+def _settle_undefined(initial: tuple, body, get_state, set_state, names: Sequence[str],
+                      location: str) -> tuple[tuple, list[str], tuple]:
+    """Loop variables without a value before the loop start as zeros of the type the first
+    iteration gives them: a return value (read only after a return ran), and variables first
+    assigned inside the loop (``for i in range(n): last = i``), which the loop must then run
+    at least once to define. Returns the values, the names of the latter, and their shapes
+    in the loop (``None`` for the other variables)."""
+    no_shapes = (None,) * len(initial)
+    if not any(type(v) in (Undefined, UndefinedReturnValue) for v in initial):
+        return initial, [], no_shapes
+    # The body must see loop variables as the loop will (tensors, not Python values), or a
+    # tensor `if` holding the return would run as a Python `if`.
+    after = _probe(initial, body, get_state, set_state, names, symbolic=True)
+    undefined = [name for name, value in zip(names, initial) if type(value) is Undefined]
+    if isinstance(after, BaseException):
+        if undefined and isinstance(after, (NameError, LookupError, AttributeError)):
+            listed = ", ".join(f"'{name}'" for name in undefined)
+            raise ValueError(
+                f"{listed} has no value before a loop on a tensor{location}, and the loop body "
+                f"reads it before assigning it ({type(after).__name__}: {after}): it must be "
+                f"defined before the loop. Give it a value before the loop, of the type it has "
+                f"inside.") from None
+        if undefined:
+            raise after
+        return initial, [], no_shapes
+    settled, first_set_inside, shapes = [], [], []
+    for name, value, new in zip(names, initial, after):
+        if type(value) in (Undefined, UndefinedReturnValue) and type(new) not in (
+                Undefined, UndefinedReturnValue) and not isinstance(new, Unset):
+            settled.append(nest.map_structure(zeros_like_leaf, new))
+            if type(value) is Undefined:
+                first_set_inside.append(name)
+                shapes.append(nest.map_structure(_shape_or_none, new))
+                continue
+        else:
+            settled.append(value)
+        shapes.append(None)
+    return tuple(settled), first_set_inside, tuple(shapes)
+
+
+def _shape_or_none(leaf):
+    return leaf.shape if isinstance(leaf, rt.Tensor) else None
+
+
+def _probe(values: tuple, body, get_state, set_state, names: Sequence[str],
+           symbolic: bool = False):
     """The state after one run of ``body`` from ``values`` (as placeholders if ``symbolic``),
-    traced into a scratch graph so the real graph is untouched; ``None`` if it fails (the
-    loop itself then reports why)."""
+    traced into a scratch graph so the real graph is untouched; the exception if it fails."""
     graph = tracing.current_graph()
     scratch = Graph(f"{graph.name}/probe", parent=graph)
-    saved = tuple(get_state())
+    saved = _state_before(get_state, names)
     try:
         with tracing.building(scratch):
             if symbolic:
                 values = tuple(nest.map_structure(_as_placeholder, value) for value in values)
-            set_state(values)
+            _set_state_tolerantly(set_state, get_state, names, values)
             body()
-            return tuple(get_state())
-    except Exception:
-        return None
+            return _state_before(get_state, names)
+    except Exception as error:  # noqa: BLE001 - the caller decides what it means
+        return error
     finally:
-        set_state(saved)
+        _set_state_tolerantly(set_state, get_state, names, saved)
 
 
 def _as_placeholder(leaf):
@@ -341,15 +412,9 @@ def for_stmt(iterable, extra_test: Callable | None, body: Callable[[Any], None],
         return
     _reject_mutations(mutates, "a for loop", _ONCE_PER_TRACE)
     start, limit, delta, item_of = loop
-    initial = _state_before(get_state, names, "for loop")
-    before = initial
-    iterate_names = opts.get("iterate_names", ())
-    # After `for i in range(n)` Python leaves `i` at the last item; a graph loop needs it
-    # defined before the loop, so it starts as the first item.
-    initial = tuple(item_of(start) if type(value) is Undefined and name in iterate_names else value
-                    for name, value in zip(names, initial))
-    _check_loop_inputs(initial, names)
-    initial = _settle_initial_values(initial, lambda: body(item_of(start)), get_state, set_state)
+    before = _state_before(get_state, names)
+    graph_loop = _GraphLoop(before, lambda: body(item_of(start)), get_state, set_state, names,
+                            "for loop")
 
     def loop_test(index, *state):
         set_state(state)
@@ -364,17 +429,9 @@ def for_stmt(iterable, extra_test: Callable | None, body: Callable[[Any], None],
         body(item_of(index))
         return (index + delta,) + tuple(get_state())
 
-    final = rt.while_loop(loop_test, loop_body, (start,) + initial,
-                          maximum_iterations=opts.get("maximum_iterations"),
-                          shape_invariants=_with_index_invariant(opts.get("shape_invariants")),
-                          names=["the loop index"] + _leaf_names(names, initial))
-    _refuse_graph_values_outside(outer, names, final[1:], get_state, set_state, before,
-                                 "a for loop")
-    set_state(tuple(final[1:]))
-
-
-def _with_index_invariant(invariants):
-    return None if invariants is None else (None,) + tuple(invariants)
+    final = graph_loop.run(loop_test, loop_body, (start,), opts)
+    _refuse_graph_values_outside(outer, names, final, get_state, set_state, before, "a for loop")
+    set_state(final)
 
 
 def _as_condition(value):

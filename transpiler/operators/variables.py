@@ -23,10 +23,23 @@ class Undefined:
     def read(self):
         raise UnboundLocalError(
             f"cannot access local variable '{self.symbol_name}' where it is not associated with "
-            f"a value")
+            f"a value", name=self.symbol_name)
 
     def __repr__(self) -> str:
         return f"Undefined({self.symbol_name!r})"
+
+    def _raise(self, *_args):
+        self.read()
+
+
+# Using an undefined variable in an expression raises what Python raises for it, naming it,
+# even where generated code reads it without ``ld`` (a loop body traced before it assigns).
+for _method in ("add sub mul truediv floordiv mod pow matmul and or xor lshift rshift lt le gt "
+                "ge eq ne neg pos abs invert bool len iter getitem call index float int").split():
+    setattr(Undefined, f"__{_method}__", Undefined._raise)
+    if _method in "add sub mul truediv floordiv mod pow matmul and or xor lshift rshift".split():
+        setattr(Undefined, f"__r{_method}__", Undefined._raise)
+del _method
 
 
 class UndefinedReturnValue(Unset):

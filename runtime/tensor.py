@@ -120,7 +120,8 @@ class EagerTensor(Tensor):
     def __iter__(self):
         if self._value.ndim == 0:
             raise TypeError("iteration over a scalar tensor is not defined.")
-        return (EagerTensor(row) for row in self._value)
+        # Rows of a vector are NumPy scalars; a tensor holds an array (0-d here).
+        return (EagerTensor(np.asarray(row)) for row in self._value)
 
     def __format__(self, spec: str) -> str:
         if self._value.ndim == 0:

@@ -2,6 +2,8 @@
 
 Each case here once gave a silently different answer."""
 
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -117,3 +119,58 @@ def test_a_python_int_takes_the_dtype_of_the_tensor_in_the_other_branch(dtype):
     assert got.dtype == dtype and int(got) == big
     assert int(function(int_tensor_or_python_int)(rt.constant(-3, dtype))) == 0
     assert np.asarray(got).dtype == dtype
+
+
+@contextlib.contextmanager
+def _noop_scope():
+    yield
+
+
+def return_inside_with(x):
+    if x > 0:
+        with _noop_scope():
+            return x * 2
+    return -x
+
+
+def return_inside_try_finally(x):
+    total = 0
+    while x > 0:
+        try:
+            if x > 5:
+                return total + 100
+            total += x
+        finally:
+            x -= 1
+    return total
+
+
+@pytest.mark.parametrize("fn", [return_inside_with, return_inside_try_finally])
+@pytest.mark.parametrize("x", [-3, 0, 2, 7])
+@pytest.mark.parametrize("dtype", [rt.int32, rt.int64])
+def test_return_inside_with_and_try_finally_under_tensor_control_flow(fn, x, dtype):
+    got = function(fn)(rt.constant(x, dtype))
+    assert int(got) == fn(x) and got.dtype == dtype
+
+
+def sum_over_a_constant(x):
+    s = x
+    for item in rt.constant([1, 2, 3]):
+        s = s + item
+    return s
+
+
+def test_iterating_over_a_constant_vector_in_a_graph():
+    assert int(function(sum_over_a_constant)(rt.constant(1))) == 7
+
+
+def sum_with_a_given_range(make_range, n):
+    s = 0
+    for i in make_range(n):
+        s += i
+    return s
+
+
+@pytest.mark.parametrize("n", [0, 4, rt.constant(4), rt.constant(4, rt.int64)])
+def test_the_builtin_range_passed_as_an_argument(n):
+    assert int(function(sum_with_a_given_range)(range, n)) == sum_with_a_given_range(range, int(n))

@@ -104,3 +104,16 @@ OVERLOADS = {
     "range": "range_", "len": "len_", "print": "print_", "abs": "abs_", "int": "int_",
     "float": "float_", "min": "min_", "max": "max_", "enumerate": "enumerate_", "zip": "zip_",
 }
+
+
+def replacement_for(fn):
+    """The function above that stands for the builtin ``fn`` (``range`` passed around as a
+    value and called later), or ``None``."""
+    try:
+        name = _BUILTINS_BY_OBJECT.get(fn)
+    except TypeError:  # unhashable callables are never builtins
+        return None
+    return None if name is None else globals()[OVERLOADS[name]]
+
+
+_BUILTINS_BY_OBJECT = {getattr(builtins, name): name for name in OVERLOADS}

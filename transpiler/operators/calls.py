@@ -13,6 +13,8 @@ import sys
 import types
 import weakref
 
+from transpiler.operators.builtins import replacement_for
+
 _SKIPPED_PACKAGES = frozenset({"runtime", "transpiler", "numpy", "pytest", "_pytest", "hypothesis"})
 _decisions: "weakref.WeakKeyDictionary[object, object]" = weakref.WeakKeyDictionary()
 
@@ -35,6 +37,9 @@ def is_library_code(fn) -> bool:
 
 def converted(fn):
     """``fn`` converted if it is user Python code, otherwise ``fn`` itself."""
+    replacement = replacement_for(fn)
+    if replacement is not None:
+        return replacement
     if isinstance(fn, types.MethodType):
         function = converted(fn.__func__)
         return fn if function is fn.__func__ else types.MethodType(function, fn.__self__)

@@ -11,8 +11,8 @@
 ``to_code(f)`` shows the generated Python.
 """
 
-from transpiler.api import convert, do_not_convert, function, to_code
+from transpiler.api import convert, do_not_convert, function, set_loop_options, to_code
 from transpiler.errors import ConversionError, SourceUnavailableError, UnsupportedSyntaxError
 
-__all__ = ["convert", "to_code", "function", "do_not_convert", "ConversionError",
+__all__ = ["convert", "to_code", "function", "do_not_convert", "set_loop_options", "ConversionError",
            "SourceUnavailableError", "UnsupportedSyntaxError"]

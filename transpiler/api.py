@@ -157,3 +157,13 @@ def function(func: Callable | None = None, *, input_signature: Sequence | None =
 
 
 __all__ = ["convert", "to_code", "function", "do_not_convert"]
+
+
+def set_loop_options(shape_invariants=None, maximum_iterations=None, parallel_iterations=None,
+                     swap_memory=None) -> None:
+    """Options for the loop whose body starts with this call, in converted code.
+
+    ``shape_invariants=[(v, [None])]`` lets loop variable ``v`` change shape in the listed
+    dimensions (``None``); ``maximum_iterations`` bounds a graph loop. Conversion moves the
+    call into the loop; run as plain Python it does nothing."""
+    return None

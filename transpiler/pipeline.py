@@ -8,13 +8,14 @@ import gast
 
 from transpiler.analysis import activity
 from transpiler.converters import (break_statements, call_trees, continue_statements,
-                                   control_flow, expressions, return_statements, unsupported,
-                                   variables)
+                                   control_flow, expressions, loop_options, return_statements,
+                                   unsupported, variables)
 from transpiler.converters.base import Context, own_scope_walk
 
 # Order matters, and each step says why it comes where it does.
 CONVERTERS = (
     ("unsupported", unsupported.transform),          # fail before changing anything
+    ("loop_options", loop_options.transform),        # while set_loop_options is still first
     ("break", break_statements.transform),           # emits `continue`, lowered next
     ("continue", continue_statements.transform),
     ("return", return_statements.transform),         # after loop jumps: its guards wrap theirs

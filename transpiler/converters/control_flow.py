@@ -33,6 +33,7 @@ from transpiler.analysis import qual_names
 from transpiler.analysis.qual_names import QN
 from transpiler.converters.base import (ScopeTransformer, comment_for, constant, extra_test, name,
                                         own_scope_walk, stamp_origin)
+from transpiler.converters.loop_options import loop_options
 from transpiler.templates import replace
 
 
@@ -190,7 +191,7 @@ class _ControlFlow(ScopeTransformer):
                                            inner_declared, inner_maybe)]
         state_defs, state_args = self._state_functions(state)
         call = gast.Expr(gast.Call(_ag("while_stmt"), [name(test_name), name(body_name)] + state_args,
-                                   _keywords(mutated, self._outer(state))))
+                                   _keywords(mutated, self._outer(state), loop_options(node))))
         return self._emit(node, definitions + state_defs + [call])
 
     def visit_For(self, node):
@@ -219,7 +220,8 @@ class _ControlFlow(ScopeTransformer):
             test_arg = name(test_name)
         state_defs, state_args = self._state_functions(state)
         args = [node.iter, test_arg, name(body_name)] + state_args
-        call = gast.Expr(gast.Call(_ag("for_stmt"), args, _keywords(mutated, self._outer(state))))
+        call = gast.Expr(gast.Call(_ag("for_stmt"), args,
+                                   _keywords(mutated, self._outer(state), loop_options(node))))
         return self._emit(node, definitions + state_defs + [call])
 
     def _emit(self, node, statements: list) -> list:
@@ -256,10 +258,11 @@ def _called_method(call: gast.Call) -> gast.Attribute | None:
     return func if isinstance(func, gast.Attribute) else None
 
 
-def _keywords(mutates: list[str], outer: list[str]) -> list:
-    """``mutates=(...)`` and ``outer=(...)``, each only when not empty."""
-    return [gast.keyword(keyword, gast.Tuple([constant(v) for v in values], gast.Load()))
-            for keyword, values in (("mutates", mutates), ("outer", outer)) if values]
+def _keywords(mutates: list[str], outer: list[str], options: gast.expr | None = None) -> list:
+    """``mutates=(...)``, ``outer=(...)`` and ``opts=...``, each only when there is one."""
+    keywords = [gast.keyword(keyword, gast.Tuple([constant(v) for v in values], gast.Load()))
+                for keyword, values in (("mutates", mutates), ("outer", outer)) if values]
+    return keywords + ([gast.keyword("opts", options)] if options is not None else [])
 
 
 def _ends_with_return(statements: list) -> bool:

@@ -228,7 +228,7 @@ def _initial_test(test: Callable):
 
 def _tensor_while(test, body, get_state, set_state, names, opts, outer) -> None:
     before = _state_before(get_state, names)
-    loop = _GraphLoop(before, body, get_state, set_state, names, "while loop")
+    loop = _GraphLoop(before, body, get_state, set_state, names, "while loop", opts)
 
     def loop_test(*state):
         set_state(state)
@@ -249,8 +249,10 @@ class _GraphLoop:
     iteration decides, and a run-time check for variables that only the loop assigns."""
 
     def __init__(self, before: tuple, first_iteration: Callable, get_state: GetState,
-                 set_state: SetState, names: Sequence[str], construct: str):
+                 set_state: SetState, names: Sequence[str], construct: str, opts: dict):
         self.names, self.construct, self.location = names, construct, _where()
+        self.given_invariants = opts.get("shape_invariants")
+        self.invariants = _aligned_invariants(self.given_invariants, before, names)
         initial = _settle_weak_numbers(before, first_iteration, get_state, set_state, names)
         initial, self.first_set_inside, self.inside_shapes = _settle_undefined(
             initial, first_iteration, get_state, set_state, names, self.location)
@@ -259,7 +261,7 @@ class _GraphLoop:
 
     def run(self, loop_test: Callable, loop_body: Callable, leading: tuple, opts: dict) -> tuple:
         """``rt.while_loop`` over ``leading + state``; returns the final state."""
-        invariants = _invariants(opts.get("shape_invariants"), self.inside_shapes, leading)
+        invariants = _invariants(self.invariants, self.inside_shapes, leading)
         initial, names = leading + self.initial, _leaf_names(self.names, self.initial)
         if self.first_set_inside:
             # An extra loop variable records whether the body ran, i.e. assigned them.
@@ -268,10 +270,17 @@ class _GraphLoop:
             loop_body = lambda *state: tuple(body(*state[:-1])) + (True,)  # noqa: E731
             initial, names = initial + (False,), names + ["the loop's ran-once flag"]
             invariants = None if invariants is None else invariants + (None,)
-        final = rt.while_loop(loop_test, loop_body, initial,
-                              maximum_iterations=opts.get("maximum_iterations"),
-                              shape_invariants=invariants,
-                              names=["the loop index"] * len(leading) + names)
+        try:
+            final = rt.while_loop(loop_test, loop_body, initial,
+                                  maximum_iterations=opts.get("maximum_iterations"),
+                                  shape_invariants=invariants,
+                                  names=["the loop index"] * len(leading) + names)
+        except rt.errors.ShapeError as error:
+            if "shape_invariants" not in str(error):
+                raise
+            raise rt.errors.ShapeError(
+                f"{error} In converted code, make `transpiler.set_loop_options(shape_invariants="
+                f"[(v, [None, ...])])` the first statement of the loop body.") from None
         if self.first_set_inside:
             listed = ", ".join(f"'{name}'" for name in self.first_set_inside)
             rt.assert_(final[-1],
@@ -280,6 +289,37 @@ class _GraphLoop:
                        f"least once to initialize {listed}). Give it a value before the loop.")
             final = final[:-1]
         return tuple(final[len(leading):])
+
+
+def _aligned_invariants(pairs, before: tuple, names: Sequence[str]) -> tuple | None:
+    """``set_loop_options``' ``[(value, shape), ...]`` as one entry per state variable: each
+    value is found by identity among the values the loop variables enter with."""
+    if pairs is None:
+        return None
+    shapes = {}
+    for pair in pairs:
+        value, shape = pair
+        shapes[id(value)] = shape
+    found = set()
+
+    def shape_of(leaf):
+        if id(leaf) in shapes:
+            found.add(id(leaf))
+            return shapes[id(leaf)]
+        return None
+    aligned = tuple(nest.map_structure(shape_of, value) for value in before)
+    missing = [value for value, _ in pairs if id(value) not in found]
+    if missing:
+        raise ValueError(
+            f"set_loop_options(shape_invariants=...){_where()} names {_describe_value(missing[0])}, "
+            f"which is not the value of a loop variable when the loop starts (the loop "
+            f"variables are {', '.join(repr(n) for n in names) or 'none'}). Pair each shape "
+            f"with the variable itself, as it is before the loop: [(v, [None])].")
+    return aligned
+
+
+def _describe_value(value) -> str:
+    return f"a tensor {value.name}" if isinstance(value, rt.SymbolicTensor) else repr(value)
 
 
 def _invariants(given, inside_shapes: tuple, leading: tuple) -> tuple | None:
@@ -396,6 +436,20 @@ def _as_placeholder(leaf):
     return leaf
 
 
+def loop_options(shape_invariants=None, maximum_iterations=None, parallel_iterations=None,
+                 swap_memory=None) -> dict:
+    """What ``set_loop_options(...)`` at the top of a loop body asked for (the last two are
+    accepted for TensorFlow code and have no effect here)."""
+    if shape_invariants is not None:
+        pairs = list(shape_invariants)
+        if not all(isinstance(p, (tuple, list)) and len(p) == 2 for p in pairs):
+            raise TypeError(
+                f"set_loop_options(shape_invariants=...){_where()} takes a list of (variable, "
+                f"shape) pairs, such as [(v, [None])]; got {shape_invariants!r}.")
+        shape_invariants = pairs
+    return {"shape_invariants": shape_invariants, "maximum_iterations": maximum_iterations}
+
+
 # -- for -----------------------------------------------------------------------------------
 
 
@@ -414,7 +468,7 @@ def for_stmt(iterable, extra_test: Callable | None, body: Callable[[Any], None],
     start, limit, delta, item_of = loop
     before = _state_before(get_state, names)
     graph_loop = _GraphLoop(before, lambda: body(item_of(start)), get_state, set_state, names,
-                            "for loop")
+                            "for loop", opts)
 
     def loop_test(index, *state):
         set_state(state)

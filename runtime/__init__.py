@@ -21,7 +21,7 @@ from runtime.ops import nn, random
 from runtime.ops.array_ops import (cast, clip_by_value, concat, constant, convert_to_tensor,
                                    expand_dims, eye, fill, gather, getitem, identity, ones,
                                    ones_like, range, rank, reshape, shape, size, squeeze, stack,
-                                   transpose, where, zeros, zeros_like)
+                                   transpose, unstack, where, zeros, zeros_like)
 from runtime.ops.io_ops import assert_, print  # noqa: A004
 from runtime.ops.linalg_ops import matmul
 from runtime.ops.math_ops import (abs, add, ceil, cos, divide, equal, exp, floor, floordiv,  # noqa: A004
@@ -33,6 +33,7 @@ from runtime.ops.operators import install as _install_operators
 from runtime.ops.reduce_ops import (argmax, argmin, reduce_all, reduce_any, reduce_max,
                                     reduce_mean, reduce_min, reduce_prod, reduce_sum)
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec
+from runtime.tensor_array import TensorArray
 from runtime.variables import Variable
 from runtime.serialize import load, save
 

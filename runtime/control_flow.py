@@ -358,8 +358,6 @@ def _short(name: str) -> str:
 
 
 def _loop_specs(init, shape_invariants, loop_vars, var_names) -> list[TensorSpec]:
-    if shape_invariants is None:
-        return [TensorSpec(t.shape, t.dtype) for t in init]
     invariants = _flatten_invariants(shape_invariants, loop_vars)
     specs = []
     for value, invariant, name in zip(init, invariants, var_names):
@@ -377,15 +375,17 @@ def _loop_specs(init, shape_invariants, loop_vars, var_names) -> list[TensorSpec
 
 
 def _flatten_invariants(invariants, structure) -> list:
-    """Invariants mirror ``loop_vars``; whatever sits at a leaf position is that leaf's shape."""
+    """Invariants mirror ``loop_vars``; whatever sits at a leaf position is that leaf's shape.
+    A composite (``rt.TensorArray``) gives its own: it knows which of its shapes may vary."""
+    if isinstance(structure, nest.Composite):
+        return list(structure.loop_invariants())
     if isinstance(structure, dict):
         return [leaf for key in nest.sorted_keys(structure)
                 for leaf in _flatten_invariants(None if invariants is None else invariants[key],
                                                 structure[key])]
     if isinstance(structure, (list, tuple)):
-        if invariants is None:
-            return [None] * len(nest.flatten(structure))
-        return [leaf for invariant, sub in zip(invariants, structure)
+        parts = [None] * len(structure) if invariants is None else invariants
+        return [leaf for invariant, sub in zip(parts, structure)
                 for leaf in _flatten_invariants(invariant, sub)]
     return [invariants]
 

@@ -2,12 +2,45 @@
 
 Control flow and functions accept and return nested Python structures; graphs only know flat
 lists of tensors. ``flatten`` and ``pack_like`` convert between the two, and ``structure_of``
-gives a comparable, printable description used in error messages.
+gives a comparable, printable description used in error messages. A ``Composite`` (such as
+``rt.TensorArray``) is a node of the structure whose children are its component tensors.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Hashable, Sequence
+
+
+class Composite:
+    """A value made of tensors plus static information, such as ``rt.TensorArray``.
+
+    Graphs only carry tensors, so control flow and functions see a composite as its
+    ``components()`` (leaves, in ``component_names`` order) and rebuild it around new ones with
+    ``with_components``: that is what lets it be a loop variable, a branch output or a result.
+    ``static_key()`` is the part that is not a tensor; it must agree wherever structures must
+    (the two branches of a ``cond``, a loop variable before and after an iteration).
+    """
+
+    __slots__ = ()
+    component_names: tuple[str, ...] = ()
+
+    def components(self) -> tuple:
+        raise NotImplementedError
+
+    def with_components(self, components: Sequence) -> "Composite":
+        raise NotImplementedError
+
+    def static_key(self) -> Hashable:
+        raise NotImplementedError
+
+    def loop_invariants(self) -> tuple:
+        """Per component, the ``TensorSpec`` its values keep as a loop variable, or None to
+        keep the shape it enters the loop with."""
+        return (None,) * len(self.component_names)
+
+    def describe_static(self) -> str:
+        """The static part for messages, e.g. ``float32, dynamic_size=True``."""
+        raise NotImplementedError
 
 
 def is_namedtuple(value) -> bool:
@@ -32,6 +65,9 @@ def _flatten_into(structure, leaves: list) -> None:
     elif isinstance(structure, (list, tuple)):
         for item in structure:
             _flatten_into(item, leaves)
+    elif isinstance(structure, Composite):
+        for component in structure.components():
+            _flatten_into(component, leaves)
     else:
         leaves.append(structure)
 
@@ -59,6 +95,8 @@ def _pack(structure, iterator):
         return type(structure)(*[_pack(item, iterator) for item in structure])
     if isinstance(structure, (list, tuple)):
         return type(structure)(_pack(item, iterator) for item in structure)
+    if isinstance(structure, Composite):
+        return structure.with_components([_pack(c, iterator) for c in structure.components()])
     return next(iterator)
 
 
@@ -74,6 +112,9 @@ def structure_of(structure) -> Any:
         return (type(structure).__name__, tuple(structure_of(item) for item in structure))
     if isinstance(structure, (list, tuple)):
         return (type(structure).__name__, tuple(structure_of(item) for item in structure))
+    if isinstance(structure, Composite):
+        return (type(structure).__name__, structure.static_key(),
+                tuple(structure_of(c) for c in structure.components()))
     return "*"
 
 
@@ -91,6 +132,9 @@ def describe_structure(structure) -> str:
     if isinstance(structure, tuple):
         inner = ", ".join(describe_structure(item) for item in structure)
         return "(" + inner + ("," if len(structure) == 1 else "") + ")"
+    if isinstance(structure, Composite):
+        return f"{type(structure).__name__}[{structure.describe_static()}](" + ", ".join(
+            describe_structure(c) for c in structure.components()) + ")"
     return "*"
 
 
@@ -105,5 +149,10 @@ def leaf_paths(structure, prefix: str = "") -> list[str]:
         paths = []
         for index, item in enumerate(structure):
             paths.extend(leaf_paths(item, f"{prefix}[{index}]"))
+        return paths
+    if isinstance(structure, Composite):
+        paths = []
+        for name, component in zip(structure.component_names, structure.components()):
+            paths.extend(leaf_paths(component, f"{prefix}.{name}"))
         return paths
     return [prefix]

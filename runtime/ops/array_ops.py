@@ -168,6 +168,53 @@ def stack(values, axis=0):
     return apply_op(STACK, _scalars_like(values), {"axis": int(axis)})
 
 
+def _unstack_kernel(x, axis, num, index):
+    if x.ndim == 0 or not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"axis {axis} is out of range for a tensor of shape "
+                         f"{format_shape(x.shape)}")
+    if x.shape[axis] != num:
+        raise ValueError(f"the tensor has shape {format_shape(x.shape)}, whose axis {axis} has "
+                         f"{x.shape[axis]} entries, not num={num}")
+    return x[(slice(None),) * (axis % x.ndim) + (index,)]
+
+
+def _unstack_infer(x, axis, num, index):
+    if x.shape is None:
+        return x.dtype, None
+    if x.shape[axis] not in (None, num):
+        raise ShapeError(f"unstack: num={num} does not match axis {axis} of shape "
+                         f"{format_shape(x.shape)}, which has {x.shape[axis]} entries.")
+    return x.dtype, x.shape[:axis] + x.shape[axis + 1:]
+
+
+# One node per piece (ops have a fixed number of outputs); each is a view of the input.
+UNSTACK = register(OpDef("unstack", _unstack_kernel, _unstack_infer))
+
+
+def unstack(value, num: int | None = None, axis: int = 0) -> list[Tensor]:
+    """The tensors along ``axis`` of ``value``, as a list (the inverse of ``stack``).
+
+    ``num`` is needed only when the size of ``axis`` is unknown while tracing.
+    """
+    value = convert_to_tensor(value)
+    rank = value.ndim
+    if rank == 0:
+        raise ShapeError("unstack: cannot unstack a scalar (shape ()); it needs a tensor of rank "
+                         "1 or more.")
+    axis = normalize_axis("unstack", int(axis), rank) if rank is not None else int(axis)
+    known = None if rank is None or axis < 0 else value.shape[axis]
+    if num is None:
+        if known is None:
+            raise ValueError(
+                f"unstack: cannot infer num from shape {format_shape(value.shape)}: axis {axis} "
+                f"has an unknown size while tracing. Pass num=, the number of tensors to unstack "
+                f"into, or give the input a static shape (e.g. with input_signature).")
+        num = known
+    num = int(num)
+    return [apply_op(UNSTACK, (value,), {"axis": axis, "num": num, "index": i})
+            for i in builtins.range(num)]  # ``range`` is an op in this module
+
+
 def _squeeze_kernel(x, axis=None):
     return np.squeeze(x, axis=axis)
 
@@ -440,7 +487,7 @@ def rank(x):
 
 
 __all__ = [
-    "constant", "convert_to_tensor", "reshape", "transpose", "concat", "stack", "squeeze",
-    "expand_dims", "gather", "getitem", "cast", "fill", "zeros", "ones", "zeros_like", "ones_like",
-    "eye", "range", "where", "clip_by_value", "identity", "shape", "size", "rank",
+    "constant", "convert_to_tensor", "reshape", "transpose", "concat", "stack", "unstack",
+    "squeeze", "expand_dims", "gather", "getitem", "cast", "fill", "zeros", "ones", "zeros_like",
+    "ones_like", "eye", "range", "where", "clip_by_value", "identity", "shape", "size", "rank",
 ]

@@ -134,6 +134,8 @@ CONCAT = register(OpDef("concat", lambda *values, axis: np.concatenate(values, a
 
 def concat(values, axis):
     """Joins tensors along an existing axis."""
+    if hasattr(values, "concatenated"):  # a list grown in a graph loop (runtime.staged_list)
+        return values.concatenated(int(axis))
     return apply_op(CONCAT, _scalars_like(list(values)), {"axis": int(axis)})
 
 
@@ -162,6 +164,8 @@ STACK = register(OpDef("stack", lambda *values, axis: np.stack(values, axis=axis
 
 def stack(values, axis=0):
     """Joins tensors of equal shape along a new axis."""
+    if hasattr(values, "stacked"):  # a list grown in a graph loop (runtime.staged_list)
+        return values.stacked(int(axis))
     values = list(values)
     if not values:
         raise ValueError("stack: needs at least one tensor.")

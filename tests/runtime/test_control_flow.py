@@ -148,7 +148,7 @@ def test_nested_output_paths_name_the_leaf():
 
 
 def test_none_in_only_one_branch_is_an_error():
-    with pytest.raises(GraphTypeError, match=re.escape(
+    with pytest.raises(rt.errors.GraphValueError, match=re.escape(
             "'output[1]' is None in the true branch of a tensor conditional but a value in the other")):
         _trace(lambda x: rt.cond(x > 0, lambda: (x, None), lambda: (x, x)), SCALAR_F)
 

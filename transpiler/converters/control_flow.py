@@ -132,12 +132,12 @@ class _ControlFlow(ScopeTransformer):
     # -- statements -------------------------------------------------------------------------
 
     def visit_If(self, node):
-        mutated = _mutated_objects(node.body + node.orelse)
+        mutated, staged = self._staged_lists(node.body + node.orelse)
         node.body = self.visit_block(node.body)
         node.orelse = self.visit_block(node.orelse)
         modified = self._modified(anno.get(node, Anno.BODY_SCOPE, None),
                                   anno.get(node, Anno.ORELSE_SCOPE, None))
-        state, nouts = self._state(node, modified)
+        state, nouts = self._state(node, modified | set(staged))
         declarations = self._declarations(modified)
         body_name = self.ctx.namer.new("if_body")
         definitions = [self._function(body_name, [], declarations + node.body)]
@@ -150,11 +150,25 @@ class _ControlFlow(ScopeTransformer):
         args = [node.test, name(body_name), orelse_arg] + state_args
         if state and nouts != len(state):
             args.append(constant(nouts))
-        call = gast.Call(_ag("if_stmt"), args, _keywords(mutated, self._outer(state[:nouts])))
+        call = gast.Call(_ag("if_stmt"), args, _keywords(mutated, self._outer(state[:nouts]),
+                                                         staged=staged))
         # Both branches end by returning (the function ends here): return the branch's value.
         returns = _ends_with_return(node.body) and _ends_with_return(node.orelse)
         statement = gast.Return(call) if returns else gast.Expr(call)
         return self._emit(node, definitions + state_defs + [statement])
+
+    def _staged_lists(self, body: list) -> tuple[list[str], list[str]]:
+        """The objects a block changes in place, split into those it may not change and the
+        lists it only appends to: local lists that graph control flow can carry as staged
+        lists (``out = []``, then ``out.append(v)`` in a loop, ``rt.stack(out)`` after it)."""
+        mutated = _mutated_objects(body)
+        appended = {m[:-len(".append")] for m in mutated if m.endswith(".append")}
+        staged = sorted(
+            n for n in appended
+            if n in self.locals and n not in self.params and n not in self.ctx.enclosing_locals
+            and all(m == f"{n}.append" for m in mutated if m.startswith(f"{n}."))
+            and _only_appended(body, n))
+        return [m for m in mutated if m.rpartition(".")[0] not in staged], staged
 
     def _visit_loop_body(self, statements: list) -> tuple[list, set, set]:
         """The converted body, and the variables its nested closures declared `nonlocal` or
@@ -181,27 +195,28 @@ class _ControlFlow(ScopeTransformer):
         return self._function(name_, params, declarations + inits + body)
 
     def visit_While(self, node):
-        mutated = _mutated_objects(node.body)
+        mutated, staged = self._staged_lists(node.body)
         node.body, inner_declared, inner_maybe = self._visit_loop_body(node.body)
         modified = self._modified(anno.get(node, Anno.BODY_SCOPE, None))
-        state, _ = self._state(node, modified)
+        state, _ = self._state(node, modified | set(staged))
         test_name, body_name = self.ctx.namer.new("loop_test"), self.ctx.namer.new("loop_body")
         definitions = [self._function(test_name, [], [gast.Return(node.test)]),
                        self._loop_function(body_name, [], node.body, modified, state,
                                            inner_declared, inner_maybe)]
         state_defs, state_args = self._state_functions(state)
         call = gast.Expr(gast.Call(_ag("while_stmt"), [name(test_name), name(body_name)] + state_args,
-                                   _keywords(mutated, self._outer(state), loop_options(node))))
+                                   _keywords(mutated, self._outer(state), loop_options(node),
+                                             staged)))
         return self._emit(node, definitions + state_defs + [call])
 
     def visit_For(self, node):
         if node.body and getattr(node.body[0], _MARKER, False):
             node.body = node.body[1:]
-        mutated = _mutated_objects(node.body)
+        mutated, staged = self._staged_lists(node.body)
         node.body, inner_declared, inner_maybe = self._visit_loop_body(node.body)
         modified = self._modified(anno.get(node, Anno.BODY_SCOPE, None),
                                   anno.get(node, Anno.ITERATE_SCOPE, None))
-        state, _ = self._state(node, modified)
+        state, _ = self._state(node, modified | set(staged))
         target = node.target
         if isinstance(target, gast.Name) and target.id not in state and target.id not in self.globals \
                 and target.id not in self.nonlocals:
@@ -221,7 +236,8 @@ class _ControlFlow(ScopeTransformer):
         state_defs, state_args = self._state_functions(state)
         args = [node.iter, test_arg, name(body_name)] + state_args
         call = gast.Expr(gast.Call(_ag("for_stmt"), args,
-                                   _keywords(mutated, self._outer(state), loop_options(node))))
+                                   _keywords(mutated, self._outer(state), loop_options(node),
+                                             staged)))
         return self._emit(node, definitions + state_defs + [call])
 
     def _emit(self, node, statements: list) -> list:
@@ -249,6 +265,17 @@ def _mutated_objects(statements: list) -> list[str]:
     return sorted(mutated)
 
 
+def _only_appended(statements: list, variable: str) -> bool:
+    """Whether every use of ``variable`` in ``statements`` is a call of its ``append``."""
+    appending = {id(method.value) for node in own_scope_walk(statements)
+                 if isinstance(node, gast.Call)
+                 for method in [_called_method(node)] if method is not None
+                 and method.attr == "append" and isinstance(method.value, gast.Name)}
+    uses = [node for node in gast.walk(gast.Module(body=list(statements), type_ignores=[]))
+            if isinstance(node, gast.Name) and node.id == variable]
+    return all(id(node) in appending for node in uses)
+
+
 def _called_method(call: gast.Call) -> gast.Attribute | None:
     """``o.m`` for ``o.m(...)`` and for ``ag__.converted(o.m)(...)``."""
     func = call.func
@@ -258,11 +285,18 @@ def _called_method(call: gast.Call) -> gast.Attribute | None:
     return func if isinstance(func, gast.Attribute) else None
 
 
-def _keywords(mutates: list[str], outer: list[str], options: gast.expr | None = None) -> list:
-    """``mutates=(...)``, ``outer=(...)`` and ``opts=...``, each only when there is one."""
+def _keywords(mutates: list[str], outer: list[str], options: gast.expr | None = None,
+              staged: list[str] = ()) -> list:
+    """``mutates=(...)``, ``outer=(...)``, ``opts=...`` and ``staged=(...)``, each only when
+    there is one."""
     keywords = [gast.keyword(keyword, gast.Tuple([constant(v) for v in values], gast.Load()))
                 for keyword, values in (("mutates", mutates), ("outer", outer)) if values]
-    return keywords + ([gast.keyword("opts", options)] if options is not None else [])
+    if options is not None:
+        keywords.append(gast.keyword("opts", options))
+    if staged:
+        keywords.append(gast.keyword("staged", gast.Tuple([constant(v) for v in staged],
+                                                          gast.Load())))
+    return keywords
 
 
 def _ends_with_return(statements: list) -> bool:

@@ -12,6 +12,7 @@ import sys
 import runtime as rt
 from runtime import tracing
 from runtime.control_flow import is_symbolic
+from runtime.staged_list import StagedList
 from transpiler.operators.control_flow import TensorEnumerate, TensorZip
 
 
@@ -38,6 +39,8 @@ def len_(value):
         if value.shape is not None and value.shape[0] is not None:
             return value.shape[0]
         return rt.shape(value)[0]
+    if isinstance(value, StagedList):
+        return value.size()
     return builtins.len(value)
 
 

@@ -19,6 +19,7 @@ from runtime import nest, outside_objects, tracing
 from runtime.control_flow import (Unset, is_symbolic, python_truth, scalar_condition,
                                   zeros_like_leaf)
 from runtime.graph import Graph
+from runtime.staged_list import StagedList
 from runtime.source_location import user_location
 from transpiler.operators.places import Place
 from transpiler.operators.variables import Undefined, UndefinedReturnValue, is_return_value_name
@@ -52,9 +53,11 @@ def _reject_mutations(mutates: Sequence[str], construct: str, why: str) -> None:
         calls = ", ".join(f"{m}(...)" for m in mutates)
         raise ValueError(
             f"{calls} inside {construct} on a tensor{_where()} changes a Python object in place, "
-            f"but {why}: the change would not happen as in Python. Compute the values as "
-            f"tensors instead (e.g. rt.stack them after a Python loop, or carry a tensor through "
-            f"the loop), or make the condition a Python value.")
+            f"but {why}: the change would not happen as in Python. Only a list created in this "
+            f"function and only appended to there (not read, not changed otherwise) is carried "
+            f"through graph control flow; build such a list and rt.stack it afterwards, carry a "
+            f"tensor (or rt.TensorArray) through the block, or make the condition a Python "
+            f"value.")
 
 
 def _state_before(get_state: GetState, names: Sequence[str]) -> tuple:
@@ -116,13 +119,14 @@ def _set_state_tolerantly(set_state: SetState, get_state: GetState, names: Seque
 
 def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_state,
             set_state: SetState = _ignore_state, names: Sequence[str] = (), nouts: int | None = None,
-            *, mutates: Sequence[str] = (), outer: Sequence[str] = ()):
+            *, mutates: Sequence[str] = (), outer: Sequence[str] = (), staged: Sequence[str] = ()):
     """Runs ``body()`` if ``cond`` else ``orelse()``; returns what the branch returns.
 
     ``names`` names the state variables; the first ``nouts`` of them are outputs (the others
     are only read inside the branches and are restored afterwards). ``mutates`` lists calls
     that change outside objects in place (``out.append``), which a graph cannot repeat;
-    ``outer`` the state that may belong to objects or variables from outside the call.
+    ``outer`` the state that may belong to objects or variables from outside the call;
+    ``staged`` the lists the branches only append to, carried as staged lists.
     """
     orelse = orelse or _no_branch
     if not is_symbolic(cond):
@@ -131,7 +135,8 @@ def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_st
                       "the condition picks when the graph runs")
     cond = scalar_condition(cond, "an if statement")
     nouts = len(names) if nouts is None else nouts
-    initial = _state_before(get_state, names)
+    before = _state_before(get_state, names)
+    initial = _staged_lists(before, names, staged, (body, orelse), get_state, set_state)
     location = _where()
     # Filled by the first traced branch, read by rt.cond after both are traced: the names of
     # the flattened outputs, for its error messages.
@@ -140,7 +145,8 @@ def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_st
 
     def branch(fn: Callable, label: str) -> Callable:
         def traced():
-            _set_state_tolerantly(set_state, get_state, names, initial)
+            # Each branch starts from its own copies: one branch's appends are not the other's.
+            _set_state_tolerantly(set_state, get_state, names, _fresh(initial))
             result = fn()
             outputs = _state_before(get_state, names)[:nouts]
             _check_branch_outputs(outputs, names, label, location)
@@ -154,7 +160,7 @@ def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_st
         return traced
 
     result, outputs = rt.cond(cond, branch(body, "if"), branch(orelse, "else"), names=leaf_names)
-    _refuse_graph_values_outside(outer, names, outputs, get_state, set_state, initial,
+    _refuse_graph_values_outside(outer, names, outputs, get_state, set_state, before,
                                  "an if statement")
     _set_state_tolerantly(set_state, get_state, names, tuple(outputs) + tuple(initial[nouts:]))
     return result
@@ -197,11 +203,12 @@ def if_exp(cond, if_true: Callable, if_false: Callable, expression: str = ""):
 
 def while_stmt(test: Callable, body: Callable, get_state: GetState = _no_state,
                set_state: SetState = _ignore_state, names: Sequence[str] = (), opts: dict | None = None,
-               *, mutates: Sequence[str] = (), outer: Sequence[str] = ()):
+               *, mutates: Sequence[str] = (), outer: Sequence[str] = (), staged: Sequence[str] = ()):
     """``while test(): body()``; a graph loop when the test is a symbolic tensor.
 
     If the test starts as a Python value and becomes a tensor after some iterations (a
     variable turned into a tensor), the remaining iterations continue as a graph loop.
+    ``staged`` names the lists the body only appends to, carried as staged lists.
     """
     opts = opts or {}
     first = _initial_test(test)
@@ -211,7 +218,7 @@ def while_stmt(test: Callable, body: Callable, get_state: GetState = _no_state,
         body()
         first = test()
     _reject_mutations(mutates, "a while loop", _ONCE_PER_TRACE)
-    _tensor_while(test, body, get_state, set_state, names, opts, outer)
+    _tensor_while(test, body, get_state, set_state, names, opts, outer, staged)
 
 
 def _initial_test(test: Callable):
@@ -226,9 +233,10 @@ def _initial_test(test: Callable):
     return value
 
 
-def _tensor_while(test, body, get_state, set_state, names, opts, outer) -> None:
+def _tensor_while(test, body, get_state, set_state, names, opts, outer, staged) -> None:
     before = _state_before(get_state, names)
-    loop = _GraphLoop(before, body, get_state, set_state, names, "while loop", opts)
+    entering = _staged_lists(before, names, staged, (body,), get_state, set_state)
+    loop = _GraphLoop(entering, body, get_state, set_state, names, "while loop", opts)
 
     def loop_test(*state):
         set_state(state)
@@ -332,6 +340,46 @@ def _invariants(given, inside_shapes: tuple, leading: tuple) -> tuple | None:
         mine if mine is not None else inside for mine, inside in zip(given, inside_shapes))
 
 
+def _staged_lists(values: tuple, names: Sequence[str], staged: Sequence[str],
+                  blocks: Sequence[Callable], get_state: GetState, set_state: SetState) -> tuple:
+    """``values`` with the Python lists that the blocks only append to as ``StagedList``s of the
+    dtype and shape of their elements: the first one, or, for an empty list, the first value
+    a block appends (found by tracing the blocks once)."""
+    result = list(values)
+    first_appends = {}
+    for index, (name, value) in enumerate(zip(names, values)):
+        if name not in staged:
+            continue
+        if type(value) is list and value:
+            first = rt.convert_to_tensor(value[0])
+            result[index] = StagedList.of(value, first.dtype, first.shape)
+        elif type(value) is list or type(value) is _FirstAppend:
+            # In an enclosing block's probe the list is a _FirstAppend already: this block's
+            # first append is what it learns too.
+            first_appends[index] = value if type(value) is _FirstAppend else _FirstAppend()
+    if first_appends:
+        probing = tuple(first_appends.get(i, value) for i, value in enumerate(result))
+        for block in blocks:
+            _probe(probing, block, get_state, set_state, names, symbolic=True)
+        for index, recorder in first_appends.items():
+            if recorder.spec is not None:  # else nothing is appended: it stays a Python list
+                result[index] = StagedList.of([], *recorder.spec)
+    return tuple(result)
+
+
+class _FirstAppend:
+    """Stands for an empty staged list while the first iteration is traced, to learn the
+    dtype and shape of what the loop appends."""
+
+    def __init__(self):
+        self.spec = None
+
+    def append(self, value) -> None:
+        if self.spec is None:
+            tensor = value if isinstance(value, rt.Tensor) else rt.convert_to_tensor(value)
+            self.spec = (tensor.dtype, tensor.shape)
+
+
 def _check_loop_inputs(initial: Sequence, names: Sequence[str]) -> None:
     for name, value in zip(names, initial):
         if type(value) is Undefined:
@@ -417,8 +465,7 @@ def _probe(values: tuple, body, get_state, set_state, names: Sequence[str],
     saved = _state_before(get_state, names)
     try:
         with tracing.building(scratch):
-            if symbolic:
-                values = tuple(nest.map_structure(_as_placeholder, value) for value in values)
+            values = _fresh(values, _as_placeholder if symbolic else None)
             _set_state_tolerantly(set_state, get_state, names, values)
             body()
             return _state_before(get_state, names)
@@ -426,6 +473,12 @@ def _probe(values: tuple, body, get_state, set_state, names: Sequence[str],
         return error
     finally:
         _set_state_tolerantly(set_state, get_state, names, saved)
+
+
+def _fresh(values: tuple, leaf_of: Callable | None = None) -> tuple:
+    """New containers (and staged lists) around the same leaves (or ``leaf_of`` them), so that
+    what traced code changes in place is not shared with the caller's values."""
+    return tuple(nest.map_structure(leaf_of or (lambda leaf: leaf), value) for value in values)
 
 
 def _as_placeholder(leaf):
@@ -456,7 +509,7 @@ def loop_options(shape_invariants=None, maximum_iterations=None, parallel_iterat
 def for_stmt(iterable, extra_test: Callable | None, body: Callable[[Any], None],
              get_state: GetState = _no_state, set_state: SetState = _ignore_state,
              names: Sequence[str] = (), opts: dict | None = None, *, mutates: Sequence[str] = (),
-             outer: Sequence[str] = ()):
+             outer: Sequence[str] = (), staged: Sequence[str] = ()):
     """``for item in iterable: body(item)``, stopping when ``extra_test()`` is false (break,
     return). A graph loop over a symbolic range or tensor; unrolled over Python iterables."""
     opts = opts or {}
@@ -467,8 +520,10 @@ def for_stmt(iterable, extra_test: Callable | None, body: Callable[[Any], None],
     _reject_mutations(mutates, "a for loop", _ONCE_PER_TRACE)
     start, limit, delta, item_of = loop
     before = _state_before(get_state, names)
-    graph_loop = _GraphLoop(before, lambda: body(item_of(start)), get_state, set_state, names,
-                            "for loop", opts)
+    first_iteration = lambda: body(item_of(start))  # noqa: E731
+    entering = _staged_lists(before, names, staged, (first_iteration,), get_state, set_state)
+    graph_loop = _GraphLoop(entering, first_iteration, get_state, set_state, names, "for loop",
+                            opts)
 
     def loop_test(index, *state):
         set_state(state)
@@ -529,6 +584,8 @@ def _tensor_loop_of(iterable):
     if isinstance(iterable, TensorEnumerate):
         tensor, start = iterable.tensor, iterable.start
         return 0, _length(tensor), 1, lambda i: (_as_python_int(i + start), tensor[i])
+    if isinstance(iterable, StagedList):
+        return 0, iterable.size(), 1, lambda i: iterable[i]
     if isinstance(iterable, TensorZip):
         tensors = iterable.tensors
         lengths = [_length(t) for t in tensors]

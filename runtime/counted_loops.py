@@ -4,21 +4,26 @@
         s = s + f(i)                   # f: integer elementwise ops of i and loop invariants
 
 equals ``s + sum(f(arange(start, bound)))`` exactly: integer addition wraps around modulo
-2**bits, which does not depend on the order of the terms. The executor evaluates ``f`` on the
-whole index vector at once when the range is not too long, and keeps the loop otherwise.
-Floats never qualify (their sums depend on the order).
+2**bits, which does not depend on the order of the terms, and integer elementwise ops give
+the same bits on an array as on each scalar. The executor evaluates ``f`` on the whole index
+vector at once when the range is not too long, and keeps the loop otherwise. It also keeps
+the loop when the counter's dtype cannot reach the bound (an int32 counter below an int64
+bound past 2**31 wraps around and the loop never ends: no value would be the loop's
+result). Floats never qualify (their sums depend on the order), nor do ops that may raise.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from runtime.graph import Node
 from runtime.ops.registry import CONST
 
-# Ops a term may use: elementwise, integer-exact, never raising.
+# Ops a term may use: elementwise, integer-exact, never raising ("cast" between integers).
 _TERM_OPS = frozenset({"add", "subtract", "multiply", "negative", "square", "abs", "maximum",
-                       "minimum", "bitwise_and", "bitwise_or", "bitwise_xor", "identity"})
+                       "minimum", "bitwise_and", "bitwise_or", "bitwise_xor", "identity", "cast"})
 
 
 @dataclass(frozen=True)
@@ -27,6 +32,7 @@ class CountedReduction:
     bound: object              # the cond subgraph's value the counter is compared with
     terms: dict                # accumulator position -> body value added to it each iteration
     term_nodes: tuple          # body nodes computing the terms, in program order
+    counter_max: int | None    # the bound must not exceed it (None: the bound's dtype cannot)
 
 
 def recognize(node: Node) -> CountedReduction | None:
@@ -66,7 +72,15 @@ def recognize(node: Node) -> CountedReduction | None:
         if inner.op is not CONST and id(inner) not in cone | kept:
             return None
     term_nodes = tuple(n for n in body.nodes if id(n) in cone)
-    return CountedReduction(index, bound, terms, term_nodes)
+    return CountedReduction(index, bound, terms, term_nodes, _counter_max(counter, bound))
+
+
+def _counter_max(counter, bound) -> int | None:
+    """The largest bound the counter reaches without wrapping around, when the bound's dtype
+    holds larger values."""
+    if np.can_cast(bound.dtype, counter.dtype, "safe"):
+        return None
+    return int(np.iinfo(counter.dtype).max)
 
 
 def _integral_scalar(value) -> bool:
@@ -115,7 +129,7 @@ def _cone(term, params, index: int, count: int) -> list[Node] | None:
             continue
         node = value.node
         if position is not None or node.op.name not in _TERM_OPS or node.subgraphs or node.stateful \
-                or any(out.dtype.kind not in "iu" for out in node.outputs):
+                or any(v.dtype.kind not in "iu" for v in [*node.outputs, *node.inputs]):
             return None
         nodes.append(node)
         stack.extend(node.inputs)

@@ -244,7 +244,10 @@ class _Emitter:
             self.globals[f"np_{name}"] = value
         self.globals[f"dtype{node.id}"] = node.inputs[reduction.index].dtype
         inner = indent + "    "
-        self.emit(f"{indent}if int({bound}) - int({start}) <= {VECTORIZED_MAX_LENGTH}:", node)
+        reachable = "" if reduction.counter_max is None else \
+            f" and int({bound}) <= {reduction.counter_max}"
+        self.emit(f"{indent}if int({bound}) - int({start}) <= {VECTORIZED_MAX_LENGTH}{reachable}:",
+                  node)
         self.emit(f"{inner}i{node.id} = np_arange({start}, {bound}, dtype=dtype{node.id})", node)
         for param, outer in zip(body.inputs, names):
             self.names[id(param)] = outer

@@ -7,8 +7,8 @@ import builtins
 import numpy as np
 
 from runtime import dtypes
-from runtime.errors import ShapeError
-from runtime.ops.registry import OpDef, apply_op, constant_value, register
+from runtime.errors import InvalidArgumentError, ShapeError
+from runtime.ops.registry import OpDef, Promotion, apply_op, constant_value, register
 from runtime.ops.shapes import (broadcast, normalize_axis, num_elements, same_dtype,
                                 static_shape_arg)
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, format_shape
@@ -310,11 +310,43 @@ def cast(x, dtype):
     return apply_op(CAST, (convert_to_tensor(x),), {"dtype": dtype})
 
 
+def _checked_cast_kernel(x, dtype):
+    if x.dtype.kind == "f":
+        info = np.iinfo(dtype)
+        whole = np.trunc(x).astype(np.float64)  # float64 holds every bound exactly
+        fits = (whole >= float(info.min)) & (whole < float(info.max) + 1)  # False for NaN
+    else:
+        fits = x.astype(dtype) == x  # NumPy compares integers of mixed dtypes exactly
+    if not np.all(fits):
+        bad = x[~fits][0] if x.ndim else x
+        raise InvalidArgumentError(
+            f"the value {bad} does not fit in {dtype.name}. It stands for a Python number (the "
+            f"result of int(), or a loop counter next to a tensor), which would raise rather "
+            f"than wrap around or become another number; convert to a wider dtype first, e.g. "
+            f"rt.cast(x, rt.int64).")
+    return x.astype(dtype)
+
+
+CHECKED_CAST = register(OpDef("checked_cast", _checked_cast_kernel,
+                              lambda x, dtype: (dtype, x.shape)))
+
+
+def checked_cast(x, dtype):
+    """``x`` converted to the integer ``dtype``, raising when the graph runs if a value does
+    not fit (NaN, infinity, out of range) instead of wrapping: how a tensor that stands for
+    a Python int converts, since a Python int never wraps. Floats truncate toward zero."""
+    dtype = dtypes.as_dtype(dtype)
+    if isinstance(x, Tensor) and x.dtype == dtype:
+        return x
+    return apply_op(CHECKED_CAST, (convert_to_tensor(x),), {"dtype": dtype})
+
+
 # -- creation ------------------------------------------------------------------------------
 
 
 def _shape_operand(op_name: str, shape):
-    """A shape argument: static (an attribute) or a tensor (an input), as ``(inputs, attrs)``."""
+    """A shape argument: static (an attribute) or a tensor (an input), as ``(inputs, attrs)``.
+    A list may mix ints and scalar integer tensors (``[1, n, 2]``)."""
     if isinstance(shape, Tensor):
         value = constant_value(shape)
         if value is None:
@@ -322,12 +354,35 @@ def _shape_operand(op_name: str, shape):
         shape = value.tolist()
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
+    if isinstance(shape, (list, tuple)) and any(
+            isinstance(d, Tensor) and constant_value(d) is None for d in shape):
+        return (stack([_dimension(op_name, i, d) for i, d in enumerate(shape)]),), {}
     return (), {"shape": static_shape_arg(op_name, shape)}
 
 
+def _dimension(op_name: str, position: int, dim) -> Tensor:
+    """One entry of a shape list as an int64 scalar tensor."""
+    if isinstance(dim, Tensor):
+        if dim.shape != () or dim.dtype.kind not in "iu":
+            raise TypeError(
+                f"{op_name}: dimension {position} of the shape is a tensor of dtype "
+                f"{dim.dtype.name} and shape {format_shape(dim.shape)}; each dimension must be "
+                f"an int or a scalar integer tensor.")
+        return cast(dim, dtypes.int64)
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(f"{op_name}: dimension {position} of the shape is {dim!r}; each "
+                        f"dimension must be an int or a scalar integer tensor.")
+    return constant(np.int64(dim))
+
+
 def _shape_from_operand(shape_input=None, shape=None):
+    """The static shape: the attribute, or what is known of the shape tensor while tracing
+    (entries of a stacked list that are constants; None for the others)."""
     if shape is not None:
         return shape
+    if shape_input.node.op is STACK:
+        known = [constant_value(d) for d in shape_input.node.inputs]
+        return tuple(None if d is None or d < 0 else int(d) for d in known)
     length = shape_input.shape[0] if shape_input.shape else None
     return None if length is None else (None,) * length
 
@@ -399,7 +454,9 @@ def _range_infer(start, limit, delta, dtype):
 def _range_kernel(start, limit, delta, dtype):
     if delta == 0:
         raise ValueError("range: delta must not be zero")
-    return np.arange(start, limit, delta, dtype=dtype)
+    # As Python numbers: NumPy would compute the length in the bounds' dtype (5 - 0 in uint8
+    # counting down wraps around and gives an empty range).
+    return np.arange(start.item(), limit.item(), delta.item(), dtype=dtype)
 
 
 RANGE = register(OpDef("range", _range_kernel, _range_infer))
@@ -409,24 +466,40 @@ def range(start, limit=None, delta=1, dtype=None):  # noqa: A001
     """``[start, start + delta, ...)`` up to ``limit``, like Python's ``range``."""
     if limit is None:
         start, limit = 0, start
-    values = (start, limit, delta)
-    if dtype is None:
-        is_float = any(isinstance(v, float) or (isinstance(v, Tensor) and v.dtype.kind == "f")
-                       for v in values)
-        widest = [v.dtype for v in values if isinstance(v, Tensor) and v.dtype.kind in "iuf"]
-        dtype = np.result_type(*widest) if widest else (dtypes.float32 if is_float else dtypes.int32)
-    dtype = dtypes.as_dtype(dtype)
-    return apply_op(RANGE, tuple(cast(v, dtype) for v in values), {"dtype": dtype})
+    dtype = dtypes.result_type(start, limit, delta) if dtype is None else dtypes.as_dtype(dtype)
+    bounds = (_range_bound(start, dtype), _range_bound(limit, dtype), _range_step(delta, dtype))
+    return apply_op(RANGE, bounds, {"dtype": dtype})
+
+
+def _range_bound(value, dtype):
+    """A bound in the range's dtype; a Python number that does not fit raises instead of
+    wrapping around (a limit of -1 next to a uint8 start must not become 255)."""
+    if not isinstance(value, dtypes.PYTHON_SCALARS):
+        return cast(value, dtype)
+    try:
+        return constant(value, dtype)
+    except OverflowError:
+        raise OverflowError(f"range: {value!r} does not fit in {dtype.name}, the dtype of the "
+                            f"range; cast the tensor bounds to a wider signed dtype first (e.g. "
+                            f"rt.cast(n, rt.int32)).") from None
+
+
+def _range_step(delta, dtype):
+    """The step; counting an unsigned range down keeps a negative Python step as int64 (only
+    the values need the range's dtype)."""
+    if isinstance(delta, int) and dtype.kind == "u" and delta < 0:
+        return constant(np.int64(delta))
+    return _range_bound(delta, dtype)
 
 
 # -- selection -----------------------------------------------------------------------------
 
 
 def _where_infer(condition, x, y):
-    return np.result_type(x.dtype, y.dtype), broadcast("where", condition.shape, x.shape, y.shape)
+    return same_dtype("where", (x, y)), broadcast("where", condition.shape, x.shape, y.shape)
 
 
-WHERE = register(OpDef("where", np.where, _where_infer, promote_scalars=True))
+WHERE = register(OpDef("where", np.where, _where_infer, promotion=Promotion.COMMON, unpromoted=1))
 ARGWHERE = register(OpDef("argwhere", np.argwhere, lambda c: (dtypes.int64, (None, c.ndim))))
 
 
@@ -440,8 +513,8 @@ def where(condition, x=None, y=None):
 
 
 CLIP = register(OpDef("clip_by_value", np.clip, lambda t, lo, hi: (
-    np.result_type(t.dtype, lo.dtype, hi.dtype), broadcast("clip_by_value", t.shape, lo.shape, hi.shape)),
-    promote_scalars=True))
+    same_dtype("clip_by_value", (t, lo, hi)), broadcast("clip_by_value", t.shape, lo.shape, hi.shape)),
+    promotion=Promotion.COMMON))
 
 
 def clip_by_value(t, clip_value_min, clip_value_max):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.errors import ShapeError
-from runtime.ops.registry import OpDef, apply_op, register
+from runtime.ops.registry import OpDef, Promotion, apply_op, register
 from runtime.ops.shapes import broadcast, ufunc_result_dtype
 from runtime.tensor import format_shape
 
@@ -33,7 +33,7 @@ def _matmul_infer(a, b):
     return dtype, out
 
 
-MATMUL = register(OpDef("matmul", np.matmul, _matmul_infer))
+MATMUL = register(OpDef("matmul", np.matmul, _matmul_infer, promotion=Promotion.COMMON))
 
 
 def matmul(a, b):

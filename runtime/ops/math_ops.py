@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.ops.registry import OpDef, apply_op, register
+from runtime.ops.registry import OpDef, Promotion, apply_op, register
 from runtime.ops.shapes import broadcast, ufunc_result_dtype
 
 
-def _binary(name: str, ufunc: np.ufunc) -> OpDef:
+def _binary(name: str, ufunc: np.ufunc, promotion: Promotion = Promotion.COMMON) -> OpDef:
     def infer(x, y):
         return ufunc_result_dtype(name, ufunc, (x.dtype, y.dtype)), broadcast(name, x.shape, y.shape)
-    return register(OpDef(name, ufunc, infer, promote_scalars=True))
+    return register(OpDef(name, ufunc, infer, promotion=promotion))
 
 
 def _unary(name: str, ufunc: np.ufunc) -> OpDef:
@@ -33,15 +33,15 @@ MOD = _binary("mod", np.remainder)
 POW = _binary("pow", np.power)
 MAXIMUM = _binary("maximum", np.maximum)
 MINIMUM = _binary("minimum", np.minimum)
-EQUAL = _binary("equal", np.equal)
-NOT_EQUAL = _binary("not_equal", np.not_equal)
-GREATER = _binary("greater", np.greater)
-GREATER_EQUAL = _binary("greater_equal", np.greater_equal)
-LESS = _binary("less", np.less)
-LESS_EQUAL = _binary("less_equal", np.less_equal)
-LOGICAL_AND = _binary("logical_and", np.logical_and)
-LOGICAL_OR = _binary("logical_or", np.logical_or)
-LOGICAL_XOR = _binary("logical_xor", np.logical_xor)
+EQUAL = _binary("equal", np.equal, Promotion.COMPARE)
+NOT_EQUAL = _binary("not_equal", np.not_equal, Promotion.COMPARE)
+GREATER = _binary("greater", np.greater, Promotion.COMPARE)
+GREATER_EQUAL = _binary("greater_equal", np.greater_equal, Promotion.COMPARE)
+LESS = _binary("less", np.less, Promotion.COMPARE)
+LESS_EQUAL = _binary("less_equal", np.less_equal, Promotion.COMPARE)
+LOGICAL_AND = _binary("logical_and", np.logical_and, Promotion.COMPARE)
+LOGICAL_OR = _binary("logical_or", np.logical_or, Promotion.COMPARE)
+LOGICAL_XOR = _binary("logical_xor", np.logical_xor, Promotion.COMPARE)
 BITWISE_AND = _binary("bitwise_and", np.bitwise_and)
 BITWISE_OR = _binary("bitwise_or", np.bitwise_or)
 BITWISE_XOR = _binary("bitwise_xor", np.bitwise_xor)
@@ -81,7 +81,7 @@ def multiply(x, y):
 
 
 def divide(x, y):
-    """True division: integer inputs give float64, like Python's ``/``."""
+    """True division: integer inputs give float64, Python's exact answer for ``/``."""
     return apply_op(DIVIDE, (x, y))
 
 

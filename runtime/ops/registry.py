@@ -10,6 +10,7 @@ cannot drift apart.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -24,6 +25,16 @@ from runtime import tracing
 Kernel = Callable[..., Any]
 
 
+class Promotion(enum.Enum):
+    """How an op's inputs of different dtypes (and Python numbers) are reconciled."""
+
+    NONE = "inputs are used as given"
+    COMMON = ("every input is cast to the dtype they promote to (dtypes.promote_types): the "
+              "kernel sees one dtype, so eager, graph and inferred dtypes agree")
+    COMPARE = ("Python numbers take NumPy's dtype next to the tensors, tensors stay as they "
+               "are: the result is bool, and NumPy compares mixed dtypes exactly")
+
+
 @dataclass(frozen=True, eq=False)
 class OpDef:
     """Everything the runtime knows about one op."""
@@ -33,7 +44,8 @@ class OpDef:
     infer: Callable[..., Any] | None
     effect: bool = False          # print, assert, variable writes, random draws
     stateful: bool = False        # variable reads: ordered, never folded or merged
-    promote_scalars: bool = False  # Python scalars among the inputs are weakly typed
+    promotion: Promotion = Promotion.NONE
+    unpromoted: int = 0           # leading inputs promotion leaves alone (where's condition)
     num_outputs: int = 1
     # Optional: ``bind(attrs, input_types) -> callable(*arrays)`` for a specialized kernel.
     bind: Callable[..., Callable] | None = None
@@ -77,21 +89,38 @@ CONST = register(OpDef("const", None, None))
 # -- converting inputs ---------------------------------------------------------------------
 
 
-def _convert_eager(value, op: OpDef, weak_dtype) -> np.ndarray:
+def _convert_eager(value, op: OpDef, dtype) -> np.ndarray:
+    """``value`` as an array (of ``dtype`` when given)."""
     if type(value) is EagerTensor:
-        return value._value
-    if isinstance(value, np.ndarray):
-        return value
-    if weak_dtype is not None:
-        return np.asarray(value, dtype=weak_dtype)
-    read = getattr(value, "_read_value_for_op", None)  # variables
-    if read is not None:
-        return read()._value
+        array = value._value
+    elif isinstance(value, np.ndarray):
+        array = value
+    elif dtype is not None and dtypes.is_weak(value):
+        return _python_number_as(value, op, dtype)
+    else:
+        read = getattr(value, "_read_value_for_op", None)  # variables
+        array = read()._value if read is not None else _python_value(value, op)
+    return array if dtype is None or array.dtype == dtype else array.astype(dtype)
+
+
+def _python_value(value, op: OpDef) -> np.ndarray:
     try:
         return dtypes.to_array(value)
     except (TypeError, ValueError, OverflowError) as error:
         raise TypeError(f"{op.name}: cannot use {type(value).__name__} {value!r} as a tensor "
                         f"input ({error}).") from None
+
+
+def _python_number_as(value, op: OpDef, dtype: np.dtype) -> np.ndarray:
+    """A Python number (or list of them) in the dtype it takes next to tensors; one that does
+    not fit raises, as in NumPy 2, instead of wrapping around."""
+    try:
+        return np.asarray(value, dtype=dtype)
+    except OverflowError:
+        raise OverflowError(
+            f"{op.name}: the Python number {value!r} does not fit in {dtype.name}, the dtype it "
+            f"takes next to the other inputs; it would wrap around. Cast the tensor to a wider "
+            f"dtype first (e.g. rt.cast(x, rt.int64)).") from None
 
 
 def constant_in_graph(graph, array: np.ndarray, key_object=None) -> SymbolicTensor:
@@ -107,33 +136,40 @@ def constant_in_graph(graph, array: np.ndarray, key_object=None) -> SymbolicTens
     return graph.constant_for(key_object, make)
 
 
-def _convert_symbolic(value, graph, op: OpDef, weak_dtype) -> SymbolicTensor:
+def _convert_symbolic(value, graph, op: OpDef, dtype) -> SymbolicTensor:
+    """``value`` as a value of ``graph`` (cast to ``dtype`` when given)."""
     if type(value) is SymbolicTensor:
-        value = value if value.graph is graph else graph.capture(value)
-        if weak_dtype is not None and weak_dtype != value.dtype:
-            from runtime.ops.array_ops import CAST  # array_ops builds on this module
-            value = graph.add_node(CAST, [value], {"dtype": weak_dtype},
-                                   [(weak_dtype, value.shape)], location=user_location()).outputs[0]
-        return value
-    if type(value) is EagerTensor:
-        return constant_in_graph(graph, value._value, key_object=value)
-    read = getattr(value, "_read_value_for_op", None)
-    if read is not None:
-        return read()
-    return constant_in_graph(graph, _convert_eager(value, op, weak_dtype))
+        symbol = value if value.graph is graph else graph.capture(value)
+    elif type(value) is EagerTensor:
+        symbol = constant_in_graph(graph, value._value, key_object=value)
+    elif getattr(value, "_read_value_for_op", None) is not None:
+        symbol = value._read_value_for_op()
+    else:
+        return constant_in_graph(graph, _convert_eager(value, op, dtype))
+    if dtype is None or symbol.dtype == dtype:
+        return symbol
+    from runtime.ops.array_ops import CAST, CHECKED_CAST  # array_ops builds on this module
+    # A weak tensor stands for a Python int, which would raise rather than wrap if it did not
+    # fit: narrowing it is checked when the graph runs.
+    checked = getattr(value, "weak", False) and symbol.dtype.kind in "iu" and dtype.kind in "iu" \
+        and not np.can_cast(symbol.dtype, dtype, "safe")
+    return graph.add_node(CHECKED_CAST if checked else CAST, [symbol], {"dtype": dtype},
+                          [(dtype, symbol.shape)], location=user_location()).outputs[0]
 
 
-def _weak_dtypes(op: OpDef, inputs) -> list:
-    """Per input, the dtype a weak Python value takes (None for tensors and strong values)."""
-    if not op.promote_scalars:
-        return [None] * len(inputs)
-    weak = [dtypes.is_weak(value) for value in inputs]
-    if not any(weak):
-        return [None] * len(inputs)
-    strong = [value.dtype for value, is_weak in zip(inputs, weak)
-              if not is_weak and hasattr(value, "dtype")]
-    resolved = iter(dtypes.weak_dtypes([v for v, w in zip(inputs, weak) if w], strong))
-    return [next(resolved) if is_weak else None for is_weak in weak]
+def _promotion(op: OpDef, inputs: Sequence) -> tuple[list, bool]:
+    """Per input, the dtype to convert it to (None: as it is), and whether the result is weak
+    (stands for a Python number because a weak tensor and only weak values went in)."""
+    if op.promotion is Promotion.NONE:
+        return [None] * len(inputs), False
+    lead, operands = op.unpromoted, list(inputs[op.unpromoted:])
+    if op.promotion is Promotion.COMPARE:
+        return [None] * lead + dtypes.comparison_dtypes(operands), False
+    types = [dtypes.operand_type(value) for value in operands]
+    types = [t if t is not None else _python_value(v, op).dtype for v, t in zip(operands, types)]
+    dtype, weak = dtypes.promote_types(*types)
+    weak = weak and any(getattr(value, "weak", False) for value in operands)
+    return [None] * lead + [dtype] * len(operands), weak
 
 
 # -- applying ------------------------------------------------------------------------------
@@ -143,7 +179,7 @@ def apply_op(op: OpDef, inputs: Sequence = (), attrs: dict | None = None):
     """Runs ``op`` now (eager inputs, no trace active) or adds it to the current graph."""
     attrs = attrs or {}
     graph = tracing.current_graph()
-    weak = _weak_dtypes(op, inputs)
+    targets, weak = _promotion(op, inputs)
     if graph is None:
         for value in inputs:
             if type(value) is SymbolicTensor:
@@ -151,11 +187,14 @@ def apply_op(op: OpDef, inputs: Sequence = (), attrs: dict | None = None):
                     f"{op.name}: the symbolic tensor {value.name} is used outside the function "
                     f"that traced it. Symbolic tensors only exist while tracing; return it from "
                     f"the function instead of storing it.")
-        arrays = [_convert_eager(value, op, dtype) for value, dtype in zip(inputs, weak)]
+        arrays = [_convert_eager(value, op, dtype) for value, dtype in zip(inputs, targets)]
         return run_eagerly(op, arrays, attrs)
-    symbols = [_convert_symbolic(value, graph, op, dtype) for value, dtype in zip(inputs, weak)]
+    symbols = [_convert_symbolic(value, graph, op, dtype) for value, dtype in zip(inputs, targets)]
     out_types = infer_types(op, symbols, attrs)
     node = graph.add_node(op, symbols, attrs, out_types, location=user_location())
+    if weak:
+        for output in node.outputs:
+            output.weak = True
     return node.outputs[0] if op.num_outputs == 1 else tuple(node.outputs)
 
 

@@ -274,7 +274,7 @@ def test_loop_variable_dtype_must_not_change():
         _trace(lambda n: rt.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, rt.cast(s, rt.float32)),
                                        (0, 0)), SCALAR_I)
     with pytest.raises(GraphTypeError, match=re.escape(
-            "'total' has dtype int32 before the loop but float64 after one iteration")):
+            "'total' has dtype int32 before the loop but float32 after one iteration")):
         _trace(lambda n: rt.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s + 0.5), (0, 0),
                                        names=["i", "total"]), SCALAR_I)
 

@@ -1,5 +1,10 @@
 """Counted integer reductions run as array code with exactly the loop's results."""
 
+import pathlib
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -95,3 +100,117 @@ def test_the_counter_keeps_its_dtype_when_the_bound_is_wider():
     assert (int(i), int(s)) == (5, 10)
     assert i.dtype == function(counter_kept).get_concrete_function(
         rt.TensorSpec([], rt.int64)).graph.outputs[0].dtype
+
+
+# -- only where the array code is provably the loop's result ------------------------------
+
+
+def counter_from(start, n):
+    s = 0
+    i = start
+    while i < n:
+        s += i
+        i += 1
+    return i, s
+
+
+def test_an_int32_counter_below_a_reachable_int64_bound_is_vectorized(monkeypatch):
+    start, n = rt.constant(np.int32(2**31 - 100)), rt.constant(np.int64(2**31 - 1))
+    assert "np_arange" in plan(counter_from, I32, rt.TensorSpec([], rt.int64))
+    i, s = function(counter_from)(start, n)
+    assert (i.dtype, int(i)) == (rt.int32, 2**31 - 1)
+    looped_i, looped_s = looped(counter_from, monkeypatch)(start, n)
+    assert int(s) == int(looped_s) and int(looped_i) == int(i)
+
+
+def test_an_int32_counter_below_an_int64_bound_it_cannot_reach_keeps_the_loop():
+    # The int32 counter wraps around at 2**31, so the loop never ends; the array code would
+    # return an answer the loop never gives.
+    script = textwrap.dedent("""
+        import numpy as np
+        import runtime as rt
+        from tests.runtime.test_counted_loops import counter_from
+        from transpiler import function
+        print(function(counter_from)(rt.constant(np.int32(2**31 - 10)),
+                                     rt.constant(np.int64(2**31 + 10))))
+    """)
+    with pytest.raises(subprocess.TimeoutExpired):
+        subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=10,
+                       cwd=pathlib.Path(__file__).parents[2], check=True)
+
+
+def scaled_sum(n, k):
+    s = k - k
+    for i in range(n):
+        s += i * k
+    return s
+
+
+def wrapped(value: int, dtype) -> int:
+    """``value`` wrapped around to ``dtype``, as fixed-width integer arithmetic does."""
+    bits = np.iinfo(dtype).bits
+    return (value + 2**(bits - 1)) % 2**bits - 2**(bits - 1)
+
+
+@pytest.mark.parametrize("counter, total", [(rt.int32, rt.int32), (rt.int32, rt.int64),
+                                            (rt.int64, rt.int64)])
+def test_accumulators_wrap_around_exactly_as_the_loop(counter, total, monkeypatch):
+    n = rt.constant(np.array(40_000, counter))
+    k = rt.constant(np.array(2**62 + 12345 if total == rt.int64 else 2**30 + 7, total))
+    assert "np_arange" in plan(scaled_sum, rt.TensorSpec([], counter), rt.TensorSpec([], total))
+    vectorized = function(scaled_sum)(n, k)
+    expected = looped(scaled_sum, monkeypatch)(n, k)
+    assert vectorized.dtype == expected.dtype == total
+    assert int(vectorized) == int(expected) == wrapped(sum(i * int(k) for i in range(40_000)), total)
+
+
+def test_a_wide_counter_next_to_a_narrower_tensor_keeps_the_checked_loop():
+    # The int64 counter stands for a Python int: next to an int32 tensor it must fit int32,
+    # checked on every iteration, which the array code does not do.
+    specs = rt.TensorSpec([], rt.int64), I32
+    assert "np_arange" not in plan(scaled_sum, *specs)
+    result = function(scaled_sum)(rt.constant(np.int64(1000)), rt.constant(3))
+    assert (result.dtype, int(result)) == (rt.int32, 3 * 999 * 1000 // 2)
+
+
+def small_counter_sum(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+
+
+@pytest.mark.parametrize("dtype", [rt.uint8, rt.int8, rt.int32, rt.int64])
+def test_narrow_counters_add_up_as_python_ints(dtype, monkeypatch):
+    n = rt.constant(np.array(120, dtype))
+    result = function(small_counter_sum)(n)
+    assert int(result) == small_counter_sum(120)
+    assert int(looped(small_counter_sum, monkeypatch)(n)) == int(result)
+
+
+def float_terms(n, x):
+    s = 0
+    for i in range(n):
+        s += int(i * x)
+    return s
+
+
+def float_accumulator(n, x):
+    s = x - x
+    for i in range(n):
+        s += i * x
+    return s
+
+
+@pytest.mark.parametrize("dtype", [rt.float32, rt.float64])
+def test_float_terms_and_float_accumulators_keep_the_loop(dtype):
+    spec = rt.TensorSpec([], dtype)
+    assert "np_arange" not in plan(float_terms, I32, spec)
+    assert "np_arange" not in plan(float_accumulator, I32, spec)
+    x = rt.constant(np.array(0.1, dtype))
+    assert int(function(float_terms)(rt.constant(50), x)) == sum(
+        int(i * np.array(0.1, dtype)) for i in range(50))
+    total = np.array(0, dtype)
+    for i in range(50):
+        total = total + np.array(i, dtype) * np.array(0.1, dtype)
+    assert function(float_accumulator)(rt.constant(50), x).numpy() == total

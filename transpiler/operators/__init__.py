@@ -11,7 +11,7 @@ from transpiler.operators.asserts import assert_stmt
 from transpiler.operators.builtins import (abs_ as abs, enumerate_ as enumerate,  # noqa: A001
                                            float_ as float, int_ as int, len_ as len, max_ as max,
                                            min_ as min, print_ as print, range_ as range,
-                                           zip_ as zip, OVERLOADS)
+                                           round_ as round, zip_ as zip, OVERLOADS)
 from transpiler.operators.calls import converted, do_not_convert
 from transpiler.operators.control_flow import for_stmt, if_exp, if_stmt, loop_options, while_stmt
 from transpiler.operators.logical import and_, chained_compare, not_, or_

@@ -10,9 +10,10 @@ import builtins
 import sys
 
 import runtime as rt
-from runtime import tracing
+from runtime import dtypes, tracing
 from runtime.control_flow import is_symbolic
 from runtime.staged_list import StagedList
+from runtime.ops.array_ops import checked_cast
 from transpiler.operators.control_flow import TensorEnumerate, TensorZip
 
 
@@ -62,13 +63,60 @@ def abs_(value):
 
 
 def int_(value=0, *args):
+    """``int``; on a tensor, an integer tensor of the tensor's width and at least 32 bits
+    (int32 and int64 stay, float32 becomes int32, float64 int64, bool and narrower ints
+    int32), truncating floats toward zero as Python does. The result stands for a Python int
+    (it is weak), and a value no such integer holds (NaN, infinity, out of range) raises
+    when the graph runs, where Python raises too."""
     if is_symbolic(value) and not args:
-        return rt.cast(value, rt.int32)
+        _refuse_complex("int", value)
+        if value.dtype.kind == "f":
+            return _python_number(checked_cast(value, dtypes.int_of_width(value.dtype)))
+        if value.dtype.itemsize < 4 or value.dtype.kind == "b":
+            return _python_number(rt.cast(value, rt.int32))
+        return _python_number(value)
     return builtins.int(value, *args)
 
 
 def float_(value=0.0):
-    return rt.cast(value, rt.float32) if is_symbolic(value) else builtins.float(value)
+    """``float``; on a tensor, a float tensor of the tensor's width and at least 32 bits
+    (float32 and float64 stay, int64 becomes float64, int32, narrower ints and bool
+    float32). The result stands for a Python float (it is weak). As with ``x * 1.0``, int32
+    values beyond 2**24 round to the nearest float32."""
+    if is_symbolic(value):
+        _refuse_complex("float", value)
+        if value.dtype.kind == "f" and value.dtype.itemsize >= 4:
+            return _python_number(value)
+        return _python_number(rt.cast(value, dtypes.float_of_width(value.dtype)))
+    return builtins.float(value)
+
+
+def round_(number, ndigits=None):
+    """``round``; on a tensor without ``ndigits``, an int like ``int(x)`` of the value rounded
+    half to even, as Python's ``round`` of a NumPy number gives."""
+    if is_symbolic(number):
+        if ndigits is not None:
+            raise TypeError(
+                f"round() with ndigits is not supported on tensors in converted code "
+                f"({number.name}). Scale explicitly: rt.round(x * 10**n) / 10**n.")
+        return int_(rt.round(number) if number.dtype.kind == "f" else number)
+    return builtins.round(number, ndigits)
+
+
+def _refuse_complex(name: str, value) -> None:
+    if value.dtype.kind == "c":
+        raise TypeError(
+            f"{name}() of a complex tensor ({value.name}: {value.dtype.name}) is not defined, as "
+            f"for Python complex numbers. Keep the real part explicitly with "
+            f"rt.cast(x, rt.float32) (or rt.float64) first.")
+
+
+def _python_number(value):
+    """``value`` marked as standing for a Python number: next to tensors it adapts to their
+    dtype (see runtime.dtypes). A new value, so the caller's tensor keeps its own typing."""
+    result = rt.identity(value)
+    result.weak = True
+    return result
 
 
 def _extreme(pairwise, reduce, python_fn, args, kwargs):
@@ -106,6 +154,7 @@ def zip_(*iterables, **kwargs):
 OVERLOADS = {
     "range": "range_", "len": "len_", "print": "print_", "abs": "abs_", "int": "int_",
     "float": "float_", "min": "min_", "max": "max_", "enumerate": "enumerate_", "zip": "zip_",
+    "round": "round_",
 }
 
 

@@ -520,7 +520,7 @@ def for_stmt(iterable, extra_test: Callable | None, body: Callable[[Any], None],
     _reject_mutations(mutates, "a for loop", _ONCE_PER_TRACE)
     start, limit, delta, item_of = loop
     before = _state_before(get_state, names)
-    first_iteration = lambda: body(item_of(start))  # noqa: E731
+    first_iteration = lambda: body(item_of(_weak_copy(start)))  # noqa: E731
     entering = _staged_lists(before, names, staged, (first_iteration,), get_state, set_state)
     graph_loop = _GraphLoop(entering, first_iteration, get_state, set_state, names, "for loop",
                             opts)
@@ -534,9 +534,10 @@ def for_stmt(iterable, extra_test: Callable | None, body: Callable[[Any], None],
 
     def loop_body(index, *state):
         set_state(state)
+        following = _next_index(index, delta)
         index.weak = True  # the counter stands for a Python int, as in the user's loop
         body(item_of(index))
-        return (index + delta,) + tuple(get_state())
+        return (following,) + tuple(get_state())
 
     final = graph_loop.run(loop_test, loop_body, (start,), opts)
     _refuse_graph_values_outside(outer, names, final, get_state, set_state, before, "a for loop")
@@ -547,6 +548,14 @@ def _as_condition(value):
     if isinstance(value, rt.Tensor):
         return value
     return rt.constant(bool(value))
+
+
+def _next_index(index, delta):
+    """The counter's next value in its own dtype, the range's (computed before the counter
+    becomes weak, so an int8 counter stays int8); counting down subtracts, as -1 is no uint8."""
+    if not is_symbolic(delta) and isinstance(delta, (int, np.integer)) and delta < 0:
+        return index - (-delta)
+    return index + delta
 
 
 def _range_continues(index, limit, delta):
@@ -600,6 +609,16 @@ def _tensor_loop_of(iterable):
         start, limit, delta = node.inputs
         return start, limit, _static(delta), lambda i: i
     return 0, _length(iterable), 1, lambda i: iterable[i]
+
+
+def _weak_copy(value):
+    """The range's first item as the probe of the first iteration sees it: standing for a
+    Python int, like the counter in later iterations (``value`` itself stays as it is)."""
+    if not is_symbolic(value):
+        return value
+    copy = rt.identity(value)
+    copy.weak = True
+    return copy
 
 
 def _as_python_int(value):

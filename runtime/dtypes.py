@@ -23,6 +23,7 @@ no translation is needed at the kernel boundary. What this module adds:
 
 from __future__ import annotations
 
+import enum
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -135,19 +136,28 @@ def _is_python_number(value) -> bool:
 
 
 # -- the promotion lattice -----------------------------------------------------------------
-#
+
+
+class Weak(enum.Enum):
+    """The weak types of Python numbers (and of tensors standing for them) on the lattice:
+    each sits below every fixed width of its kind, so the number adapts to the tensor beside
+    it. (Not strings: ``np.dtype("int64") == "int"`` holds.)"""
+
+    INT = "i"
+    FLOAT = "f"
+    COMPLEX = "c"
+
+
 # Each type and the types directly above it; the result of combining values is the lowest
-# type above all of theirs (their join). "int", "float" and "complex" are the weak types of
-# Python numbers (and of tensors standing for them): they sit below every fixed width of the
-# next kind, so a Python number adapts to the tensor beside it.
+# type above all of theirs (their join).
 _ABOVE: dict = {
-    bool_: ("int",),
-    "int": (uint8, int8),
-    uint8: (uint16, int16), uint16: (uint32, int32), uint32: (uint64, int64), uint64: ("float",),
-    int8: (int16,), int16: (int32,), int32: (int64,), int64: ("float",),
-    "float": (float16, "complex"), float16: (float32,), float32: (float64, complex64),
+    bool_: (Weak.INT,),
+    Weak.INT: (uint8, int8),
+    uint8: (uint16, int16), uint16: (uint32, int32), uint32: (uint64, int64), uint64: (Weak.FLOAT,),
+    int8: (int16,), int16: (int32,), int32: (int64,), int64: (Weak.FLOAT,),
+    Weak.FLOAT: (float16, Weak.COMPLEX), float16: (float32,), float32: (float64, complex64),
     float64: (complex128,),
-    "complex": (complex64,), complex64: (complex128,), complex128: (),
+    Weak.COMPLEX: (complex64,), complex64: (complex128,), complex128: (),
 }
 
 
@@ -169,11 +179,11 @@ def _join(nodes) -> object:
 class WeakType(NamedTuple):
     """The type of a weak value: its lattice node and, for a tensor, its dtype."""
 
-    node: object                 # bool_, "int", "float" or "complex"
+    node: object                 # bool_ or a Weak
     dtype: np.dtype | None       # None for Python numbers
 
 
-_WEAK_NODE = {"b": bool_, "i": "int", "u": "int", "f": "float", "c": "complex"}
+_WEAK_NODE = {"b": bool_, "i": Weak.INT, "u": Weak.INT, "f": Weak.FLOAT, "c": Weak.COMPLEX}
 
 
 def operand_type(value) -> "np.dtype | WeakType | None":
@@ -210,12 +220,12 @@ def promote_types(*types) -> tuple[np.dtype, bool]:
     if isinstance(node, np.dtype):
         return node, all_weak
     tensors = [t.dtype for t in weak if t.dtype is not None]
-    if node == "int":
+    if node is Weak.INT:
         joined = _join([d for d in tensors if d.kind in "iu"] + [int32])
         return (joined if isinstance(joined, np.dtype) else int64), all_weak
     sized = tensors + [t for t in types if isinstance(t, np.dtype)]
     wide = any(d.itemsize == 8 and d.kind in "iuf" for d in sized)
-    if node == "float":
+    if node is Weak.FLOAT:
         base = float64 if wide else float32
     else:
         base = complex128 if wide else complex64
@@ -270,7 +280,7 @@ def comparison_dtypes(values: list) -> list:
     return result
 
 
-_SAMPLE = {bool_: False, "int": 0, "float": 0.0, "complex": 0j}
+_SAMPLE = {bool_: False, Weak.INT: 0, Weak.FLOAT: 0.0, Weak.COMPLEX: 0j}
 
 
 @lru_cache(maxsize=1024)

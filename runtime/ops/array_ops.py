@@ -513,8 +513,8 @@ def where(condition, x=None, y=None):
 
 
 CLIP = register(OpDef("clip_by_value", np.clip, lambda t, lo, hi: (
-    same_dtype("clip_by_value", (t, lo, hi)), broadcast("clip_by_value", t.shape, lo.shape, hi.shape)),
-    promotion=Promotion.COMMON))
+    same_dtype("clip_by_value", (t, lo, hi)),
+    broadcast("clip_by_value", t.shape, lo.shape, hi.shape)), promotion=Promotion.COMMON))
 
 
 def clip_by_value(t, clip_value_min, clip_value_max):

@@ -161,7 +161,8 @@ def test_accumulators_wrap_around_exactly_as_the_loop(counter, total, monkeypatc
     vectorized = function(scaled_sum)(n, k)
     expected = looped(scaled_sum, monkeypatch)(n, k)
     assert vectorized.dtype == expected.dtype == total
-    assert int(vectorized) == int(expected) == wrapped(sum(i * int(k) for i in range(40_000)), total)
+    exact = sum(i * int(k) for i in range(40_000))
+    assert int(vectorized) == int(expected) == wrapped(exact, total)
 
 
 def test_a_wide_counter_next_to_a_narrower_tensor_keeps_the_checked_loop():

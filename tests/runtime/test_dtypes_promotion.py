@@ -107,7 +107,8 @@ def test_tensor_tensor_promotion_follows_the_lattice(mode, left, right, expected
     for fn in (lambda x, y: x + y, lambda x, y: y * x, rt.maximum):
         result = run(mode, fn, a, b)
         assert result.dtype == expected
-        np.testing.assert_array_equal(result.numpy(), np.asarray(fn(a.numpy(), b.numpy())).astype(expected))
+        expected_values = np.asarray(fn(a.numpy(), b.numpy())).astype(expected)
+        np.testing.assert_array_equal(result.numpy(), expected_values)
 
 
 def test_int32_plus_float32_values():
@@ -228,8 +229,8 @@ def test_comparisons_are_exact(mode):
     # In float32 both sides would be equal; Python and NumPy compare the values exactly.
     assert run(mode, lambda t: t > 2.9999999, three).numpy().tolist() == [True, True]
     assert run(mode, lambda t: t > 16777216.5, three).numpy().tolist() == [False, True]
-    assert run(mode, lambda a, b: a > b, three,
-               rt.constant(np.array([2.5, 16777216.0], np.float32))).numpy().tolist() == [True, True]
+    floats = rt.constant(np.array([2.5, 16777216.0], np.float32))
+    assert run(mode, lambda a, b: a > b, three, floats).numpy().tolist() == [True, True]
     # A Python float next to a float32 tensor is a float32, as in NumPy 2.
     assert run(mode, lambda t: t == 0.1, rt.constant([0.1])).numpy().tolist() == [True]
 

@@ -71,7 +71,8 @@ def test_int_keeps_the_width(value, dtype, expected, expected_dtype):
     (3e9, rt.float32), (1e19, rt.float64)])
 def test_int_of_a_value_no_integer_of_that_width_holds_raises(value, dtype):
     # Python raises for NaN and infinity; a number beyond the width must not wrap around.
-    with pytest.raises(rt.errors.InvalidArgumentError, match=r"does not fit in int(32|64).*int\(\)"):
+    with pytest.raises(rt.errors.InvalidArgumentError,
+                       match=r"does not fit in int(32|64).*int\(\)"):
         function(int_of)(t(value, dtype))
 
 
@@ -89,7 +90,8 @@ def test_int_of_a_tensor_stands_for_a_python_int():
 def test_an_int_that_does_not_fit_the_narrower_tensor_it_meets_raises():
     y = t([1, 2], rt.int32)
     assert function(int_times_tensor)(t(5, rt.int64), y).numpy().tolist() == [5, 10]
-    with pytest.raises(rt.errors.InvalidArgumentError, match=r"2199023255552 does not fit in int32"):
+    with pytest.raises(rt.errors.InvalidArgumentError,
+                       match=r"2199023255552 does not fit in int32"):
         function(int_times_tensor)(t(2**41, rt.int64), y)
 
 

@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from runtime import dtypes, nest, tracing
-from runtime.errors import GraphTypeError, GraphValueError, ShapeError
+from runtime.errors import GraphStructureError, GraphTypeError, GraphValueError, ShapeError
 from runtime.graph import Graph
 from runtime.ops import math_ops
 from runtime.ops.array_ops import reshape
@@ -176,11 +176,11 @@ def zeros_like_leaf(leaf, graph: Graph | None = None):
 def _check_same_structure(a, b, names) -> Any:
     if nest.structure_of(a) != nest.structure_of(b):
         what = f" for {', '.join(repr(n) for n in names)}" if names else ""
-        raise GraphTypeError(
+        raise GraphStructureError(
             f"the two branches of a tensor conditional{what} return different structures: the "
             f"true branch gives {nest.describe_structure(a)} and the false branch gives "
-            f"{nest.describe_structure(b)}{_where()}. Both branches must produce the same "
-            f"nesting of values.")
+            f"{nest.describe_structure(b)}{_where()}. A conditional must return the same nested "
+            f"structure in both branches.")
     return a
 
 
@@ -320,7 +320,7 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, shape_invariants, na
                 f"starts{_where()}; loop variables must be numbers or tensors. Give it an initial "
                 f"value of the type it has inside the loop.")
     init = [_leaf_to_graph(leaf, graph) for leaf in leaves]
-    specs = _loop_specs(init, shape_invariants, loop_vars, var_names)
+    specs, declared = _loop_specs(init, shape_invariants, loop_vars, var_names)
 
     cond_graph = Graph(f"{graph.name}/while_cond", parent=graph)
     body_graph = Graph(f"{graph.name}/while_body", parent=graph)
@@ -332,7 +332,7 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, shape_invariants, na
             if sub is cond_graph:
                 sub.outputs = [_loop_condition(result, sub)]
             else:
-                sub.outputs = _body_outputs(result, loop_vars, specs, var_names, sub)
+                sub.outputs = _body_outputs(result, loop_vars, specs, declared, var_names, sub)
 
     captures = _unify_captures([cond_graph, body_graph], leading=len(specs))
     inputs = list(init)
@@ -357,7 +357,8 @@ def _short(name: str) -> str:
     return "".join(c if c.isalnum() or c == "_" else "_" for c in name).strip("_") or "var"
 
 
-def _loop_specs(init, shape_invariants, loop_vars, var_names) -> list[TensorSpec]:
+def _loop_specs(init, shape_invariants, loop_vars, var_names) -> tuple[list[TensorSpec], list[bool]]:
+    """The type each loop variable keeps, and whether a shape invariant declared it."""
     invariants = _flatten_invariants(shape_invariants, loop_vars)
     specs = []
     for value, invariant, name in zip(init, invariants, var_names):
@@ -371,7 +372,7 @@ def _loop_specs(init, shape_invariants, loop_vars, var_names) -> list[TensorSpec
                 f"'{name}' enters the loop with shape {format_shape(value.shape)}, which does not "
                 f"fit its shape invariant {format_shape(shape)}{_where()}.")
         specs.append(TensorSpec(shape, value.dtype))
-    return specs
+    return specs, [invariant is not None for invariant in invariants]
 
 
 def _flatten_invariants(invariants, structure) -> list:
@@ -400,7 +401,7 @@ def _loop_condition(result, graph: Graph) -> SymbolicTensor:
     return scalar_condition(_leaf_to_graph(result, graph), "a tensor while loop")
 
 
-def _body_outputs(result, loop_vars, specs, var_names, graph: Graph) -> list[SymbolicTensor]:
+def _body_outputs(result, loop_vars, specs, declared, var_names, graph: Graph) -> list[SymbolicTensor]:
     result = _as_loop_vars(result, loop_vars)
     if nest.structure_of(result) != nest.structure_of(loop_vars):
         raise GraphTypeError(
@@ -409,7 +410,7 @@ def _body_outputs(result, loop_vars, specs, var_names, graph: Graph) -> list[Sym
             f"{nest.describe_structure(result)}{_where()}. Keep every loop variable the same "
             f"kind of value in every iteration.")
     outputs = []
-    for leaf, spec, name in zip(nest.flatten(result), specs, var_names):
+    for leaf, spec, invariant, name in zip(nest.flatten(result), specs, declared, var_names):
         if leaf is None or _is_static(leaf):
             raise GraphTypeError(
                 f"'{name}' is {_describe(leaf) if leaf is not None else 'None'} at the end of an "
@@ -418,13 +419,19 @@ def _body_outputs(result, loop_vars, specs, var_names, graph: Graph) -> list[Sym
             else leaf.dtype
         if dtype != spec.dtype:
             raise GraphTypeError(
-                f"'{name}' has dtype {spec.dtype.name} before the loop but {dtype.name} after one "
-                f"iteration{_where()}. A loop variable must keep its dtype: cast it with rt.cast, "
-                f"or initialize it with a value of the right type (e.g. 0.0 instead of 0).")
+                f"'{name}' has dtype {spec.dtype.name} before the loop, but dtype {dtype.name} "
+                f"after one iteration{_where()}. A loop variable must keep its dtype: cast it with "
+                f"rt.cast, or initialize it with a value of the right type (e.g. 0.0 instead of "
+                f"0).")
         value = _leaf_to_graph(leaf, graph, dtype)
+        if not shape_is_subtype(value.shape, spec.shape) and invariant:
+            raise ShapeError(
+                f"'{name}' has shape {format_shape(value.shape)} after one iteration, which does "
+                f"not conform to its shape invariant {format_shape(spec.shape)}{_where()}. Declare "
+                f"an invariant that allows both (None for the dimensions that vary).")
         if not shape_is_subtype(value.shape, spec.shape):
             raise ShapeError(
-                f"'{name}' has shape {format_shape(spec.shape)} before the loop but "
+                f"'{name}' has shape {format_shape(spec.shape)} before the loop, but shape "
                 f"{format_shape(value.shape)} after one iteration{_where()}. If the shape is meant "
                 f"to change, declare it with shape_invariants (use None for the dimensions that "
                 f"vary).")

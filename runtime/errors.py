@@ -28,6 +28,11 @@ class GraphTypeError(RuntimeErrorBase, TypeError):
     """Values of control flow (branch outputs, loop variables) disagree in structure or dtype."""
 
 
+class GraphStructureError(GraphTypeError, ValueError):
+    """The branches of a conditional give differently nested values. Both a TypeError (as
+    for loops) and a ValueError (as TensorFlow raises for conditionals), so either catches it."""
+
+
 class GraphValueError(RuntimeErrorBase, ValueError):
     """A value that graph control flow needs is missing: ``None`` on one path, or a variable
     that is assigned on some paths only."""

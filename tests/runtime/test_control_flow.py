@@ -270,11 +270,11 @@ def test_cond_inside_while_loop():
 
 def test_loop_variable_dtype_must_not_change():
     with pytest.raises(GraphTypeError, match=re.escape(
-            "'loop_vars[1]' has dtype int32 before the loop but float32 after one iteration")):
+            "'loop_vars[1]' has dtype int32 before the loop, but dtype float32 after one iteration")):
         _trace(lambda n: rt.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, rt.cast(s, rt.float32)),
                                        (0, 0)), SCALAR_I)
     with pytest.raises(GraphTypeError, match=re.escape(
-            "'total' has dtype int32 before the loop but float32 after one iteration")):
+            "'total' has dtype int32 before the loop, but dtype float32 after one iteration")):
         _trace(lambda n: rt.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s + 0.5), (0, 0),
                                        names=["i", "total"]), SCALAR_I)
 
@@ -289,7 +289,7 @@ def test_python_literal_in_body_is_weakly_typed():
 
 def test_loop_variable_shape_must_not_change_without_invariants():
     with pytest.raises(ShapeError, match=re.escape(
-            "'loop_vars[1]' has shape (1,) before the loop but (2,) after one iteration")) as info:
+            "'loop_vars[1]' has shape (1,) before the loop, but shape (2,) after one iteration")) as info:
         _trace(lambda n: rt.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, rt.concat([s, s], 0)),
                                        (0, rt.constant([1.0]))), SCALAR_I)
     assert "shape_invariants" in str(info.value)

@@ -81,15 +81,15 @@ def generator(n):
 CASES = [
     (set_in_one_branch, (1,), ValueError,
      r"'y' is not assigned in the else branch of an if statement on a tensor at {where}, but it "
-     r"is used after the if statement\. .*assign 'y' in the else branch too"),
+     r"is used after the if statement\. .*Assign 'y' in the else branch too"),
     (set_only_inside_loop, (0,), rt.errors.InvalidArgumentError,
      r"the while loop at {where} ran zero times, so 'last', first assigned inside it, has no "
      r"value after it .*Give it a value before the loop"),
     (changes_shape, (2,), rt.errors.ShapeError,
-     r"'v' has shape \(1,\) before the loop but \(2,\) after one iteration \(at {where}\)\. "
+     r"'v' has shape \(1,\) before the loop, but shape \(2,\) after one iteration \(at {where}\)\. "
      r".*shape_invariants"),
     (changes_dtype, (rt.constant(1), rt.constant(2)), rt.errors.GraphTypeError,
-     r"'x' has dtype int32 before the loop but float32 after one iteration \(at {where}\)\. "
+     r"'x' has dtype int32 before the loop, but dtype float32 after one iteration \(at {where}\)\. "
      r".*rt\.cast"),
     (branches_of_two_dtypes, (1,), rt.errors.GraphTypeError,
      r"'the return value' has dtype int32 in the true branch but float32 in the false branch of "
@@ -100,7 +100,7 @@ CASES = [
      r"the condition of an if statement must be a scalar, got a tensor of shape \(2,\).*"
      r"\(at {where}\)\. Reduce it with rt\.reduce_all or rt\.reduce_any"),
     (value_on_some_paths, (1,), ValueError,
-     r"the function returns None on some paths .* if statement at {where}\. .*`return <value>`"),
+     r"the function returns None on some paths .* if statement at {where}: .*`return <value>`"),
 ]
 
 
@@ -120,7 +120,7 @@ def test_python_values_run_these_functions_as_python_does():
 
 def test_unsupported_syntax_names_the_construct_line_and_fix():
     with pytest.raises(UnsupportedSyntaxError,
-                       match=rf"a generator \(yield\) at \S*{HERE}:{line_of(generator, '# marker')} "
+                       match=rf"a generator \(yield; generators are not converted\) at \S*{HERE}:{line_of(generator, '# marker')} "
                              r"\(`yield i.*`\), which a graph cannot express.*do_not_convert"):
         function(generator)(3)
 

@@ -82,8 +82,8 @@ def growing_without_options(n):
 
 
 def test_a_growing_loop_variable_error_names_set_loop_options():
-    with pytest.raises(rt.errors.ShapeError, match=r"'v' has shape \(1,\) before the loop but "
-                                                    r"\(2,\) after one iteration.*"
+    with pytest.raises(rt.errors.ShapeError, match=r"'v' has shape \(1,\) before the loop, but "
+                                                    r"shape \(2,\) after one iteration.*"
                                                     r"transpiler\.set_loop_options\(shape_invariants="):
         function(growing_without_options)(rt.constant(2))
 

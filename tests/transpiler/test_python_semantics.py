@@ -174,3 +174,95 @@ def sum_with_a_given_range(make_range, n):
 @pytest.mark.parametrize("n", [0, 4, rt.constant(4), rt.constant(4, rt.int64)])
 def test_the_builtin_range_passed_as_an_argument(n):
     assert int(function(sum_with_a_given_range)(range, n)) == sum_with_a_given_range(range, int(n))
+
+
+def lambdas_over_the_iterate(items):
+    fns = []
+    for item in items:
+        fns.append(lambda: item)
+    return [f() for f in fns]
+
+
+def lambdas_over_a_loop_temporary(n):
+    fns = []
+    i = 0
+    while i < n:
+        scaled = i * 10
+        fns.append(lambda: scaled)
+        i += 1
+    return [f() for f in fns]
+
+
+def test_closures_made_in_a_loop_see_the_variables_last_value_as_in_python():
+    assert convert(lambdas_over_the_iterate)([1, 2]) == lambdas_over_the_iterate([1, 2]) == [2, 2]
+    assert convert(lambdas_over_the_iterate)([(1, 2), (3, 4)]) == [(3, 4), (3, 4)]
+    assert convert(lambdas_over_a_loop_temporary)(3) == lambdas_over_a_loop_temporary(3)
+
+
+def default_return_inside_with(x):
+    with _noop_scope():
+        if x > 0:
+            return 1
+        return 0
+
+
+def default_return_inside_try_finally(x):
+    try:
+        if x > 0:
+            return 1
+        return 0
+    finally:
+        x = x + 1
+
+
+def return_inside_finally(x):
+    try:
+        pass
+    finally:
+        if x > 0:
+            return 1
+        return 0
+
+
+@pytest.mark.parametrize("fn", [default_return_inside_with, default_return_inside_try_finally,
+                                return_inside_finally])
+@pytest.mark.parametrize("x", [-1, 2])
+def test_a_with_or_try_whose_every_path_returns_ends_the_function(fn, x):
+    assert int(function(fn)(rt.constant(x))) == fn(x)
+
+
+def creates_a_tensor_of_varying_rank(n):
+    i = 0
+    while i < n:
+        v = rt.zeros(rt.range(i))
+        i += 1
+    return v
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_a_variable_first_assigned_in_a_loop_may_vary_in_rank(n):
+    got = function(creates_a_tensor_of_varying_rank)(rt.constant(n))
+    np.testing.assert_array_equal(got.numpy(), creates_a_tensor_of_varying_rank(n).numpy())
+
+
+def loops_on_a_constant_made_while_tracing():
+    n = rt.constant(0, dtype=rt.int32)
+    while rt.constant(True):
+        n = rt.constant(0, dtype=rt.float32)
+    return n
+
+
+def counts_with_constants():
+    x = rt.constant(0, rt.int64)
+    while x < 5:
+        x += 2
+    return x
+
+
+def test_a_while_on_a_tensor_made_while_tracing_is_a_graph_loop():
+    # Unrolled in Python this would trace forever; as a graph loop its dtype error shows.
+    with pytest.raises(TypeError, match=r"'n' has dtype int32 before the loop, but dtype float32 "
+                                        r"after one iteration"):
+        function(loops_on_a_constant_made_while_tracing)()
+    got = function(counts_with_constants)()
+    assert got.dtype == rt.int64 and int(got) == int(counts_with_constants()) == 6

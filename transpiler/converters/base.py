@@ -108,6 +108,10 @@ def constant(value) -> gast.Constant:
     return gast.Constant(value, None)
 
 
+# Marks the lambdas conversion makes for lazy operands (``ag__.and_(lambda: a, lambda: b)``):
+# called at once, unlike the user's own lambdas, which may outlive the statement.
+THUNK = "_e2g_thunk"
+
 EXTRA_TEST = "_e2g_extra_test"
 
 

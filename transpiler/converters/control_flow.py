@@ -31,8 +31,8 @@ from transpiler.analysis import annotations as anno
 from transpiler.analysis.annotations import Anno
 from transpiler.analysis import qual_names
 from transpiler.analysis.qual_names import QN
-from transpiler.converters.base import (ScopeTransformer, comment_for, constant, extra_test, name,
-                                        own_scope_walk, stamp_origin)
+from transpiler.converters.base import (THUNK, ScopeTransformer, comment_for, constant, extra_test,
+                                        name, own_scope_walk, stamp_origin)
 from transpiler.converters.loop_options import loop_options
 from transpiler.templates import replace
 
@@ -180,10 +180,14 @@ class _ControlFlow(ScopeTransformer):
         return body, *inner
 
     def _loop_function(self, name_: str, params: list[str], body: list, modified: set,
-                       state: list, inner_declared: set, inner_maybe: set) -> gast.FunctionDef:
+                       state: list, inner_declared: set, inner_maybe: set,
+                       captured: set) -> gast.FunctionDef:
         """The loop body as a function. Variables that live only within one iteration (not
-        state) stay local to it, with a placeholder value when nested closures need one."""
-        temporaries = {q for q in modified if q in self.locals} - set(state) - set(params)
+        state) stay local to it, with a placeholder value when nested closures need one; those
+        that the user's own closures capture stay variables of the function, as in Python
+        (a lambda made in a loop sees the variable's last value, not its value back then)."""
+        temporaries = {q for q in modified if q in self.locals} - set(state) - set(params) \
+            - captured
         self.declared |= inner_declared - temporaries
         self.maybe_undefined |= inner_maybe - temporaries
         bound = {n.id for n in own_scope_walk(body) if isinstance(n, gast.Name)
@@ -196,13 +200,14 @@ class _ControlFlow(ScopeTransformer):
 
     def visit_While(self, node):
         mutated, staged = self._staged_lists(node.body)
+        captured = _captured_by_closures(node.body)
         node.body, inner_declared, inner_maybe = self._visit_loop_body(node.body)
         modified = self._modified(anno.get(node, Anno.BODY_SCOPE, None))
         state, _ = self._state(node, modified | set(staged))
         test_name, body_name = self.ctx.namer.new("loop_test"), self.ctx.namer.new("loop_body")
         definitions = [self._function(test_name, [], [gast.Return(node.test)]),
                        self._loop_function(body_name, [], node.body, modified, state,
-                                           inner_declared, inner_maybe)]
+                                           inner_declared, inner_maybe, captured)]
         state_defs, state_args = self._state_functions(state)
         call = gast.Expr(gast.Call(_ag("while_stmt"), [name(test_name), name(body_name)] + state_args,
                                    _keywords(mutated, self._outer(state), loop_options(node),
@@ -213,20 +218,21 @@ class _ControlFlow(ScopeTransformer):
         if node.body and getattr(node.body[0], _MARKER, False):
             node.body = node.body[1:]
         mutated, staged = self._staged_lists(node.body)
+        captured = _captured_by_closures(node.body)
         node.body, inner_declared, inner_maybe = self._visit_loop_body(node.body)
         modified = self._modified(anno.get(node, Anno.BODY_SCOPE, None),
                                   anno.get(node, Anno.ITERATE_SCOPE, None))
         state, _ = self._state(node, modified | set(staged))
         target = node.target
         if isinstance(target, gast.Name) and target.id not in state and target.id not in self.globals \
-                and target.id not in self.nonlocals:
+                and target.id not in self.nonlocals and target.id not in captured:
             parameter, body = target.id, node.body
         else:
             parameter = self.ctx.namer.new("item")
             body = [gast.Assign([target], name(parameter), None)] + node.body
         body_name = self.ctx.namer.new("loop_body")
         definitions = [self._loop_function(body_name, [parameter], body, modified, state,
-                                           inner_declared, inner_maybe)]
+                                           inner_declared, inner_maybe, captured)]
         test_arg = constant(None)
         condition = extra_test(node)
         if condition is not None:
@@ -263,6 +269,18 @@ def _mutated_objects(statements: list) -> list[str]:
             if target is not None and str(target.base) not in assigned:
                 mutated.add(f"{target}.{method.attr}")
     return sorted(mutated)
+
+
+def _captured_by_closures(statements: list) -> set[str]:
+    """Names that lambdas and functions defined in ``statements`` read (a superset of what
+    they capture from the enclosing function: only used to keep such names function-wide)."""
+    captured = set()
+    for node in own_scope_walk(statements):
+        if getattr(node, THUNK, False):
+            captured |= _captured_by_closures([node.body])
+        elif isinstance(node, (gast.Lambda, gast.FunctionDef, gast.AsyncFunctionDef)):
+            captured |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    return captured
 
 
 def _only_appended(statements: list, variable: str) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import gast
 
-from transpiler.converters.base import EXTRA_TEST, ScopeTransformer, extra_test, name
+from transpiler.converters.base import EXTRA_TEST, THUNK, ScopeTransformer, extra_test, name
 
 
 _OPERATOR_TEXT = {
@@ -24,7 +24,9 @@ _OPERATOR_TEXT = {
 
 def _thunk(expression: gast.expr) -> gast.Lambda:
     arguments = gast.arguments([], [], None, [], [], None, [])
-    return gast.Lambda(arguments, expression)
+    thunk = gast.Lambda(arguments, expression)
+    setattr(thunk, THUNK, True)
+    return thunk
 
 
 def _call(attribute: str, args: list) -> gast.Call:

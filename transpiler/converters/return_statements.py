@@ -22,7 +22,9 @@ from transpiler.templates import replace, replace_as_expression
 
 def _always_leaves(statements: list) -> bool:
     """Whether ``statements`` never run to their end: each path returns, raises or loops
-    forever (``while True`` without a ``break``; breaks are already lowered to flags here)."""
+    forever (``while True`` without a ``break``; breaks are already lowered to flags here),
+    also from inside a ``with`` or a ``try`` (whose handlers leave too, or whose ``finally``
+    leaves)."""
     for statement in statements:
         if isinstance(statement, (gast.Return, gast.Raise)):
             return True
@@ -31,6 +33,12 @@ def _always_leaves(statements: list) -> bool:
             return True
         if isinstance(statement, gast.While) and isinstance(statement.test, gast.Constant) \
                 and statement.test.value:
+            return True
+        if isinstance(statement, gast.With) and _always_leaves(statement.body):
+            return True
+        if isinstance(statement, gast.Try) and (_always_leaves(statement.finalbody) or (
+                _always_leaves(statement.body) and all(_always_leaves(handler.body)
+                                                       for handler in statement.handlers))):
             return True
     return False
 

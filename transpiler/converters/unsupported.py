@@ -10,10 +10,10 @@ from transpiler.converters.base import own_scope_walk
 from transpiler.errors import UnsupportedSyntaxError
 
 _REJECTED = {
-    gast.Yield: ("a generator (yield)", "return a list or tensor instead, or mark the function "
-                 "with @transpiler.do_not_convert"),
-    gast.YieldFrom: ("a generator (yield from)", "return a list or tensor instead, or mark the "
-                     "function with @transpiler.do_not_convert"),
+    gast.Yield: ("a generator (yield; generators are not converted)", "return a list or "
+                 "tensor instead, or mark the function with @transpiler.do_not_convert"),
+    gast.YieldFrom: ("a generator (yield from; generators are not converted)", "return a list "
+                     "or tensor instead, or mark the function with @transpiler.do_not_convert"),
     gast.Await: ("await", "convert only synchronous functions"),
 }
 

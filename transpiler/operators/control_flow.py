@@ -173,22 +173,26 @@ def _check_return_kinds(then_values: tuple, else_values: tuple, names: Sequence[
     The first values are what the branches return; ``names`` has "" for them."""
     for index, (name, a, b) in enumerate(zip(names, then_values, else_values)):
         if (index == 0 or is_return_value_name(name)) and (a is None) != (b is None):
+            branch = "if" if a is None else "else"
             raise ValueError(
                 f"the function returns None on some paths (a bare `return`, or running off its "
                 f"end) and a value on others, and which one depends on the tensor condition of "
-                f"the if statement{location}. A graph function returns the same kind of value on "
-                f"every path: end every path with a `return <value>`.")
+                f"the if statement{location}: its {branch} branch must also have a return with a "
+                f"value. A graph function returns the same kind of value on every path: end every "
+                f"path with a `return <value>`.")
 
 
 def _check_branch_outputs(outputs: Sequence, names: Sequence[str], label: str, location: str) -> None:
     for name, value in zip(names, outputs):
         if type(value) is Undefined:
+            # "main branch" is TensorFlow's name for the if branch; code may match on it.
+            tf_label = "main (if)" if label == "if" else label
             raise ValueError(
                 f"'{name}' is not assigned in the {label} branch of an if statement on a tensor"
                 f"{location}, but it is used after the if statement. A graph conditional needs a "
-                f"value from both branches, so it must also be initialized in the {label} branch: "
-                f"assign '{name}' in the {label} branch too, or give it a value before the if "
-                f"statement.")
+                f"value from both branches: '{name}' must also be initialized in the {tf_label} "
+                f"branch. Assign '{name}' in the {label} branch too, or give it a value before "
+                f"the if statement.")
 
 
 def if_exp(cond, if_true: Callable, if_false: Callable, expression: str = ""):
@@ -212,13 +216,20 @@ def while_stmt(test: Callable, body: Callable, get_state: GetState = _no_state,
     """
     opts = opts or {}
     first = _initial_test(test)
-    while not is_symbolic(first):
+    while not _staged_in_graph(first):
         if not python_truth(first, "a while loop"):
             return
         body()
         first = test()
     _reject_mutations(mutates, "a while loop", _ONCE_PER_TRACE)
     _tensor_while(test, body, get_state, set_state, names, opts, outer, staged)
+
+
+def _staged_in_graph(test_value) -> bool:
+    """Whether a while loop with this test value becomes a graph loop: a symbolic test, or a
+    tensor made while tracing (as in TensorFlow, where every tensor in a trace is a graph
+    value; unrolling it in Python would trace forever when it stays true)."""
+    return is_symbolic(test_value) or (type(test_value) is rt.EagerTensor and tracing.is_tracing())
 
 
 def _initial_test(test: Callable):
@@ -267,10 +278,28 @@ class _GraphLoop:
         _check_loop_inputs(initial, names)
         self.initial = initial
 
+    def _keeping_structures(self, loop_body: Callable, leading: int) -> Callable:
+        """``loop_body``, first checking that each variable keeps its nesting, so the error
+        names the variable that changed."""
+        def body(*state):
+            result = tuple(loop_body(*state))
+            for name, before, after in zip(self.names, self.initial, result[leading:]):
+                if nest.structure_of(before) != nest.structure_of(after):
+                    raise rt.errors.GraphTypeError(
+                        f"'{name}' does not have the same nested structure after one iteration "
+                        f"of the {self.construct}{self.location}: the loop body changes the "
+                        f"structure of '{name}' from {nest.describe_structure(before)} to "
+                        f"{nest.describe_structure(after)}. Keep every loop variable the same kind "
+                        f"of value in every iteration; to collect values, append to a list made "
+                        f"before the loop, or use rt.TensorArray.")
+            return result
+        return body
+
     def run(self, loop_test: Callable, loop_body: Callable, leading: tuple, opts: dict) -> tuple:
         """``rt.while_loop`` over ``leading + state``; returns the final state."""
         invariants = _invariants(self.invariants, self.inside_shapes, leading)
         initial, names = leading + self.initial, _leaf_names(self.names, self.initial)
+        loop_body = self._keeping_structures(loop_body, len(leading))
         if self.first_set_inside:
             # An extra loop variable records whether the body ran, i.e. assigned them.
             test, body = loop_test, loop_body
@@ -453,7 +482,10 @@ def _settle_undefined(initial: tuple, body, get_state, set_state, names: Sequenc
 
 
 def _shape_or_none(leaf):
-    return leaf.shape if isinstance(leaf, rt.Tensor) else None
+    """The shape a loop variable first assigned in the loop keeps (``...``: unknown rank)."""
+    if not isinstance(leaf, rt.Tensor):
+        return None
+    return Ellipsis if leaf.shape is None else leaf.shape
 
 
 def _probe(values: tuple, body, get_state, set_state, names: Sequence[str],

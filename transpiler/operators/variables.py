@@ -23,7 +23,7 @@ class Undefined:
     def read(self):
         raise UnboundLocalError(
             f"cannot access local variable '{self.symbol_name}' where it is not associated with "
-            f"a value", name=self.symbol_name)
+            f"a value ('{self.symbol_name}' is used before assignment)", name=self.symbol_name)
 
     def __repr__(self) -> str:
         return f"Undefined({self.symbol_name!r})"

@@ -8,7 +8,7 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.errors import InvalidArgumentError, ShapeError
-from runtime.ops.registry import OpDef, Promotion, apply_op, constant_value, register
+from runtime.ops.registry import OpDef, Promotion, apply_op, auto_packed, constant_value, register
 from runtime.ops.shapes import (broadcast, normalize_axis, num_elements, same_dtype,
                                 static_shape_arg)
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, format_shape
@@ -35,6 +35,9 @@ def convert_to_tensor(value, dtype=None) -> Tensor:
     read = getattr(value, "_read_value_for_op", None)
     if read is not None:
         return read()
+    packed = auto_packed(value)
+    if isinstance(packed, Tensor):
+        return packed if dtype is None else convert_to_tensor(packed, dtype)
     return constant(value, dtype)
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from runtime import dtypes
 from runtime.errors import InvalidArgumentError
 from runtime.source_location import user_location
-from runtime.tensor import EagerTensor, SymbolicTensor, format_shape
+from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, format_shape
 from runtime import tracing
 
 Kernel = Callable[..., Any]
@@ -175,9 +175,26 @@ def _promotion(op: OpDef, inputs: Sequence) -> tuple[list, bool]:
 # -- applying ------------------------------------------------------------------------------
 
 
+def holds_tensor(value) -> bool:
+    """Whether a (nested) list or tuple has a tensor (or variable) among its items."""
+    return any(isinstance(item, Tensor) or hasattr(item, "_read_value_for_op")
+               or (type(item) in (list, tuple) and holds_tensor(item)) for item in value)
+
+
+def auto_packed(value):
+    """A (nested) list that holds tensors, stacked into one tensor (as TensorFlow packs
+    ``[x, 1]`` for an op's input); any other value as it is."""
+    if type(value) not in (list, tuple) or not holds_tensor(value):
+        return value
+    from runtime.ops.array_ops import stack  # array_ops builds on this module
+    return stack([auto_packed(item) for item in value])
+
+
 def apply_op(op: OpDef, inputs: Sequence = (), attrs: dict | None = None):
     """Runs ``op`` now (eager inputs, no trace active) or adds it to the current graph."""
     attrs = attrs or {}
+    if any(type(value) in (list, tuple) for value in inputs):
+        inputs = [auto_packed(value) for value in inputs]
     graph = tracing.current_graph()
     targets, weak = _promotion(op, inputs)
     if graph is None:

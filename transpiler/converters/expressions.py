@@ -6,6 +6,7 @@
     a < b < c         ->  ag__.and_(lambda: a < b, lambda: b < c)
     a < f() < c       ->  ag__.chained_compare(a, '<', lambda: f(), '<', lambda: c)
                           (each operand evaluated once, lazily)
+    x in t            ->  ag__.contains(t, x)
     assert t, msg     ->  ag__.assert_stmt(t, lambda: msg)
 """
 
@@ -58,6 +59,10 @@ class _Expressions(ScopeTransformer):
     def visit_Compare(self, node):
         self.generic_visit(node)
         if len(node.ops) == 1:
+            if isinstance(node.ops[0], (gast.In, gast.NotIn)):
+                # `x in t` on a tensor `t` has no Python answer while tracing.
+                found = _call("contains", [node.comparators[0], node.left])
+                return _call("not_", [found]) if isinstance(node.ops[0], gast.NotIn) else found
             return node
         if all(isinstance(c, (gast.Name, gast.Constant)) for c in node.comparators[:-1]):
             # Reading a name twice is harmless, and `and_` reads best.

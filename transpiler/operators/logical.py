@@ -37,10 +37,23 @@ def or_(left, right):
     return value or right()
 
 
+def contains(container, item):
+    """``item in container``; on a symbolic vector, whether any element equals ``item``
+    (what iterating it and comparing would give), as a bool tensor."""
+    if not is_symbolic(container):
+        return item in container
+    if container.shape is None or len(container.shape) != 1:
+        raise TypeError(
+            f"`in` on a tensor of shape {container.shape} ({container.name}): only a vector's "
+            f"elements can be compared one by one, as Python's `in` does. Write "
+            f"rt.reduce_any(rt.equal(t, x)) for the elementwise test you mean.")
+    return rt.reduce_any(rt.equal(container, item))
+
+
 _COMPARISONS = {
     "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
     "==": operator.eq, "!=": operator.ne, "is": operator.is_, "is not": operator.is_not,
-    "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
+    "in": lambda a, b: contains(b, a), "not in": lambda a, b: not_(contains(b, a)),
 }
 
 

@@ -266,3 +266,28 @@ def test_a_while_on_a_tensor_made_while_tracing_is_a_graph_loop():
         function(loops_on_a_constant_made_while_tracing)()
     got = function(counts_with_constants)()
     assert got.dtype == rt.int64 and int(got) == int(counts_with_constants()) == 6
+
+
+def first_common_position(items, targets):
+    position = 0
+    for item in items:
+        if item in targets:
+            break
+        position = position * 10 + item
+    else:
+        position = -1000
+    return position
+
+
+@pytest.mark.parametrize("items, targets", [([1, 2, 3], [2, 5]), ([1, 2, 3], [7, 8])])
+@pytest.mark.parametrize("dtype", [rt.int32, rt.int64])
+def test_in_on_a_tensor_and_a_loop_else_clause(items, targets, dtype):
+    expected = first_common_position(items, targets)
+    assert convert(first_common_position)(items, targets) == expected
+    got = function(first_common_position)(rt.constant(items, dtype), rt.constant(targets, dtype))
+    assert int(got) == expected
+
+
+def test_in_on_a_matrix_is_a_clear_error():
+    with pytest.raises(TypeError, match=r"`in` on a tensor of shape \(2, 2\)"):
+        function(first_common_position)(rt.constant([1, 2]), rt.constant([[1, 2], [3, 4]]))

@@ -68,6 +68,8 @@ def test_errors_on_the_fast_path_name_the_op():
         f(x, rt.constant(np.array([5], np.int32)))
 
 
+# The second function retraces for every new shape on purpose (to trace while others call).
+@pytest.mark.filterwarnings("ignore::runtime.errors.RetracingWarning")
 def test_threads_calling_while_another_traces_get_right_answers():
     f = rt.function(lambda x: x + 1)
     x = rt.constant(np.zeros(4, np.float32))

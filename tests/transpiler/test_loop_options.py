@@ -43,6 +43,9 @@ def test_a_while_loop_variable_may_grow_along_a_declared_dimension(n):
     assert got.shape == (2 ** n,)
 
 
+# A new function of the same Python function per parametrized case: the RetracingWarning
+# the runtime gives for that is expected here.
+@pytest.mark.filterwarnings("ignore::runtime.errors.RetracingWarning")
 @pytest.mark.parametrize("n", [0, 2, 5])
 @pytest.mark.parametrize("dtype", [rt.int32, rt.int64])
 def test_a_for_loop_variable_may_grow_along_a_declared_dimension(n, dtype):

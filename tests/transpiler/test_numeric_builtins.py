@@ -8,6 +8,10 @@ import pytest
 import runtime as rt
 from transpiler import convert, function
 
+# Most tests make a new function per parametrized case (or per dtype), which the runtime rightly
+# reports as a RetracingWarning; expected throughout this module.
+pytestmark = pytest.mark.filterwarnings("ignore::runtime.errors.RetracingWarning")
+
 
 def int_plus_one(x):
     return int(x) + 1

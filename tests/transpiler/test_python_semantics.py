@@ -53,6 +53,9 @@ def test_chained_comparison_evaluates_each_operand_once_and_lazily(a, b, c):
     assert calls == python_calls
 
 
+# A new function of the same Python function per parametrized case: the RetracingWarning
+# the runtime gives for that is expected here.
+@pytest.mark.filterwarnings("ignore::runtime.errors.RetracingWarning")
 @pytest.mark.parametrize("a, b, c", [(1, 2, 3), (5, 2, 3), (1, 4, 3)])
 @pytest.mark.parametrize("dtype", [rt.int32, rt.int64, rt.float64])
 def test_chained_comparison_on_tensors_traces_each_call_once(a, b, c, dtype):
@@ -145,6 +148,9 @@ def return_inside_try_finally(x):
     return total
 
 
+# A new function of the same Python function per parametrized case: the RetracingWarning
+# the runtime gives for that is expected here.
+@pytest.mark.filterwarnings("ignore::runtime.errors.RetracingWarning")
 @pytest.mark.parametrize("fn", [return_inside_with, return_inside_try_finally])
 @pytest.mark.parametrize("x", [-3, 0, 2, 7])
 @pytest.mark.parametrize("dtype", [rt.int32, rt.int64])

@@ -61,12 +61,16 @@ def test_while_true_with_return_is_not_a_fall_through():
         assert fn(rt.constant(n)).numpy() == loops_forever_until_return(n)
 
 
+# Each parametrized case makes a new function of the same Python function: the runtime's
+# RetracingWarning about that is expected here.
+@pytest.mark.filterwarnings("ignore::runtime.errors.RetracingWarning")
 @pytest.mark.parametrize("n", [0, 1, 3, 10, 20])
 def test_structured_return_from_a_tensor_loop(n):
     got = function(returns_pair_from_loop)(rt.constant(n))
     assert tuple(int(v) for v in got) == returns_pair_from_loop(n)
 
 
+@pytest.mark.filterwarnings("ignore::runtime.errors.RetracingWarning")  # as above
 @pytest.mark.parametrize("n", [0, 2, 4, 5, 9])
 def test_return_from_nested_tensor_loops(n):
     assert int(function(returns_in_nested_loops)(rt.constant(n))) == returns_in_nested_loops(n)

@@ -18,7 +18,7 @@ from runtime import dtypes, nest, tracing
 from runtime.errors import GraphStructureError, GraphTypeError, GraphValueError, ShapeError
 from runtime.graph import Graph
 from runtime.ops import math_ops
-from runtime.ops.array_ops import reshape
+from runtime.ops.array_ops import cast, checked_cast, reshape
 from runtime.ops.registry import OpDef, constant_in_graph, register
 from runtime.source_location import user_location
 from runtime.tensor import (EagerTensor, SymbolicTensor, Tensor, TensorSpec, format_shape,
@@ -127,14 +127,15 @@ def cond(pred, true_fn: Callable[[], Any], false_fn: Callable[[], Any], *,
             _check_static_pair(a, b, name)
             continue
         dynamic.append((index, *_branch_values(a, b, then_graph, else_graph, name)))
-    then_graph.outputs = [t for _, t, _ in dynamic]
-    else_graph.outputs = [e for _, _, e in dynamic]
+    then_graph.outputs = [t for _, t, _, _ in dynamic]
+    else_graph.outputs = [e for _, _, e, _ in dynamic]
     inputs = _unify_captures([then_graph, else_graph], leading=0)
-    out_types = [(t.dtype, join_shapes(t.shape, e.shape)) for _, t, e in dynamic]
+    out_types = [(t.dtype, join_shapes(t.shape, e.shape)) for _, t, e, _ in dynamic]
     node = graph.add_node(COND, [pred] + inputs, {}, out_types,
                           subgraphs={"then": then_graph, "else": else_graph}, location=location)
     leaves = list(then_leaves)
-    for (index, _, _), value in zip(dynamic, node.outputs):
+    for (index, _, _, weak), value in zip(dynamic, node.outputs):
+        value.weak = weak  # a Python number on both paths is one after the cond too
         leaves[index] = value
     return nest.pack_like(structure, leaves)
 
@@ -162,10 +163,13 @@ def _fill_unset(out, other, graph: Graph):
 
 
 def zeros_like_leaf(leaf, graph: Graph | None = None):
-    """A zero of ``leaf``'s kind: the same Python scalar type, or a constant tensor of its dtype
-    and shape (unknown dimensions as 0); other Python values are kept as they are."""
+    """A zero of ``leaf``'s kind: the same Python scalar type (also for a tensor standing for
+    a Python number), or a constant tensor of its dtype and shape (unknown dimensions as 0);
+    other Python values are kept as they are."""
     if isinstance(leaf, dtypes.PYTHON_SCALARS):
         return type(leaf)(0)
+    if getattr(leaf, "weak", False) and leaf.shape == ():
+        return {"b": False, "f": 0.0, "c": 0j}.get(leaf.dtype.kind, 0)
     if isinstance(leaf, Tensor):
         shape = tuple(0 if d is None else d for d in (leaf.shape or ()))
         zeros = np.zeros(shape, leaf.dtype)
@@ -208,15 +212,27 @@ def _safe_equal(a, b) -> bool:
 
 
 def _describe(value) -> str:
+    if getattr(value, "weak", False):
+        return f"a Python {_python_kind(value)} (the tensor {value.name})"
     if isinstance(value, Tensor):
         return f"a tensor of dtype {value.dtype.name}"
     return f"the Python {type(value).__name__} {value!r}"
 
 
+def _python_kind(value) -> str:
+    """The Python type a Python number, or a tensor standing for one, has."""
+    if isinstance(value, dtypes.PYTHON_SCALARS):
+        return type(value).__name__
+    return {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}[value.dtype.kind]
+
+
 def _branch_values(a, b, then_graph: Graph, else_graph: Graph, name: str):
-    """Both branch leaves as tensors of one dtype (Python scalars are weakly typed)."""
-    if isinstance(a, dtypes.PYTHON_SCALARS) and isinstance(b, dtypes.PYTHON_SCALARS) \
-            and type(a) is not type(b):
+    """Both branch leaves as tensors of one dtype, and whether the result stands for a Python
+    number. Python numbers and tensors standing for them (loop counters) are weakly typed:
+    next to a tensor they take its dtype where their kind fits, as in arithmetic."""
+    type_a, type_b = dtypes.operand_type(a), dtypes.operand_type(b)
+    weak_a, weak_b = isinstance(type_a, dtypes.WeakType), isinstance(type_b, dtypes.WeakType)
+    if weak_a and weak_b and _python_kind(a) != _python_kind(b):
         # Python's answer would be an int on one path and a float on the other: no one tensor
         # dtype gives both.
         raise GraphTypeError(
@@ -224,28 +240,33 @@ def _branch_values(a, b, then_graph: Graph, else_graph: Graph, name: str):
             f"branch of a tensor conditional{_where()}; Python would give a different type on "
             f"each path, which one graph value cannot. Make both the same type (e.g. "
             f"{_same_type_hint(a, b)}).")
-    dtype_a, dtype_b = _leaf_dtype(a, b), _leaf_dtype(b, a)
+    joined = dtypes.promote_types(type_a, type_b)[0]
+    dtype_a = joined if weak_a else type_a
+    dtype_b = joined if weak_b else type_b
     if dtype_a != dtype_b:
         raise GraphTypeError(
             f"'{name}' has dtype {dtype_a.name} in the true branch but {dtype_b.name} in the false "
             f"branch of a tensor conditional{_where()}; both branches must give the same dtype "
             f"(convert one of them with rt.cast).")
-    return _leaf_to_graph(a, then_graph, dtype_a), _leaf_to_graph(b, else_graph, dtype_b)
+    return (_as_value_of(a, then_graph, dtype_a), _as_value_of(b, else_graph, dtype_b),
+            weak_a and weak_b)
 
 
 def _same_type_hint(a, b) -> str:
-    if isinstance(a, float) or isinstance(b, float):
+    if "float" in (_python_kind(a), _python_kind(b)):
         return "write 1.0 instead of 1"
     return "write 1 instead of True"
 
 
-def _leaf_dtype(leaf, other) -> np.dtype:
-    if isinstance(leaf, dtypes.PYTHON_SCALARS):
-        if isinstance(other, dtypes.PYTHON_SCALARS):
-            return dtypes.default_dtype(leaf) if type(leaf) is type(other) else \
-                np.result_type(dtypes.default_dtype(leaf), dtypes.default_dtype(other))
-        return dtypes.weak_scalar_dtype(leaf, [_leaf_dtype(other, leaf)])
-    return leaf.dtype if hasattr(leaf, "dtype") else dtypes.to_array(leaf).dtype
+def _as_value_of(leaf, graph: Graph, dtype: np.dtype) -> SymbolicTensor:
+    """``leaf`` as a value of ``graph`` with ``dtype``; a tensor standing for a Python number
+    converts as that number would (a narrowing integer conversion is checked at run time)."""
+    if not isinstance(leaf, Tensor) or leaf.dtype == dtype:
+        return _leaf_to_graph(leaf, graph, dtype)
+    with tracing.building(graph):
+        narrowing = leaf.dtype.kind in "iu" and dtype.kind in "iu" \
+            and not np.can_cast(leaf.dtype, dtype, "safe")
+        return (checked_cast if narrowing else cast)(_leaf_to_graph(leaf, graph), dtype)
 
 
 def _unify_captures(subgraphs: list[Graph], leading: int) -> list[SymbolicTensor]:
@@ -322,16 +343,22 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, shape_invariants, na
     init = [_leaf_to_graph(leaf, graph) for leaf in leaves]
     specs, declared = _loop_specs(init, shape_invariants, loop_vars, var_names)
 
+    # A loop variable entering as a Python number (or standing for one) stays one while
+    # every iteration keeps it one.
+    weak = [dtypes.is_weak(leaf) for leaf in leaves]
     cond_graph = Graph(f"{graph.name}/while_cond", parent=graph)
     body_graph = Graph(f"{graph.name}/while_body", parent=graph)
     for sub in (cond_graph, body_graph):
         params = [sub.add_placeholder(s.dtype, s.shape, f"{_short(var_names[i])}")
                   for i, s in enumerate(specs)]
+        for param, is_weak in zip(params, weak):
+            param.weak = is_weak
         with tracing.building(sub):
             result = call(cond if sub is cond_graph else body, nest.pack_like(loop_vars, params))
             if sub is cond_graph:
                 sub.outputs = [_loop_condition(result, sub)]
             else:
+                body_leaves = nest.flatten(_as_loop_vars(result, loop_vars))
                 sub.outputs = _body_outputs(result, loop_vars, specs, declared, var_names, sub)
 
     captures = _unify_captures([cond_graph, body_graph], leading=len(specs))
@@ -346,6 +373,8 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, shape_invariants, na
     node = graph.add_node(WHILE_LOOP, inputs + captures, attrs,
                           [(s.dtype, s.shape) for s in specs],
                           subgraphs={"cond": cond_graph, "body": body_graph}, location=location)
+    for output, entering, leaving in zip(node.outputs, weak, body_leaves):
+        output.weak = entering and dtypes.is_weak(leaving)
     return nest.pack_like(loop_vars, node.outputs)
 
 
@@ -415,15 +444,17 @@ def _body_outputs(result, loop_vars, specs, declared, var_names, graph: Graph) -
             raise GraphTypeError(
                 f"'{name}' is {_describe(leaf) if leaf is not None else 'None'} at the end of an "
                 f"iteration of a tensor loop{_where()}; it must stay a {spec.dtype.name} tensor.")
-        dtype = dtypes.weak_scalar_dtype(leaf, [spec.dtype]) if isinstance(leaf, dtypes.PYTHON_SCALARS) \
-            else leaf.dtype
+        # A Python number, or a tensor standing for one, takes the variable's dtype if its kind
+        # fits, as it would in arithmetic with it.
+        dtype = dtypes.promote_types(dtypes.operand_type(leaf), spec.dtype)[0] \
+            if dtypes.is_weak(leaf) else leaf.dtype
         if dtype != spec.dtype:
             raise GraphTypeError(
                 f"'{name}' has dtype {spec.dtype.name} before the loop, but dtype {dtype.name} "
                 f"after one iteration{_where()}. A loop variable must keep its dtype: cast it with "
                 f"rt.cast, or initialize it with a value of the right type (e.g. 0.0 instead of "
                 f"0).")
-        value = _leaf_to_graph(leaf, graph, dtype)
+        value = _as_value_of(leaf, graph, dtype)
         if not shape_is_subtype(value.shape, spec.shape) and invariant:
             raise ShapeError(
                 f"'{name}' has shape {format_shape(value.shape)} after one iteration, which does "

@@ -297,3 +297,52 @@ def test_in_on_a_tensor_and_a_loop_else_clause(items, targets, dtype):
 def test_in_on_a_matrix_is_a_clear_error():
     with pytest.raises(TypeError, match=r"`in` on a tensor of shape \(2, 2\)"):
         function(first_common_position)(rt.constant([1, 2]), rt.constant([[1, 2], [3, 4]]))
+
+
+def number_set_on_some_paths_of_a_loop(a, b):
+    x = 0
+    count = 0
+    while count < 3 and a != 0:  # a tensor loop: every branch below is a graph branch
+        count += 1
+        if count != 2 or a > b:
+            x %= 2
+        else:
+            x = a // 2
+    return x
+
+
+def returns_a_python_int_or_a_tensor(x):
+    y = x * 0
+    if x < 0:
+        y = y + 1
+    elif x == 3:
+        return 5, y
+    return y, x
+
+
+def counter_times_a_wide_number(n, big):
+    total = 0
+    i = 0
+    while i < n:
+        total = total + i * big
+        i += 1
+    return total
+
+
+@pytest.mark.parametrize("dtype", [rt.int64, rt.float64])
+@pytest.mark.parametrize("a, b", [(7, 1), (-2**40, 3), (2**40, 2**41)])
+def test_python_numbers_meet_wide_tensors_in_loops_and_branches(dtype, a, b):
+    got = function(number_set_on_some_paths_of_a_loop)(rt.constant(a, dtype), rt.constant(b, dtype))
+    assert got.dtype == dtype and got.numpy() == number_set_on_some_paths_of_a_loop(a, b)
+
+
+@pytest.mark.parametrize("x", [-2**40, 3, 2**40])
+def test_a_python_int_returned_on_one_path_takes_the_wide_dtype(x):
+    got = function(returns_a_python_int_or_a_tensor)(rt.constant(x, rt.int64))
+    assert [(t.dtype, int(t)) for t in got] == \
+        [(rt.int64, int(v)) for v in returns_a_python_int_or_a_tensor(x)]
+
+
+def test_a_python_number_accumulating_a_wide_counter_product_widens():
+    got = function(counter_times_a_wide_number)(rt.constant(4), rt.constant(2**40, rt.int64))
+    assert got.dtype == rt.int64 and int(got) == counter_times_a_wide_number(4, 2**40)

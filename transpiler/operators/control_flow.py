@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 import runtime as rt
-from runtime import nest, outside_objects, tracing
+from runtime import dtypes, nest, outside_objects, tracing
 from runtime.control_flow import (Unset, is_symbolic, python_truth, scalar_condition,
                                   zeros_like_leaf)
 from runtime.graph import Graph
@@ -272,9 +272,10 @@ class _GraphLoop:
         self.names, self.construct, self.location = names, construct, _where()
         self.given_invariants = opts.get("shape_invariants")
         self.invariants = _aligned_invariants(self.given_invariants, before, names)
-        initial = _settle_weak_numbers(before, first_iteration, get_state, set_state, names)
+        # Values for what is undefined first: their types can decide the numbers' types.
         initial, self.first_set_inside, self.inside_shapes = _settle_undefined(
-            initial, first_iteration, get_state, set_state, names, self.location)
+            before, first_iteration, get_state, set_state, names, self.location)
+        initial = _settle_weak_numbers(initial, first_iteration, get_state, set_state, names)
         _check_loop_inputs(initial, names)
         self.initial = initial
 
@@ -425,20 +426,52 @@ def _check_loop_inputs(initial: Sequence, names: Sequence[str]) -> None:
 
 
 def _settle_weak_numbers(initial: tuple, body, get_state, set_state, names) -> tuple:
-    """Python numbers take the dtype of their first iteration, as in Python (``s = 0``
-    followed by ``s += x`` with float32 ``x`` makes ``s`` float32)."""
-    weak = [isinstance(v, (bool, int, float)) for v in initial]
-    if not any(weak):
+    """Python numbers (and tensors standing for them) take the dtype of their first
+    iteration, as in Python: ``s = 0`` followed by ``s += x`` with float32 ``x`` makes ``s``
+    float32, and ``c = 0`` followed by ``c = c + i`` with an int64 counter makes ``c`` int64."""
+    if not any(dtypes.is_weak(leaf) for value in initial for leaf in nest.flatten(value)):
         return initial
-    after = _probe(initial, body, get_state, set_state, names)
-    if isinstance(after, BaseException):
-        return initial  # the loop itself reports why its body fails
-    return tuple(
-        rt.constant(np.asarray(value, dtype=new.dtype))
-        if is_weak and isinstance(new, rt.Tensor) and new.shape == ()
-        # `s = 0` then `s = s + 0.5`: a Python float from then on, as in Python.
-        else type(new)(value) if is_weak and type(new) in (bool, int, float) else value
-        for value, is_weak, new in zip(initial, weak, after))
+    # One variable's type can depend on another's (`x *= y` once `y` became int64): probe
+    # again until no type changes (a lattice only goes up, so this ends quickly).
+    for _ in range(len(initial) + 1):
+        # Traced as the loop will see them: numbers as tensors, so that every branch on them
+        # is a graph branch (a Python run would take one branch only).
+        after = _probe(initial, body, get_state, set_state, names, symbolic=True)
+        if isinstance(after, BaseException):
+            return initial  # the loop itself reports why its body fails
+        settled = tuple(_settled_structure(value, new) for value, new in zip(initial, after))
+        if _types_of(settled) == _types_of(initial):
+            return settled
+        initial = settled
+    return initial
+
+
+def _settled_structure(value, new):
+    """``value`` with each weak leaf in the type of the matching leaf of ``new``."""
+    if nest.structure_of(value) != nest.structure_of(new):
+        return value  # the loop reports the change of structure
+    leaves = [_settled(leaf, after) if dtypes.is_weak(leaf) else leaf
+              for leaf, after in zip(nest.flatten(value), nest.flatten(new))]
+    return nest.pack_like(value, leaves)
+
+
+def _types_of(values: tuple) -> list:
+    return [(type(leaf), getattr(leaf, "dtype", None))
+            for value in values for leaf in nest.flatten(value)]
+
+
+def _settled(value, new):
+    """A weak loop variable's value before the loop, in the type it has after one iteration."""
+    if isinstance(new, rt.Tensor) and new.shape == ():
+        if new.dtype == (value.dtype if isinstance(value, rt.Tensor) else dtypes.default_dtype(value)):
+            return value
+        settled = rt.cast(value, new.dtype)
+        if getattr(new, "weak", False) and is_symbolic(settled):
+            settled.weak = True  # still stands for a Python number
+        return settled
+    if type(new) in (bool, int, float) and isinstance(value, (bool, int, float)):
+        return type(new)(value)  # `s = 0` then `s = s + 0.5`: a Python float, as in Python
+    return value
 
 
 def _settle_undefined(initial: tuple, body, get_state, set_state, names: Sequence[str],
@@ -517,7 +550,10 @@ def _as_placeholder(leaf):
     """A stand-in for a loop variable as the loop body sees it."""
     if isinstance(leaf, (bool, int, float)) or type(leaf) in (rt.EagerTensor, rt.SymbolicTensor):
         array_type = rt.dtypes.to_array(leaf) if isinstance(leaf, (bool, int, float)) else leaf
-        return tracing.current_graph().add_placeholder(array_type.dtype, array_type.shape, "probe")
+        placeholder = tracing.current_graph().add_placeholder(array_type.dtype, array_type.shape,
+                                                              "probe")
+        placeholder.weak = dtypes.is_weak(leaf)  # a Python number stays one in the loop
+        return placeholder
     return leaf
 
 

@@ -306,9 +306,10 @@ def _astype(dtype):
 
 
 def cast(x, dtype):
-    """``x`` converted to ``dtype`` (floats to ints truncate toward zero)."""
+    """``x`` converted to ``dtype`` (floats to ints truncate toward zero). The result is an
+    ordinary tensor even when ``x`` stood for a Python number (a loop counter)."""
     dtype = dtypes.as_dtype(dtype)
-    if isinstance(x, Tensor) and x.dtype == dtype:
+    if isinstance(x, Tensor) and x.dtype == dtype and not getattr(x, "weak", False):
         return x
     return apply_op(CAST, (convert_to_tensor(x),), {"dtype": dtype})
 

@@ -329,3 +329,13 @@ def test_range_promotes_its_bounds_and_never_wraps_them():
 def test_an_unsigned_range_counts_down(mode):
     result = run(mode, lambda n: rt.range(n, 0, -1), rt.constant(np.uint8(5)))
     assert result.dtype == rt.uint8 and result.numpy().tolist() == [5, 4, 3, 2, 1]
+
+
+def test_an_explicit_cast_makes_a_counter_an_ordinary_tensor():
+    # The Python int 0 makes `i` a loop variable standing for a Python number: plus an int8
+    # tensor it would be int8; after rt.cast it is an int32 tensor, so int32 + int8 is int32.
+    step = lambda i, out: (i + 1, rt.cast(i, rt.int32) + rt.constant(1, rt.int8))  # noqa: E731
+    f = rt.function(lambda n: rt.while_loop(lambda i, out: i < n, step,
+                                            (0, rt.zeros([], rt.int32)))[1])
+    got = f(rt.constant(3))
+    assert got.dtype == rt.int32 and int(got) == 3

@@ -186,13 +186,13 @@ def _check_branch_outputs(outputs: Sequence, names: Sequence[str], label: str, l
     for name, value in zip(names, outputs):
         if type(value) is Undefined:
             # "main branch" is TensorFlow's name for the if branch; code may match on it.
-            tf_label = "main (if)" if label == "if" else label
+            branch = "main branch (the if branch)" if label == "if" else "else branch"
             raise ValueError(
                 f"'{name}' is not assigned in the {label} branch of an if statement on a tensor"
                 f"{location}, but it is used after the if statement. A graph conditional needs a "
-                f"value from both branches: '{name}' must also be initialized in the {tf_label} "
-                f"branch. Assign '{name}' in the {label} branch too, or give it a value before "
-                f"the if statement.")
+                f"value from both branches: '{name}' must also be initialized in the {branch}. "
+                f"Assign '{name}' in the {label} branch too, or give it a value before the if "
+                f"statement.")
 
 
 def if_exp(cond, if_true: Callable, if_false: Callable, expression: str = ""):

@@ -19,13 +19,10 @@ from runtime.errors import GraphStructureError, GraphTypeError, GraphValueError,
 from runtime.graph import Graph
 from runtime.ops import math_ops
 from runtime.ops.array_ops import cast, checked_cast, reshape
-from runtime.ops.registry import OpDef, constant_in_graph, register
+from runtime.ops.registry import COND, WHILE_LOOP, constant_in_graph
 from runtime.source_location import user_location
 from runtime.tensor import (EagerTensor, SymbolicTensor, Tensor, TensorSpec, format_shape,
                             join_shapes, shape_is_subtype)
-
-COND = register(OpDef("cond", None, None))
-WHILE_LOOP = register(OpDef("while_loop", None, None))
 
 
 def _where() -> str:

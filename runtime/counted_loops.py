@@ -19,11 +19,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from runtime.graph import Node
-from runtime.ops.registry import CONST
+from runtime.ops.array_ops import CAST, IDENTITY
+from runtime.ops.math_ops import (ABS, ADD, BITWISE_AND, BITWISE_OR, BITWISE_XOR, LESS, MAXIMUM,
+                                  MINIMUM, MULTIPLY, NEGATIVE, SQUARE, SUBTRACT)
+from runtime.ops.registry import CONST, WHILE_LOOP
 
-# Ops a term may use: elementwise, integer-exact, never raising ("cast" between integers).
-_TERM_OPS = frozenset({"add", "subtract", "multiply", "negative", "square", "abs", "maximum",
-                       "minimum", "bitwise_and", "bitwise_or", "bitwise_xor", "identity", "cast"})
+# Ops a term may use: elementwise, integer-exact, never raising (CAST between integers).
+_TERM_OPS = frozenset({ADD, SUBTRACT, MULTIPLY, NEGATIVE, SQUARE, ABS, MAXIMUM, MINIMUM,
+                       BITWISE_AND, BITWISE_OR, BITWISE_XOR, IDENTITY, CAST})
 
 
 @dataclass(frozen=True)
@@ -37,12 +40,12 @@ class CountedReduction:
 
 def recognize(node: Node) -> CountedReduction | None:
     """The counted reduction ``node`` (a while_loop) computes, or None."""
-    if node.op.name != "while_loop" or node.attrs["maximum_iterations"] is not None:
+    if node.op is not WHILE_LOOP or node.attrs["maximum_iterations"] is not None:
         return None
     count = node.attrs["num_vars"]
     cond, body = node.subgraphs["cond"], node.subgraphs["body"]
     tests = [n for n in cond.nodes if n.op is not CONST]
-    if len(tests) != 1 or tests[0].op.name != "less" or cond.outputs[0] is not tests[0].outputs[0]:
+    if len(tests) != 1 or tests[0].op is not LESS or cond.outputs[0] is not tests[0].outputs[0]:
         return None
     counter, bound = tests[0].inputs
     index = _position(counter, cond.inputs)
@@ -93,7 +96,7 @@ def _constant(value):
 
 def _is_increment(value, param) -> bool:
     node = value.node
-    if node.op.name != "add" or len(node.inputs) != 2:
+    if node.op is not ADD or len(node.inputs) != 2:
         return False
     a, b = node.inputs
     other = b if a is param else a if b is param else None
@@ -104,7 +107,7 @@ def _is_increment(value, param) -> bool:
 def _term_of(value, param):
     """``t`` when ``value`` is ``param + t`` or ``t + param``."""
     node = value.node
-    if node.op.name != "add" or value.dtype != param.dtype:
+    if node.op is not ADD or value.dtype != param.dtype:
         return None
     a, b = node.inputs
     if a is param and b is not param:
@@ -128,7 +131,7 @@ def _cone(term, params, index: int, count: int) -> list[Node] | None:
         if value.node.op is CONST or position == index or invariant:
             continue
         node = value.node
-        if position is not None or node.op.name not in _TERM_OPS or node.subgraphs or node.stateful \
+        if position is not None or node.op not in _TERM_OPS or node.subgraphs or node.stateful \
                 or any(v.dtype.kind not in "iu" for v in [*node.outputs, *node.inputs]):
             return None
         nodes.append(node)

@@ -20,7 +20,7 @@ import numpy as np
 from runtime import counted_loops
 from runtime.errors import AssertionFailedError, InvalidArgumentError
 from runtime.graph import Graph, Node
-from runtime.ops.registry import CONST, PLACEHOLDER
+from runtime.ops.registry import COND, CONST, PLACEHOLDER, WHILE_LOOP
 
 _plan_ids = itertools.count(1)
 # Counted integer reductions over ranges up to this long run as array code (see counted_loops);
@@ -139,9 +139,9 @@ class _Emitter:
                 self.constant(node)
                 continue
             emitted_any = True
-            if node.op.name == "cond":
+            if node.op is COND:
                 self.cond(node, indent)
-            elif node.op.name == "while_loop":
+            elif node.op is WHILE_LOOP:
                 self.while_loop(node, indent)
             else:
                 self.call(node, kernels[id(node)], indent,

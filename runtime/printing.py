@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.graph import Graph, Node
+from runtime.ops.io_ops import PRINT
+from runtime.ops.registry import CONST
 from runtime.tensor import format_type
 
 _COMMENT_COLUMN = 64
@@ -23,7 +25,7 @@ _COMMENT_COLUMN = 64
 
 def _value_text(value) -> str:
     node = value.node
-    if node.op.name == "const" and node.attrs["value"].size <= 1 and node.attrs["value"].ndim == 0:
+    if node.op is CONST and node.attrs["value"].size <= 1 and node.attrs["value"].ndim == 0:
         return repr(node.attrs["value"][()].item())
     return value.name
 
@@ -53,7 +55,7 @@ def _index_text(item) -> str:
 
 
 def _node_text(node: Node) -> str:
-    if node.op.name == "const":
+    if node.op is CONST:
         return f"const {_attr_text(node.attrs['value'])}"
     args = [_value_text(v) for v in node.inputs]
     args += [f"{key}={_attr_text(value)}" for key, value in node.attrs.items()
@@ -65,7 +67,7 @@ def _shown(node: Node, key: str, value) -> bool:
     """Attributes at their defaults (None, False, the usual print separators) are left out."""
     if value is None or value is False or key == "num_vars":
         return False
-    return not (node.op.name == "print" and key in ("sep", "end") and value in (" ", "\n"))
+    return not (node.op is PRINT and key in ("sep", "end") and value in (" ", "\n"))
 
 
 def _targets(node: Node) -> str:
@@ -92,7 +94,7 @@ def _params(graph: Graph) -> str:
 
 def _block(graph: Graph, indent: str, lines: list[str]) -> None:
     for node in graph.nodes:
-        if node.op.name == "const" and node.attrs["value"].ndim == 0:
+        if node.op is CONST and node.attrs["value"].ndim == 0:
             continue  # scalars are shown inline where they are used
         lines.append(_with_comment(_targets(node) + _node_text(node), node, indent))
         for key, sub in node.subgraphs.items():

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 
 from runtime.graph import Graph, Node
+from runtime.ops.registry import COND, CONST
 from runtime.printing import format_table
 from runtime.tensor import format_type
 
@@ -83,7 +84,7 @@ class _DotWriter:
         for value in node.outputs:
             self.ids[id(value)] = node_id
         types = ", ".join(format_type(v.dtype, v.shape) for v in node.outputs)
-        if node.op.name == "const":
+        if node.op is CONST:
             text = f"const {types}"
             style = 'shape=note, style=filled, fillcolor="#eeeeee"'
         elif node.effect:
@@ -108,7 +109,7 @@ class _DotWriter:
         self.graph(sub, inner, outer=False)
         self.lines.append(f"{indent}}}")
         # The subgraph's parameters come from the node's inputs (after the predicate of a cond).
-        feeding = node.inputs[1:] if node.op.name == "cond" else _loop_arguments(node)
+        feeding = node.inputs[1:] if node.op is COND else _loop_arguments(node)
         for argument, parameter in zip(feeding, sub.inputs):
             self.lines.append(f"{indent}{self.ids[id(argument)]} -> {self.ids[id(parameter)]} "
                               f"[style=dotted, arrowhead=none];")

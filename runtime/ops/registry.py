@@ -84,6 +84,10 @@ def all_ops() -> dict[str, OpDef]:
 
 PLACEHOLDER = register(OpDef("placeholder", None, None))
 CONST = register(OpDef("const", None, None))
+# The ops with subgraphs (runtime.control_flow builds them): defined here with the other ops
+# the IR itself knows, so the executor and the passes need not import the user-facing API.
+COND = register(OpDef("cond", None, None))
+WHILE_LOOP = register(OpDef("while_loop", None, None))
 
 
 # -- converting inputs ---------------------------------------------------------------------

@@ -36,7 +36,7 @@ def _key(node: Node):
         return None
     try:
         attrs = tuple(sorted((name, _freeze(value)) for name, value in node.attrs.items()))
-        key = (id(node.graph), node.op.name, tuple(id(v) for v in node.inputs), attrs)
+        key = (id(node.graph), node.op, tuple(id(v) for v in node.inputs), attrs)
         hash(key)
     except TypeError:
         return None  # an attribute without a value identity: keep the node

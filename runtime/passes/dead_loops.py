@@ -10,7 +10,7 @@ keeps the loop, so the error shows when the graph runs.
 from __future__ import annotations
 
 from runtime.graph import Graph, Node
-from runtime.ops.registry import CONST
+from runtime.ops.registry import CONST, WHILE_LOOP
 from runtime.passes.constant_folding import evaluate
 from runtime.passes.rewrite import Rewrite, rewrite
 
@@ -21,7 +21,7 @@ def run(graph: Graph) -> list[str]:
 
 
 def _remove(node: Node) -> Rewrite | None:
-    if node.op.name != "while_loop":
+    if node.op is not WHILE_LOOP:
         return None
     num_vars, limit = node.attrs["num_vars"], node.attrs["maximum_iterations"]
     # Inputs: the loop variables, the limit when it is a tensor, then the captures.

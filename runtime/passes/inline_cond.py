@@ -7,7 +7,7 @@ their order), and the untaken branch disappears with everything only it needed.
 from __future__ import annotations
 
 from runtime.graph import Graph, Node
-from runtime.ops.registry import CONST
+from runtime.ops.registry import COND, CONST
 from runtime.passes.rewrite import Rewrite, rewrite
 from runtime.passes.splicing import splice
 
@@ -18,7 +18,7 @@ def run(graph: Graph) -> list[str]:
 
 
 def _inline(node: Node) -> Rewrite | None:
-    if node.op.name != "cond" or node.inputs[0].node.op is not CONST:
+    if node.op is not COND or node.inputs[0].node.op is not CONST:
         return None
     taken = "then" if bool(node.inputs[0].node.attrs["value"]) else "else"
     nodes, outputs = splice(node, taken, node.inputs[1:])  # the inputs after the predicate

@@ -31,8 +31,10 @@ from typing import Callable
 import numpy as np
 
 from runtime.graph import Graph, Node
-from runtime.ops.math_ops import SQUARE
-from runtime.ops.registry import CONST
+from runtime.ops.array_ops import CAST, IDENTITY, RESHAPE, TRANSPOSE
+from runtime.ops.math_ops import (ADD, DIVIDE, FLOORDIV, LOGICAL_AND, LOGICAL_NOT, LOGICAL_OR,
+                                  MULTIPLY, NEGATIVE, POW, SQUARE, SUBTRACT)
+from runtime.ops.registry import CONST, OpDef
 from runtime.passes.rewrite import Rewrite, rewrite
 from runtime.tensor import SymbolicTensor
 
@@ -46,7 +48,7 @@ def run(graph: Graph) -> list[str]:
 
 
 def _simplify(node: Node) -> Rewrite | None:
-    rule = _RULES.get(node.op.name)
+    rule = _RULES.get(node.op)
     return rule(node) if rule is not None and len(node.outputs) == 1 else None
 
 
@@ -142,37 +144,40 @@ def _logical(neutral: bool) -> Callable:
     return rule
 
 
-def _same_value(text: str) -> Callable:
-    """Ops that return their input unchanged when the output type equals the input's."""
+def _same_value(text: str, applies: Callable[[Node], bool] = lambda node: True) -> Callable:
+    """Ops that return their input unchanged when the output type equals the input's (and,
+    for some, when ``applies`` says the attributes leave the values where they are)."""
     def rule(node: Node) -> Rewrite | None:
-        x = node.inputs[0]
-        if node.op.name == "transpose" and not _is_identity_perm(node.attrs.get("perm"), x.shape):
-            return None
-        if node.op.name == "reshape" and (x.shape is None or None in x.shape):
-            return None
-        return _becomes(node, x, text)
+        return _becomes(node, node.inputs[0], text) if applies(node) else None
     return rule
 
 
-def _is_identity_perm(perm, shape) -> bool:
+def _known_input_shape(node: Node) -> bool:
+    """A reshape keeps the values in place when its input's shape is fully known (and equal)."""
+    shape = node.inputs[0].shape
+    return shape is not None and None not in shape
+
+
+def _identity_perm(node: Node) -> bool:
+    perm, shape = node.attrs.get("perm"), node.inputs[0].shape
     if perm is None:  # the default reverses the axes
         return shape is not None and len(shape) <= 1
     return list(perm) == list(range(len(perm)))
 
 
-_RULES: dict[str, Callable[[Node], "Rewrite | None"]] = {
-    "add": _neutral(0, commutative=True, kinds=_INTEGRAL),
-    "subtract": _neutral(0, commutative=False, kinds="iuf"),
-    "multiply": _multiply,
-    "divide": _neutral(1, commutative=False, kinds="f"),
-    "floordiv": _neutral(1, commutative=False, kinds="iu"),
-    "pow": _pow,
-    "negative": _involution("iuf"),
-    "logical_not": _involution("b"),
-    "logical_and": _logical(True),
-    "logical_or": _logical(False),
-    "identity": _same_value("identity removed"),
-    "cast": _same_value("cast to the same dtype removed"),
-    "reshape": _same_value("reshape to the same shape removed"),
-    "transpose": _same_value("transpose by the identity permutation removed"),
+_RULES: dict[OpDef, Callable[[Node], "Rewrite | None"]] = {
+    ADD: _neutral(0, commutative=True, kinds=_INTEGRAL),
+    SUBTRACT: _neutral(0, commutative=False, kinds="iuf"),
+    MULTIPLY: _multiply,
+    DIVIDE: _neutral(1, commutative=False, kinds="f"),
+    FLOORDIV: _neutral(1, commutative=False, kinds="iu"),
+    POW: _pow,
+    NEGATIVE: _involution("iuf"),
+    LOGICAL_NOT: _involution("b"),
+    LOGICAL_AND: _logical(True),
+    LOGICAL_OR: _logical(False),
+    IDENTITY: _same_value("identity removed"),
+    CAST: _same_value("cast to the same dtype removed"),
+    RESHAPE: _same_value("reshape to the same shape removed", _known_input_shape),
+    TRANSPOSE: _same_value("transpose by the identity permutation removed", _identity_perm),
 }

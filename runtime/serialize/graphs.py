@@ -13,9 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from runtime.control_flow import COND, WHILE_LOOP
 from runtime.graph import Graph, Node
-from runtime.ops.registry import CONST, PLACEHOLDER, OpDef, get_op
+from runtime.ops.registry import COND, CONST, PLACEHOLDER, WHILE_LOOP, OpDef, get_op
 from runtime.serialize.values import (Reader, Writer, decode_attr, decode_shape, encode_attr,
                                       index, text)
 from runtime.source_location import Location

@@ -19,6 +19,8 @@ from runtime import dtypes, nest, outside_objects, tracing
 from runtime.control_flow import (Unset, is_symbolic, python_truth, scalar_condition,
                                   zeros_like_leaf)
 from runtime.graph import Graph
+from runtime.ops.array_ops import CAST, RANGE
+from runtime.ops.registry import constant_value
 from runtime.staged_list import StagedList
 from runtime.source_location import user_location
 from transpiler.operators.places import Place
@@ -673,7 +675,7 @@ def _tensor_loop_of(iterable):
     if not is_symbolic(iterable):
         return None
     node = iterable.node
-    if node.op.name == "range" and node.graph is tracing.current_graph():
+    if node.op is RANGE and node.graph is tracing.current_graph():
         start, limit, delta = node.inputs
         return start, limit, _static(delta), lambda i: i
     return 0, _length(iterable), 1, lambda i: iterable[i]
@@ -699,8 +701,7 @@ def _as_python_int(value):
 def _static(value):
     """A range step known while tracing, as a Python int (``range`` casts its bounds, so a
     constant step arrives as a cast of a constant)."""
-    from runtime.ops.registry import constant_value
-    source = value.node.inputs[0] if is_symbolic(value) and value.node.op.name == "cast" else value
+    source = value.node.inputs[0] if is_symbolic(value) and value.node.op is CAST else value
     known = constant_value(source)
     return int(known) if known is not None and known.ndim == 0 else value
 

@@ -12,7 +12,7 @@ from runtime.executor import Plan
 from runtime.fast_call import make_entry
 from runtime.graph import Graph
 from runtime.tensor import EagerTensor, SymbolicTensor, format_shape
-from runtime.trace_keys import describe, is_tensor_key, spec_of
+from runtime.trace_keys import describe, encode, is_tensor_key, matches, spec_of
 
 _asarray = np.asarray
 _ndarray = np.ndarray
@@ -38,7 +38,6 @@ class ConcreteFunction:
     # -- calling ----------------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
-        from runtime.trace_keys import encode, matches
         values = self._bind(args, kwargs)
         leaves: list = []
         key = tuple([encode(value, leaves) for value in values])

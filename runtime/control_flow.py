@@ -19,7 +19,8 @@ from runtime.errors import GraphStructureError, GraphTypeError, GraphValueError,
 from runtime.graph import Graph
 from runtime.ops import math_ops
 from runtime.ops.array_ops import cast, checked_cast, reshape
-from runtime.ops.registry import COND, WHILE_LOOP, constant_in_graph
+from runtime.ops.dispatch import constant_in_graph
+from runtime.ops.registry import COND, WHILE_LOOP
 from runtime.source_location import user_location
 from runtime.tensor import (EagerTensor, SymbolicTensor, Tensor, TensorSpec, format_shape,
                             join_shapes, shape_is_subtype)

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from runtime.graph import Node
-from runtime.ops.array_ops import CAST, IDENTITY
+from runtime.ops.array_ops import IDENTITY
+from runtime.ops.conversion_ops import CAST
 from runtime.ops.math_ops import (ABS, ADD, BITWISE_AND, BITWISE_OR, BITWISE_XOR, LESS, MAXIMUM,
                                   MINIMUM, MULTIPLY, NEGATIVE, SQUARE, SUBTRACT)
 from runtime.ops.registry import CONST, WHILE_LOOP

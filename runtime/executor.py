@@ -21,6 +21,7 @@ from runtime import counted_loops
 from runtime.errors import AssertionFailedError, InvalidArgumentError
 from runtime.graph import Graph, Node
 from runtime.ops.registry import COND, CONST, PLACEHOLDER, WHILE_LOOP
+from runtime.tensor import EagerTensor
 
 _plan_ids = itertools.count(1)
 # Counted integer reductions over ranges up to this long run as array code (see counted_loops);
@@ -345,5 +346,4 @@ def _last_uses(graph: Graph, keep) -> dict[int, list]:
 
 
 def wrap_outputs(arrays) -> list:
-    from runtime.tensor import EagerTensor
     return [EagerTensor(a if type(a) is np.ndarray else np.asarray(a)) for a in arrays]

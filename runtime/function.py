@@ -18,7 +18,7 @@ from runtime import config, dtypes, nest, outside_objects, retracing, tracing
 from runtime.concrete_function import ConcreteFunction
 from runtime.fast_call import MISS
 from runtime.graph import Graph
-from runtime.ops.registry import constant_in_graph
+from runtime.ops.dispatch import constant_in_graph
 from runtime.passes import optimize
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec, format_shape
 from runtime.trace_keys import encode, generalize, is_tensor_key, matches

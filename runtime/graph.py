@@ -13,6 +13,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from runtime.ops.registry import CONST, PLACEHOLDER
 from runtime.source_location import Location
 from runtime.tensor import Shape, SymbolicTensor, format_type
 
@@ -81,7 +82,6 @@ class Graph:
     # -- building ---------------------------------------------------------------------------
 
     def add_placeholder(self, dtype: np.dtype, shape: Shape | None, name: str) -> SymbolicTensor:
-        from runtime.ops.registry import PLACEHOLDER
         node = Node(self, PLACEHOLDER, (), {}, [(dtype, shape)], None, None, label=name)
         self.inputs.append(node.outputs[0])
         return node.outputs[0]
@@ -129,7 +129,6 @@ class Graph:
 
     def make_constant(self, array: np.ndarray, location: Location | None) -> Node:
         """A const node holding ``array`` (made read-only), not yet placed in ``nodes``."""
-        from runtime.ops.registry import CONST
         frozen = array if not array.flags.writeable else array.copy()
         frozen.flags.writeable = False
         return Node(self, CONST, (), {"value": frozen}, [(frozen.dtype, frozen.shape)], None,

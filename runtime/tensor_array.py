@@ -19,7 +19,7 @@ import numpy as np
 from runtime import dtypes, nest
 from runtime.errors import ShapeError
 from runtime.ops.array_ops import cast, constant, convert_to_tensor
-from runtime.ops.registry import apply_op, constant_value
+from runtime.ops.dispatch import apply_op, constant_value
 from runtime.ops.tensor_array_ops import (CONCAT, GATHER, NEW, READ, SCALAR_UNSTACK, STACK,
                                           UNSTACK, WRITE, element_of, int32, merge_shapes)
 from runtime.tensor import Shape, Tensor, TensorSpec, format_shape, shapes_compatible

@@ -13,7 +13,8 @@ import numpy as np
 
 from runtime import dtypes, tracing
 from runtime.ops.array_ops import constant, convert_to_tensor
-from runtime.ops.registry import OpDef, apply_op, register
+from runtime.ops.dispatch import apply_op
+from runtime.ops.registry import OpDef, register
 from runtime.tensor import Tensor, format_shape
 
 _variable_ids = itertools.count()

@@ -7,45 +7,14 @@ import builtins
 import numpy as np
 
 from runtime import dtypes
-from runtime.errors import InvalidArgumentError, ShapeError
-from runtime.ops.registry import OpDef, Promotion, apply_op, auto_packed, constant_value, register
+from runtime.errors import ShapeError
+from runtime.ops.conversion_ops import CAST, CHECKED_CAST, STACK
+from runtime.ops.dispatch import apply_op, constant, constant_value, convert_to_tensor, scalars_like
+from runtime.ops.indexing import getitem
+from runtime.ops.registry import OpDef, Promotion, register
 from runtime.ops.shapes import (broadcast, normalize_axis, num_elements, same_dtype,
                                 static_shape_arg)
-from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, format_shape
-
-
-def constant(value, dtype=None) -> EagerTensor:
-    """An eager tensor. Python int -> int32, float -> float32, bool -> bool; arrays keep dtype."""
-    dtype = None if dtype is None else dtypes.as_dtype(dtype)
-    if isinstance(value, Tensor):
-        value = value.numpy()
-    array = dtypes.to_array(value, dtype)
-    if array is value or (isinstance(value, np.ndarray) and np.shares_memory(array, value)):
-        array = array.copy()  # the tensor must not change when the caller's array does
-    return EagerTensor(array)
-
-
-def convert_to_tensor(value, dtype=None) -> Tensor:
-    """``value`` as a tensor; tensors pass through (their dtype must match ``dtype`` if given)."""
-    if isinstance(value, Tensor):
-        if dtype is not None and value.dtype != dtypes.as_dtype(dtype):
-            raise TypeError(f"expected a tensor of dtype {dtypes.as_dtype(dtype).name}, got "
-                            f"{value.dtype.name}; use rt.cast to convert.")
-        return value
-    read = getattr(value, "_read_value_for_op", None)
-    if read is not None:
-        return read()
-    packed = auto_packed(value)
-    if isinstance(packed, Tensor):
-        return packed if dtype is None else convert_to_tensor(packed, dtype)
-    return constant(value, dtype)
-
-
-def _scalars_like(values):
-    """Python scalars in a list of values take the dtype of the tensors next to them."""
-    strong = [v.dtype for v in values if isinstance(v, (Tensor, np.ndarray))]
-    return [convert_to_tensor(v, dtypes.weak_scalar_dtype(v, strong)
-                              if isinstance(v, dtypes.PYTHON_SCALARS) else None) for v in values]
+from runtime.tensor import SymbolicTensor, Tensor, format_shape
 
 
 # -- shape-changing ops --------------------------------------------------------------------
@@ -139,30 +108,7 @@ def concat(values, axis):
     """Joins tensors along an existing axis."""
     if hasattr(values, "concatenated"):  # a list grown in a graph loop (runtime.staged_list)
         return values.concatenated(int(axis))
-    return apply_op(CONCAT, _scalars_like(list(values)), {"axis": int(axis)})
-
-
-def _stack_infer(*values, axis):
-    dtype = same_dtype("stack", values)
-    shapes = [v.shape for v in values]
-    if any(s is None for s in shapes):
-        return dtype, None
-    if len({len(s) for s in shapes}) != 1:
-        raise ShapeError("stack: all inputs must have the same shape, got "
-                         + ", ".join(format_shape(s) for s in shapes) + ".")
-    merged = []
-    for dims in zip(*shapes):
-        known = {d for d in dims if d is not None}
-        if len(known) > 1:
-            raise ShapeError("stack: all inputs must have the same shape, got "
-                             + ", ".join(format_shape(s) for s in shapes) + ".")
-        merged.append(known.pop() if known else None)
-    axis = normalize_axis("stack", axis, len(merged) + 1)
-    merged.insert(axis, len(values))
-    return dtype, tuple(merged)
-
-
-STACK = register(OpDef("stack", lambda *values, axis: np.stack(values, axis=axis), _stack_infer))
+    return apply_op(CONCAT, scalars_like(list(values)), {"axis": int(axis)})
 
 
 def stack(values, axis=0):
@@ -172,7 +118,7 @@ def stack(values, axis=0):
     values = list(values)
     if not values:
         raise ValueError("stack: needs at least one tensor.")
-    return apply_op(STACK, _scalars_like(values), {"axis": int(axis)})
+    return apply_op(STACK, scalars_like(values), {"axis": int(axis)})
 
 
 def _unstack_kernel(x, axis, num, index):
@@ -292,17 +238,7 @@ def gather(params, indices, axis=0):
     return apply_op(GATHER, (params, indices), {"axis": int(axis)})
 
 
-from runtime.ops.indexing import getitem  # noqa: E402  (re-exported; indexing imports this module)
-
-
 # -- dtype ---------------------------------------------------------------------------------
-
-CAST = register(OpDef("cast", lambda x, dtype: x.astype(dtype), lambda x, dtype: (dtype, x.shape),
-                      bind=lambda attrs, _types: _astype(attrs["dtype"])))
-
-
-def _astype(dtype):
-    return lambda x: x.astype(dtype)
 
 
 def cast(x, dtype):
@@ -312,27 +248,6 @@ def cast(x, dtype):
     if isinstance(x, Tensor) and x.dtype == dtype and not getattr(x, "weak", False):
         return x
     return apply_op(CAST, (convert_to_tensor(x),), {"dtype": dtype})
-
-
-def _checked_cast_kernel(x, dtype):
-    if x.dtype.kind == "f":
-        info = np.iinfo(dtype)
-        whole = np.trunc(x).astype(np.float64)  # float64 holds every bound exactly
-        fits = (whole >= float(info.min)) & (whole < float(info.max) + 1)  # False for NaN
-    else:
-        fits = x.astype(dtype) == x  # NumPy compares integers of mixed dtypes exactly
-    if not np.all(fits):
-        bad = x[~fits][0] if x.ndim else x
-        raise InvalidArgumentError(
-            f"the value {bad} does not fit in {dtype.name}. It stands for a Python number (the "
-            f"result of int(), or a loop counter next to a tensor), which would raise rather "
-            f"than wrap around or become another number; convert to a wider dtype first, e.g. "
-            f"rt.cast(x, rt.int64).")
-    return x.astype(dtype)
-
-
-CHECKED_CAST = register(OpDef("checked_cast", _checked_cast_kernel,
-                              lambda x, dtype: (dtype, x.shape)))
 
 
 def checked_cast(x, dtype):

@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.errors import ShapeError
-from runtime.ops.registry import OpDef, apply_op, register
+from runtime.ops.dispatch import apply_op, convert_to_tensor
+from runtime.ops.registry import OpDef, register
 from runtime.tensor import Tensor, format_shape
 
 
@@ -129,7 +130,6 @@ GETITEM = register(OpDef("getitem", _kernel, _infer, bind=_bind))
 
 def getitem(x, key):
     """``x[key]`` with NumPy semantics; out-of-range indices fail when the op runs."""
-    from runtime.ops.array_ops import convert_to_tensor
     if not isinstance(key, tuple):
         key = (key,)
     inputs: list = []

@@ -7,7 +7,8 @@ import sys
 import numpy as np
 
 from runtime.errors import AssertionFailedError
-from runtime.ops.registry import OpDef, apply_op, register
+from runtime.ops.dispatch import apply_op
+from runtime.ops.registry import OpDef, register
 from runtime.tensor import Tensor
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.ops.registry import OpDef, Promotion, apply_op, register
+from runtime.ops.dispatch import apply_op
+from runtime.ops.registry import OpDef, Promotion, register
 from runtime.ops.shapes import broadcast, ufunc_result_dtype
 
 

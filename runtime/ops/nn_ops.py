@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.ops.registry import OpDef, apply_op, register
+from runtime.ops.dispatch import apply_op, convert_to_tensor
+from runtime.ops.registry import OpDef, register
 from runtime.ops.shapes import normalize_axis
 
 
@@ -32,7 +33,6 @@ def relu(x):
 
 def softmax(logits, axis=-1):
     """Normalized exponentials along ``axis`` (computed stably)."""
-    from runtime.ops.array_ops import convert_to_tensor
     logits = convert_to_tensor(logits)
     if logits.dtype.kind != "f":
         raise TypeError(f"softmax needs a floating-point tensor, got {logits.dtype.name}.")

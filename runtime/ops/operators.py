@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from runtime import dtypes
 from runtime.ops import array_ops, linalg_ops, math_ops
-from runtime.ops.registry import apply_op
+from runtime.ops.dispatch import apply_op
 from runtime.tensor import Tensor
 
 

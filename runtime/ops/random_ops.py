@@ -12,7 +12,9 @@ import threading
 import numpy as np
 
 from runtime import dtypes
-from runtime.ops.registry import OpDef, apply_op, register
+from runtime.ops.array_ops import cast
+from runtime.ops.dispatch import apply_op
+from runtime.ops.registry import OpDef, register
 from runtime.ops.shapes import static_shape_arg
 
 _lock = threading.Lock()
@@ -67,7 +69,6 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None):
         if dtype.kind in "iu":
             raise ValueError("random.uniform: integer dtypes need an explicit maxval.")
         maxval = 1
-    from runtime.ops.array_ops import cast
     attrs = {"shape": static_shape_arg("random.uniform", shape), "dtype": dtype, "seed": seed}
     return apply_op(UNIFORM, (cast(minval, dtype), cast(maxval, dtype)), attrs)
 
@@ -75,6 +76,5 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None):
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None):
     """Normally distributed values."""
     dtype = dtypes.as_dtype(dtype)
-    from runtime.ops.array_ops import cast
     attrs = {"shape": static_shape_arg("random.normal", shape), "dtype": dtype, "seed": seed}
     return apply_op(NORMAL, (cast(mean, dtype), cast(stddev, dtype)), attrs)

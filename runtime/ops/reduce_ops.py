@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from runtime import dtypes
-from runtime.ops.registry import OpDef, apply_op, register
+from runtime.ops.dispatch import apply_op, convert_to_tensor
+from runtime.ops.registry import OpDef, register
 from runtime.ops.shapes import normalize_axes, reduced_shape
 
 
@@ -83,7 +84,6 @@ ARGMIN = _arg_reduction("argmin", np.argmin)
 
 
 def _reduce(op: OpDef, x, axis, keepdims):
-    from runtime.ops.array_ops import convert_to_tensor
     x = convert_to_tensor(x)
     axes = normalize_axes(op.name, axis, x.ndim)
     return apply_op(op, (x,), {"axis": axes, "keepdims": bool(keepdims)})
@@ -120,7 +120,6 @@ def reduce_all(x, axis=None, keepdims=False):
 
 
 def _arg(op: OpDef, x, axis, output_type):
-    from runtime.ops.array_ops import convert_to_tensor
     x = convert_to_tensor(x)
     axis = normalize_axes(op.name, 0 if axis is None else axis, x.ndim)[0]
     return apply_op(op, (x,), {"axis": axis, "output_type": dtypes.as_dtype(output_type)})

@@ -23,7 +23,8 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.errors import InvalidArgumentError, ShapeError
-from runtime.ops.registry import OpDef, constant_value, register
+from runtime.ops.dispatch import constant_value
+from runtime.ops.registry import OpDef, register
 from runtime.tensor import Shape, format_shape
 
 # -- buffers shared by several arrays ---------------------------------------------------------

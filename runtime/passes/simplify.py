@@ -31,7 +31,8 @@ from typing import Callable
 import numpy as np
 
 from runtime.graph import Graph, Node
-from runtime.ops.array_ops import CAST, IDENTITY, RESHAPE, TRANSPOSE
+from runtime.ops.array_ops import IDENTITY, RESHAPE, TRANSPOSE
+from runtime.ops.conversion_ops import CAST
 from runtime.ops.math_ops import (ADD, DIVIDE, FLOORDIV, LOGICAL_AND, LOGICAL_NOT, LOGICAL_OR,
                                   MULTIPLY, NEGATIVE, POW, SQUARE, SUBTRACT)
 from runtime.ops.registry import CONST, OpDef

@@ -15,7 +15,7 @@ import runtime as rt
 from runtime.executor import Plan
 from runtime.graph import Graph
 from runtime.ops.array_ops import CAST
-from runtime.ops.registry import apply_op
+from runtime.ops.dispatch import apply_op
 
 
 def traced(fn, *args):

@@ -6,7 +6,7 @@ import pytest
 
 import runtime as rt
 from runtime.ops.array_ops import CAST
-from runtime.ops.registry import apply_op
+from runtime.ops.dispatch import apply_op
 from runtime.passes import prune, simplify
 from tests.runtime.graph_helpers import apply, assert_identical, ops, run_graph, traced_graph
 

@@ -19,8 +19,9 @@ from runtime import dtypes, nest, outside_objects, tracing
 from runtime.control_flow import (Unset, is_symbolic, python_truth, scalar_condition,
                                   zeros_like_leaf)
 from runtime.graph import Graph
-from runtime.ops.array_ops import CAST, RANGE
-from runtime.ops.registry import constant_value
+from runtime.ops.array_ops import RANGE
+from runtime.ops.conversion_ops import CAST
+from runtime.ops.dispatch import constant_value
 from runtime.staged_list import StagedList
 from runtime.source_location import user_location
 from transpiler.operators.places import Place

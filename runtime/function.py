@@ -342,8 +342,9 @@ def _graph_outputs(result, graph: Graph):
             return leaf if leaf.graph is graph else graph.capture(leaf)
         if type(leaf) is EagerTensor:
             return constant_in_graph(graph, leaf.numpy())
-        if isinstance(leaf, (np.ndarray, np.generic)) or (
-                isinstance(leaf, dtypes.PYTHON_SCALARS)):
+        if isinstance(leaf, dtypes.PYTHON_SCALARS):
+            return constant_in_graph(graph, _exact_array(leaf))
+        if isinstance(leaf, (np.ndarray, np.generic)):
             return constant_in_graph(graph, dtypes.to_array(leaf))
         read = getattr(leaf, "_read_value_for_op", None)
         if read is not None:
@@ -352,6 +353,22 @@ def _graph_outputs(result, graph: Graph):
     structure = nest.map_structure(convert, result)
     graph.outputs = [leaf for leaf in nest.flatten(structure) if type(leaf) is SymbolicTensor]
     return structure
+
+
+def _exact_array(number) -> np.ndarray:
+    """A Python number the function returns, in the default dtype when that holds it exactly
+    and in the 64-bit one otherwise: a result computed from Python arguments (2**40 + 1,
+    1e300 * 2) keeps its value."""
+    default = dtypes.default_dtype(number)
+    if isinstance(number, bool) or default.kind == "c":
+        return np.asarray(number, default)
+    if isinstance(number, int):
+        info = np.iinfo(default)
+        return np.asarray(number, default if info.min <= number <= info.max else dtypes.int64)
+    with np.errstate(over="ignore", under="ignore"):  # not fitting is what is checked here
+        narrow = np.asarray(number, default)
+    exact = float(narrow) == number or number != number  # NaN stays NaN in any width
+    return narrow if exact else np.asarray(number, dtypes.float64)
 
 
 def function(func: Callable | None = None, *, input_signature: Sequence | None = None,

@@ -76,18 +76,9 @@ _SWALLOWED = ("an exception raised while a tensor loop's body is first traced (h
               "\"'retval' is the Python UndefinedReturnValue UndefinedReturnValue() when a "
               "tensor loop starts\" when the loop contains a return")
 REFUSED_TODAY = {
-    "int64": xfail("issue 9 item 8 (weak Python numbers through control flow): `elif x == 3: "
-                   "return 5, y` makes an int32 retval[0] that the enclosing if refuses "
-                   "against int64 (\"'retval[0]' has dtype int64 in the true branch but int32 "
-                   "in the false branch\")"),
     "float64": xfail("issue 9 item 8 (weak Python numbers through control flow): a Python float "
                      "carried by a tensor loop comes out float32 (\"'y' has dtype float32 in "
                      "the true branch but float64 in the false branch\"); and " + _SWALLOWED),
-    "try_return": xfail("not in issue 9: `try: return _h(1, ...)` / `except ValueError: pass` "
-                        "inside a tensor loop is refused: " + _SWALLOWED),
-    "appends": xfail("issue 9 item 13: appends in a tensor loop after an early `return` under a "
-                     "tensor if are refused (\"out.append(...) inside an if statement on a "
-                     "tensor\", naming the if of the return)"),
 }
 
 

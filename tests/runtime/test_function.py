@@ -489,3 +489,13 @@ def test_threads_tracing_different_functions_do_not_mix_graphs():
         concrete.graph.lint()
         traced = concrete.unoptimized_graph  # the passes remove a double negation
         assert [node.op.name for node in traced.nodes] == [name, name]
+
+
+@pytest.mark.parametrize("a, b, dtype", [
+    (1e300, 2.0, rt.float64), (1e-300, 2.0, rt.float64), (1.5, 2.0, rt.float32),
+    (2**40, 3, rt.int64), (3, 4, rt.int32), (-2**40, 3, rt.int64)])
+def test_a_python_number_result_keeps_its_value(a, b, dtype):
+    # Computed at trace time from Python arguments: the graph returns it without rounding,
+    # overflowing or wrapping, in the default dtype when that holds it.
+    got = rt.function(lambda x, y: x * y)(a, b)
+    assert got.dtype == dtype and got.numpy() == a * b

@@ -132,7 +132,7 @@ class _ControlFlow(ScopeTransformer):
     # -- statements -------------------------------------------------------------------------
 
     def visit_If(self, node):
-        mutated, staged = self._staged_lists(node.body + node.orelse)
+        mutated, staged = self._staged_lists(node.body + node.orelse, loop=False)
         node.body = self.visit_block(node.body)
         node.orelse = self.visit_block(node.orelse)
         modified = self._modified(anno.get(node, Anno.BODY_SCOPE, None),
@@ -157,17 +157,19 @@ class _ControlFlow(ScopeTransformer):
         statement = gast.Return(call) if returns else gast.Expr(call)
         return self._emit(node, definitions + state_defs + [statement])
 
-    def _staged_lists(self, body: list) -> tuple[list[str], list[str]]:
+    def _staged_lists(self, body: list, loop: bool = True) -> tuple[list[str], list[str]]:
         """The objects a block changes in place, split into those it may not change and the
         lists it only appends to: local lists that graph control flow can carry as staged
-        lists (``out = []``, then ``out.append(v)`` in a loop, ``rt.stack(out)`` after it)."""
+        lists (``out = []``, then ``out.append(v)`` in a loop, ``rt.stack(out)`` after it).
+        A loop body may not read such a list otherwise (each iteration would need the list so
+        far); the branches of an ``if`` may."""
         mutated = _mutated_objects(body)
         appended = {m[:-len(".append")] for m in mutated if m.endswith(".append")}
         staged = sorted(
             n for n in appended
             if n in self.locals and n not in self.params and n not in self.ctx.enclosing_locals
             and all(m == f"{n}.append" for m in mutated if m.startswith(f"{n}."))
-            and _only_appended(body, n))
+            and (not loop or _only_appended(body, n)))
         return [m for m in mutated if m.rpartition(".")[0] not in staged], staged
 
     def _visit_loop_body(self, statements: list) -> tuple[list, set, set]:

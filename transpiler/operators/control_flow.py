@@ -301,21 +301,45 @@ class _GraphLoop:
 
     def run(self, loop_test: Callable, loop_body: Callable, leading: tuple, opts: dict) -> tuple:
         """``rt.while_loop`` over ``leading + state``; returns the final state."""
-        invariants = _invariants(self.invariants, self.inside_shapes, leading)
-        initial, names = leading + self.initial, _leaf_names(self.names, self.initial)
-        loop_body = self._keeping_structures(loop_body, len(leading))
+        lead = len(leading)
+        # A return value that the traced body never sets (its `return` raised, and the
+        # exception was caught, while tracing) cannot change in the loop: it stays out of the
+        # loop variables, still unset.
+        keep = [type(value) is not UndefinedReturnValue for value in self.initial]
+
+        def carried(values) -> tuple:
+            return tuple(value for value, kept in zip(values, keep) if kept)
+
+        def everything(values) -> tuple:
+            values = iter(values)
+            return tuple(next(values) if kept else value
+                         for value, kept in zip(self.initial, keep))
+
+        test, body = loop_test, self._keeping_structures(loop_body, lead)
+
+        def loop_test(*state):
+            return test(*state[:lead], *everything(state[lead:]))
+
+        def loop_body(*state):
+            result = tuple(body(*state[:lead], *everything(state[lead:])))
+            return result[:lead] + carried(result[lead:])
+
+        state_invariants = None if self.invariants is None else carried(self.invariants)
+        invariants = _invariants(state_invariants, carried(self.inside_shapes), leading)
+        initial = leading + carried(self.initial)
+        names = _leaf_names(carried(self.names), carried(self.initial))
         if self.first_set_inside:
             # An extra loop variable records whether the body ran, i.e. assigned them.
-            test, body = loop_test, loop_body
-            loop_test = lambda *state: test(*state[:-1])  # noqa: E731
-            loop_body = lambda *state: tuple(body(*state[:-1])) + (True,)  # noqa: E731
+            test_first, body_first = loop_test, loop_body
+            loop_test = lambda *state: test_first(*state[:-1])  # noqa: E731
+            loop_body = lambda *state: tuple(body_first(*state[:-1])) + (True,)  # noqa: E731
             initial, names = initial + (False,), names + ["the loop's ran-once flag"]
             invariants = None if invariants is None else invariants + (None,)
         try:
             final = rt.while_loop(loop_test, loop_body, initial,
                                   maximum_iterations=opts.get("maximum_iterations"),
                                   shape_invariants=invariants,
-                                  names=["the loop index"] * len(leading) + names)
+                                  names=["the loop index"] * lead + names)
         except rt.errors.ShapeError as error:
             if "shape_invariants" not in str(error):
                 raise
@@ -329,7 +353,7 @@ class _GraphLoop:
                        f"assigned inside it, has no value after it (the loop must iterate at "
                        f"least once to initialize {listed}). Give it a value before the loop.")
             final = final[:-1]
-        return tuple(final[len(leading):])
+        return everything(final[lead:])
 
 
 def _aligned_invariants(pairs, before: tuple, names: Sequence[str]) -> tuple | None:

@@ -329,6 +329,7 @@ def counter_times_a_wide_number(n, big):
     return total
 
 
+@pytest.mark.filterwarnings("ignore::runtime.errors.RetracingWarning")  # a trace per dtype
 @pytest.mark.parametrize("dtype", [rt.int64, rt.float64])
 @pytest.mark.parametrize("a, b", [(7, 1), (-2**40, 3), (2**40, 2**41)])
 def test_python_numbers_meet_wide_tensors_in_loops_and_branches(dtype, a, b):

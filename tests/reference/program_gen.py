@@ -8,7 +8,8 @@ Each ``Mode`` fixes the numbers the programs compute with:
   ``M = 10**13``), graph inputs int64 tensors. A product's second factor is a constant 0..9 or
   ``(q % 1000)``, so no intermediate value exceeds 3 * 10**16 (int64 holds 9.2 * 10**18).
 * ``FLOAT64``: float arguments (fractions, up to +-10**12, and tiny ones like 1e-300), variables
-  floats below 10**13, graph inputs float64 tensors; loop bounds are ``int(<expr>) % K``. Python
+  floats below 10**13, graph inputs float64 tensors; loop bounds are ``int(<expr> % 1000.0) % K``
+  (a graph's int() holds int64 only, Python's any size). Python
   and NumPy compute the same IEEE doubles, so the answers are compared to 1e-12.
 
 The programs are valid in every mode the fuzzer compares, by construction:
@@ -353,7 +354,7 @@ class _Generator:
         bound = self.tensor_expr(scope)
         bound = bound if bound in ARGUMENTS else f"({bound})"
         if self.mode.floats:
-            bound = f"int({bound})"
+            bound = f"int({bound} % 1000.0)"  # int() of a float beyond int64 is refused
         header = f"for {target} in range({bound} % {self.draw(st.integers(2, 5))}):"
         return [header] + _indent(self.block(scope.inside("staged", (target,))))
 

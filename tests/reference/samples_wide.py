@@ -151,6 +151,13 @@ def python_int_in_a_returned_tuple(x):
     return y, x
 
 
+def python_float_accumulated_in_loop(x, n):
+    acc = 0.0
+    for i in range(n):
+        acc = (acc - 8.0) % 1e13
+    return acc + x
+
+
 def stack_of_wide_values(x):
     return rt.stack([x, x * 3, -x])
 
@@ -196,6 +203,9 @@ CASES = [
     case(python_int_through_loop_then_branch, [(3, 3), (-BIG, 2), (3, 0)],
          dtype=("int64", "int32")),
     case(python_int_in_a_returned_tuple, [(-BIG,), (3,), (BIG,)], dtype="int64"),
+    # A Python float computed in a tensor loop keeps Python's (double) precision.
+    case(python_float_accumulated_in_loop, [(0.5, 1), (0.5, 3), (-2.25, 0)],
+         dtype=("float64", "int32")),
     # rt.stack of NumPy scalars in plain Python keeps their dtype, as rt.constant does.
     case(stack_of_wide_values, [(np.int64(BIG),), (np.float64(0.1),), (np.float64(1e300),)]),
 ]

@@ -71,15 +71,7 @@ def xfail(reason: str):
 # Runs whose CI batch fails today (strict: a fix turns them into XPASS failures, and the entry
 # must then be removed).
 WRONG_TODAY: dict = {}
-_SWALLOWED = ("an exception raised while a tensor loop's body is first traced (here _h's "
-              "ValueError, or anything else: an OverflowError, a NameError) is replaced by "
-              "\"'retval' is the Python UndefinedReturnValue UndefinedReturnValue() when a "
-              "tensor loop starts\" when the loop contains a return")
-REFUSED_TODAY = {
-    "float64": xfail("issue 9 item 8 (weak Python numbers through control flow): a Python float "
-                     "carried by a tensor loop comes out float32 (\"'y' has dtype float32 in "
-                     "the true branch but float64 in the false branch\"); and " + _SWALLOWED),
-}
+REFUSED_TODAY: dict = {}
 
 
 @pytest.fixture(scope="module")

@@ -158,6 +158,17 @@ def python_float_accumulated_in_loop(x, n):
     return acc + x
 
 
+def big_python_int_returned_from_a_nested_if(x, y):
+    if x > 0:
+        pass
+    elif y > 0:
+        if x > 5:
+            pass
+        else:
+            return 9999999999944, x
+    return x, y
+
+
 def stack_of_wide_values(x):
     return rt.stack([x, x * 3, -x])
 
@@ -203,6 +214,7 @@ CASES = [
     case(python_int_through_loop_then_branch, [(3, 3), (-BIG, 2), (3, 0)],
          dtype=("int64", "int32")),
     case(python_int_in_a_returned_tuple, [(-BIG,), (3,), (BIG,)], dtype="int64"),
+    case(big_python_int_returned_from_a_nested_if, [(-3, 4), (3, 4), (-3, -4)], dtype="int64"),
     # A Python float computed in a tensor loop keeps Python's (double) precision.
     case(python_float_accumulated_in_loop, [(0.5, 1), (0.5, 3), (-2.25, 0)],
          dtype=("float64", "int32")),

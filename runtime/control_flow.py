@@ -82,6 +82,8 @@ def _leaf_to_graph(leaf, graph: Graph, dtype: np.dtype | None = None) -> Symboli
     if read is not None:
         with tracing.building(graph):
             return read()
+    if dtype is None and isinstance(leaf, dtypes.PYTHON_SCALARS):
+        dtype = dtypes.python_number_dtype(leaf)
     return constant_in_graph(graph, dtypes.to_array(leaf, dtype))
 
 

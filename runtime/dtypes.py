@@ -191,7 +191,9 @@ def operand_type(value) -> "np.dtype | WeakType | None":
     ``WeakType`` for Python numbers (and lists of them) and tensors standing for them; None
     for values that must be converted first."""
     if _is_python_number(value):
-        return WeakType(_WEAK_NODE[default_dtype(value).kind], None)
+        # A Python int beyond int32 is as wide as an int64 tensor standing for it.
+        wide = int64 if type(value) is int and not int_fits(value, int32) else None
+        return WeakType(_WEAK_NODE[default_dtype(value).kind], wide)
     if getattr(value, "weak", False):
         return WeakType(_WEAK_NODE[value.dtype.kind], value.dtype)
     dtype = getattr(value, "dtype", None)
@@ -266,7 +268,8 @@ def comparison_dtypes(values: list) -> list:
     that does not fit that dtype is compared as int64 (``int8 < 300`` is True, as in NumPy).
     """
     types = [operand_type(v) for v in values]
-    python = [isinstance(t, WeakType) and t.dtype is None for t in types]
+    python = [isinstance(t, WeakType) and not getattr(v, "weak", False)
+              for v, t in zip(values, types)]
     tensors = tuple(t.dtype if isinstance(t, WeakType) else t
                     for t, is_python in zip(types, python) if t is not None and not is_python)
     if not tensors:
@@ -300,6 +303,21 @@ def _holds(dtype: np.dtype, value) -> bool:
 def _bounds(dtype: np.dtype) -> tuple[int, int]:
     info = np.iinfo(dtype)
     return int(info.min), int(info.max)
+
+
+def python_number_dtype(value) -> np.dtype:
+    """The dtype a Python number takes as a value of its own (entering a graph loop or
+    branch, or returned from a graph): the default one, or int64 for an int beyond int32,
+    as in TensorFlow."""
+    if type(value) is int and not int_fits(value, int32):
+        return int64
+    return default_dtype(value)
+
+
+def int_fits(value: int, dtype: np.dtype) -> bool:
+    """Whether the Python int ``value`` is a value of the integer ``dtype``."""
+    info = np.iinfo(dtype)
+    return info.min <= value <= info.max
 
 
 def float_of_width(dtype: np.dtype) -> np.dtype:

@@ -359,12 +359,9 @@ def _exact_array(number) -> np.ndarray:
     """A Python number the function returns, in the default dtype when that holds it exactly
     and in the 64-bit one otherwise: a result computed from Python arguments (2**40 + 1,
     1e300 * 2) keeps its value."""
-    default = dtypes.default_dtype(number)
-    if isinstance(number, bool) or default.kind == "c":
+    default = dtypes.python_number_dtype(number)
+    if default.kind != "f":
         return np.asarray(number, default)
-    if isinstance(number, int):
-        info = np.iinfo(default)
-        return np.asarray(number, default if info.min <= number <= info.max else dtypes.int64)
     with np.errstate(over="ignore", under="ignore"):  # not fitting is what is checked here
         narrow = np.asarray(number, default)
     exact = float(narrow) == number or number != number  # NaN stays NaN in any width

@@ -16,10 +16,6 @@ REASONS = {
                        "(acc = 0.0; acc = (acc - 8.0) % 1e13 in `for i in range(n)`) is "
                        "computed in float32 (9999999827968.5 where Python gives "
                        "9999999999992.5), though the result is float64",
-    "item8_nested": "issue 9 item 8: a Python int beyond int32 returned from an if nested in an "
-                    "elif of tensor ifs (`return 9999999999944, x`, x int64) raises NumPy's "
-                    "\"OverflowError: Python integer 9999999999944 out of bounds for int32\" "
-                    "(no variable, no line) where the same return in a flat if gives int64",
     "item13_message": "issue 9 item 13: an int and a float appended to one list in a tensor "
                       "loop raise 'TensorArray.write: the TensorArray holds int32 elements but "
                       "the value is a tensor of dtype float32', which names neither the list "
@@ -35,8 +31,6 @@ KNOWN_GAPS = {
     # item8_precision
     'samples_wide.python_float_accumulated_in_loop@float64,int32[0.5,1]': 'item8_precision',
     'samples_wide.python_float_accumulated_in_loop@float64,int32[0.5,3]': 'item8_precision',
-    # item8_nested
-    'samples_wide.big_python_int_returned_from_a_nested_if@int64[*': 'item8_nested',
     # item5_tensor
     'samples_semantics.return_int_or_float_tensor/tensor[*': 'item5_tensor',
     # item13_message

@@ -347,3 +347,26 @@ def test_a_python_int_returned_on_one_path_takes_the_wide_dtype(x):
 def test_a_python_number_accumulating_a_wide_counter_product_widens():
     got = function(counter_times_a_wide_number)(rt.constant(4), rt.constant(2**40, rt.int64))
     assert got.dtype == rt.int64 and int(got) == counter_times_a_wide_number(4, 2**40)
+
+
+def counter_mod_a_big_int(n):
+    x = 0
+    for i in range(n):
+        x = (x + i * 7) % 10000000000000
+    return x
+
+
+def big_python_int_into_a_loop(n):
+    x = 9999999999993
+    i = 0
+    while i < n:
+        x = (x * 3) % 10000000000000
+        i += 1
+    return x
+
+
+@pytest.mark.parametrize("fn", [counter_mod_a_big_int, big_python_int_into_a_loop])
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_python_ints_beyond_int32_widen_in_graph_loops_as_in_python(fn, n):
+    got = function(fn)(rt.constant(n))
+    assert int(got) == fn(n)

@@ -490,11 +490,13 @@ def _types_of(values: tuple) -> list:
 def _settled(value, new):
     """A weak loop variable's value before the loop, in the type it has after one iteration."""
     if isinstance(new, rt.Tensor) and new.shape == ():
-        if new.dtype == (value.dtype if isinstance(value, rt.Tensor) else dtypes.default_dtype(value)):
+        own = value.dtype if isinstance(value, rt.Tensor) else dtypes.python_number_dtype(value)
+        if new.dtype == own:
             return value
-        settled = rt.cast(value, new.dtype)
-        if getattr(new, "weak", False) and is_symbolic(settled):
-            settled.weak = True  # still stands for a Python number
+        # A Python number converts to the new dtype directly (an int too big for it raises).
+        settled = rt.identity(rt.cast(value if isinstance(value, rt.Tensor)
+                                      else rt.constant(value, own), new.dtype))
+        settled.weak = getattr(new, "weak", False)  # may still stand for a Python number
         return settled
     if type(new) in (bool, int, float) and isinstance(value, (bool, int, float)):
         return type(new)(value)  # `s = 0` then `s = s + 0.5`: a Python float, as in Python
@@ -576,7 +578,8 @@ def _fresh(values: tuple, leaf_of: Callable | None = None) -> tuple:
 def _as_placeholder(leaf):
     """A stand-in for a loop variable as the loop body sees it."""
     if isinstance(leaf, (bool, int, float)) or type(leaf) in (rt.EagerTensor, rt.SymbolicTensor):
-        array_type = rt.dtypes.to_array(leaf) if isinstance(leaf, (bool, int, float)) else leaf
+        array_type = rt.dtypes.to_array(leaf, dtypes.python_number_dtype(leaf)) \
+            if isinstance(leaf, (bool, int, float)) else leaf
         placeholder = tracing.current_graph().add_placeholder(array_type.dtype, array_type.shape,
                                                               "probe")
         placeholder.weak = dtypes.is_weak(leaf)  # a Python number stays one in the loop

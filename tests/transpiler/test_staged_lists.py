@@ -158,3 +158,17 @@ def appends_to_an_argument(out, n):
 def test_appending_to_a_list_from_outside_is_refused():
     with pytest.raises(ValueError, match=r"out\.append\(\.\.\.\) inside a for loop on a tensor"):
         function(appends_to_an_argument)([], rt.constant(3))
+
+
+def python_ints_then_wide_values(x, n):
+    out = []
+    for i in range(n):
+        out.append(i)
+        out.append(x * i)
+    return rt.stack(out)
+
+
+def test_python_numbers_appended_next_to_wide_values_take_their_dtype():
+    got = function(python_ints_then_wide_values)(rt.constant(2**40, rt.int64), rt.constant(3))
+    expected = python_ints_then_wide_values(rt.constant(2**40, rt.int64), 3)
+    assert got.dtype == rt.int64 and got.numpy().tolist() == expected.numpy().tolist()

@@ -426,15 +426,20 @@ def _staged_lists(values: tuple, names: Sequence[str], staged: Sequence[str],
 
 class _FirstAppend:
     """Stands for an empty staged list while the first iteration is traced, to learn the
-    dtype and shape of what the loop appends."""
+    dtype and shape of what the loop appends: the first value's shape, and the dtype all the
+    values promote to (Python numbers, or tensors standing for them, are weak: a Python int
+    appended next to int64 values makes an int64 list)."""
 
     def __init__(self):
         self.spec = None
+        self._types: list = []
 
     def append(self, value) -> None:
-        if self.spec is None:
-            tensor = value if isinstance(value, rt.Tensor) else rt.convert_to_tensor(value)
-            self.spec = (tensor.dtype, tensor.shape)
+        tensor = value if isinstance(value, rt.Tensor) else rt.convert_to_tensor(value)
+        known = dtypes.operand_type(value)
+        self._types.append(known if known is not None else tensor.dtype)
+        shape = tensor.shape if self.spec is None else self.spec[1]
+        self.spec = (dtypes.promote_types(*self._types)[0], shape)
 
 
 def _check_loop_inputs(initial: Sequence, names: Sequence[str]) -> None:

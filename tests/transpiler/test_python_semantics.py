@@ -311,15 +311,6 @@ def number_set_on_some_paths_of_a_loop(a, b):
     return x
 
 
-def returns_a_python_int_or_a_tensor(x):
-    y = x * 0
-    if x < 0:
-        y = y + 1
-    elif x == 3:
-        return 5, y
-    return y, x
-
-
 def counter_times_a_wide_number(n, big):
     total = 0
     i = 0
@@ -335,13 +326,6 @@ def counter_times_a_wide_number(n, big):
 def test_python_numbers_meet_wide_tensors_in_loops_and_branches(dtype, a, b):
     got = function(number_set_on_some_paths_of_a_loop)(rt.constant(a, dtype), rt.constant(b, dtype))
     assert got.dtype == dtype and got.numpy() == number_set_on_some_paths_of_a_loop(a, b)
-
-
-@pytest.mark.parametrize("x", [-2**40, 3, 2**40])
-def test_a_python_int_returned_on_one_path_takes_the_wide_dtype(x):
-    got = function(returns_a_python_int_or_a_tensor)(rt.constant(x, rt.int64))
-    assert [(t.dtype, int(t)) for t in got] == \
-        [(rt.int64, int(v)) for v in returns_a_python_int_or_a_tensor(x)]
 
 
 def test_a_python_number_accumulating_a_wide_counter_product_widens():

@@ -11,6 +11,7 @@ control flow (``if``/``while``/``for`` on tensors) into ``rt.cond`` and ``rt.whi
 """
 
 from runtime import config, errors, nest, visualize
+from runtime.autodiff.tape import GradientTape, UnconnectedGradients
 from runtime.control_flow import cond, while_loop
 from runtime.dtypes import (bool_ as bool, complex64, complex128, float16, float32, float64,  # noqa: A001
                             int8, int16, int32, int64, uint8, DType, as_dtype)

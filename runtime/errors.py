@@ -44,3 +44,13 @@ class RetracingWarning(UserWarning):
 
 class SavedGraphError(ValueError):
     """A saved graph file cannot be loaded: corrupt, truncated, changed, or from a newer version."""
+
+
+class GradientError(RuntimeErrorBase, LookupError):
+    """A gradient was asked through an op that has no gradient rule, or through control flow
+    whose backward pass cannot be built. A LookupError, as TensorFlow raises for the first."""
+
+
+class GradientWarning(UserWarning):
+    """A gradient is None although the target depends on the source: every path between them
+    passes an op without a gradient (such as ``round``, or a cast to an integer)."""

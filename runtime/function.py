@@ -15,6 +15,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from runtime import config, dtypes, nest, outside_objects, retracing, tracing
+from runtime.autodiff import recording
 from runtime.concrete_function import ConcreteFunction
 from runtime.fast_call import MISS
 from runtime.graph import Graph
@@ -61,7 +62,7 @@ class Function:
     def __call__(self, *args, **kwargs):
         entry = self._entry
         if entry is not None and not kwargs and not tracing.active_traces \
-                and not config._run_functions_eagerly:
+                and not config._run_functions_eagerly and not recording.active:
             result = entry(args)
             if result is not MISS:
                 self._calls_since_trace += 1
@@ -69,7 +70,9 @@ class Function:
         return self._call_general(args, kwargs)
 
     def _call_general(self, args: tuple, kwargs: dict):
-        if config._run_functions_eagerly:
+        if config._run_functions_eagerly or recording.recording_here():
+            # A gradient tape records eager ops one by one: it sees inside the function only
+            # when the function runs eagerly.
             return self.python_function(*args, **kwargs)
         if tracing.is_tracing():
             # Called from another function being traced: its ops join that graph.

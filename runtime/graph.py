@@ -20,6 +20,11 @@ from runtime.tensor import Shape, SymbolicTensor, format_type
 _node_ids = itertools.count(1)
 
 
+def node_id_mark() -> int:
+    """An id smaller than every node created afterwards (how a tape marks where it started)."""
+    return next(_node_ids)
+
+
 class Node:
     """One operation: ``outputs = op(*inputs, **attrs)``, possibly with subgraphs."""
 

@@ -29,7 +29,8 @@ def _assign_kernel(value, variable, mode):
 
 
 READ = register(OpDef("read_variable", _read_kernel, lambda variable: (variable.dtype, variable.shape),
-                      stateful=True, bind=lambda attrs, _types: _reader(attrs["variable"])))
+                      stateful=True, reads_variable=True,
+                      bind=lambda attrs, _types: _reader(attrs["variable"])))
 ASSIGN = register(OpDef("assign_variable", _assign_kernel, lambda value, variable, mode: (),
                         effect=True, num_outputs=0))
 

@@ -263,7 +263,7 @@ def checked_cast(x, dtype):
 # -- creation ------------------------------------------------------------------------------
 
 
-def _shape_operand(op_name: str, shape):
+def shape_operand(op_name: str, shape):
     """A shape argument: static (an attribute) or a tensor (an input), as ``(inputs, attrs)``.
     A list may mix ints and scalar integer tensors (``[1, n, 2]``)."""
     if isinstance(shape, Tensor):
@@ -319,7 +319,7 @@ FILL = register(OpDef("fill", _fill_kernel, _fill_infer))
 
 def fill(dims, value):
     """A tensor of shape ``dims`` filled with ``value`` (which sets the dtype)."""
-    inputs, attrs = _shape_operand("fill", dims)
+    inputs, attrs = shape_operand("fill", dims)
     return apply_op(FILL, (convert_to_tensor(value),) + inputs, attrs)
 
 

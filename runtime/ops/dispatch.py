@@ -14,6 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from runtime import dtypes, tracing
+from runtime.autodiff import recording
 from runtime.errors import InvalidArgumentError
 from runtime.ops.conversion_ops import CAST, CHECKED_CAST, STACK
 from runtime.ops.registry import CONST, OpDef, Promotion
@@ -163,6 +164,9 @@ def apply_op(op: OpDef, inputs: Sequence = (), attrs: dict | None = None):
     if any(type(value) in (list, tuple) for value in inputs):
         inputs = [auto_packed(value) for value in inputs]
     graph = tracing.current_graph()
+    if graph is None and recording.active:
+        # A tape needs the value a variable had as a tensor of its own (a recorded read).
+        inputs = [_read_if_variable(value) for value in inputs]
     targets, weak = _promotion(op, inputs)
     if graph is None:
         for value in inputs:
@@ -172,7 +176,10 @@ def apply_op(op: OpDef, inputs: Sequence = (), attrs: dict | None = None):
                     f"that traced it. Symbolic tensors only exist while tracing; return it from "
                     f"the function instead of storing it.")
         arrays = [_convert_eager(value, op, dtype) for value, dtype in zip(inputs, targets)]
-        return run_eagerly(op, arrays, attrs)
+        result = run_eagerly(op, arrays, attrs)
+        if recording.active:
+            recording.record(op, inputs, attrs, result)
+        return result
     symbols = [_convert_symbolic(value, graph, op, dtype) for value, dtype in zip(inputs, targets)]
     out_types = infer_types(op, symbols, attrs)
     node = graph.add_node(op, symbols, attrs, out_types, location=user_location())
@@ -180,6 +187,11 @@ def apply_op(op: OpDef, inputs: Sequence = (), attrs: dict | None = None):
         for output in node.outputs:
             output.weak = True
     return node.outputs[0] if op.num_outputs == 1 else tuple(node.outputs)
+
+
+def _read_if_variable(value):
+    read = getattr(value, "_read_value_for_op", None)
+    return read() if read is not None and not isinstance(value, Tensor) else value
 
 
 def infer_types(op: OpDef, symbols: Sequence[SymbolicTensor], attrs: dict) -> list[tuple]:

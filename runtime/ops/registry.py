@@ -1,9 +1,9 @@
 """The op registry: one ``OpDef`` per op, and the table that maps names to them.
 
 An ``OpDef`` declares everything about an op in one place: the NumPy kernel that computes it,
-the rule that infers output dtypes and shapes while tracing, and whether it is an effect (runs
-on every call in program order, never pruned) or stateful (reads mutable state: never folded
-or merged, but pruned when unused). Code tests which op a node runs by identity
+the rule that infers output dtypes and shapes while tracing, its gradient rule, and whether it
+is an effect (runs on every call in program order, never pruned) or stateful (reads mutable
+state: never folded or merged, but pruned when unused). Code tests which op a node runs by identity
 (``node.op is WHILE_LOOP``) or by these properties, never by name; names are for printing and
 for reading saved graphs (``get_op``). This module imports nothing else of the runtime, so any
 module can import it at the top (``runtime.ops.dispatch`` runs ops).
@@ -16,6 +16,17 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 Kernel = Callable[..., Any]
+
+
+class _NotDifferentiable:
+    """The gradient rule of ops whose outputs carry no gradient (comparisons, argmax, integer
+    arithmetic, shapes): a gradient asked through them is ``None``, as in TensorFlow."""
+
+    def __repr__(self) -> str:
+        return "NOT_DIFFERENTIABLE"
+
+
+NOT_DIFFERENTIABLE = _NotDifferentiable()
 
 
 class Promotion(enum.Enum):
@@ -42,7 +53,20 @@ class OpDef:
     num_outputs: int = 1
     # Optional: ``bind(attrs, input_types) -> callable(*arrays)`` for a specialized kernel.
     bind: Callable[..., Callable] | None = None
+    # ``gradient(node, *output_grads) -> one gradient (or None) per input``, built from ops so
+    # it runs eagerly or adds nodes to the graph being traced (see runtime.autodiff). An
+    # output's gradient is None when nothing depends on it. ``None`` here: no rule (asking
+    # for a gradient through the op is an error); NOT_DIFFERENTIABLE: the gradient is None.
+    gradient: Callable[..., Sequence] | _NotDifferentiable | None = None
+    reads_variable: bool = False  # its output is a variable's value (a gradient source)
     doc: str = field(default="", repr=False)
+
+    def define_gradient(self, rule: Callable[..., Sequence]) -> None:
+        """Sets the gradient rule of an op declared before its rule could be (the ops with
+        subgraphs, whose rules build control flow)."""
+        if self.gradient is not None:
+            raise ValueError(f"op {self.name!r} already has a gradient rule")
+        object.__setattr__(self, "gradient", rule)
 
     def bound_kernel(self, attrs: dict, input_types: Sequence[tuple]) -> Callable:
         """The kernel with its attributes fixed, as the executor calls it."""
@@ -76,7 +100,7 @@ def all_ops() -> dict[str, OpDef]:
 
 
 PLACEHOLDER = register(OpDef("placeholder", None, None))
-CONST = register(OpDef("const", None, None))
+CONST = register(OpDef("const", None, None, gradient=NOT_DIFFERENTIABLE))
 # The ops with subgraphs (runtime.control_flow builds them): defined here with the other ops
 # the IR itself knows, so the executor and the passes need not import the user-facing API.
 COND = register(OpDef("cond", None, None))

@@ -11,6 +11,8 @@ control flow (``if``/``while``/``for`` on tensors) into ``rt.cond`` and ``rt.whi
 """
 
 from runtime import config, errors, nest, visualize
+from runtime.autodiff import control_flow as _control_flow_gradients  # registers the rules
+from runtime.autodiff.custom_gradient import custom_gradient
 from runtime.autodiff.tape import GradientTape, UnconnectedGradients
 from runtime.control_flow import cond, while_loop
 from runtime.dtypes import (bool_ as bool, complex64, complex128, float16, float32, float64,  # noqa: A001
@@ -23,6 +25,7 @@ from runtime.ops.array_ops import (cast, clip_by_value, concat, constant, conver
                                    expand_dims, eye, fill, gather, getitem, identity, ones,
                                    ones_like, range, rank, reshape, shape, size, squeeze, stack,
                                    transpose, unstack, where, zeros, zeros_like)
+from runtime.ops.gradient_ops import stop_gradient
 from runtime.ops.io_ops import assert_, print  # noqa: A004
 from runtime.ops.linalg_ops import matmul
 from runtime.ops.math_ops import (abs, add, ceil, cos, divide, equal, exp, floor, floordiv,  # noqa: A004

@@ -139,25 +139,29 @@ class Graph:
         return Node(self, CONST, (), {"value": frozen}, [(frozen.dtype, frozen.shape)], None,
                     location)
 
-    def copy(self, parent: "Graph | None" = None, values: dict | None = None) -> "Graph":
+    def copy(self, parent: "Graph | None" = None, values: dict | None = None,
+             keep_ids: bool = True) -> "Graph":
         """A deep copy with new values (subgraphs, attributes, locations, control inputs and
         captures included) and the same node ids, so the graph as traced can still be printed
         and run after the passes rewrote the original. ``values`` maps outer values already
-        copied to their copies."""
+        copied to their copies. With ``keep_ids=False`` the nodes get new ids (a copy that
+        lives next to the original in one graph)."""
         values = {} if values is None else values
         clone = Graph(self.name, parent)
         for placeholder in self.inputs:
             new = clone.add_placeholder(placeholder.dtype, placeholder.shape, placeholder.node.label)
-            new.node.id = placeholder.node.id
+            if keep_ids:
+                new.node.id = placeholder.node.id
             new.weak = placeholder.weak
             values[id(placeholder)] = new
         nodes: dict[int, Node] = {}
         for node in self.nodes:
-            subgraphs = {key: sub.copy(clone, values) for key, sub in node.subgraphs.items()}
+            subgraphs = {key: sub.copy(clone, values, keep_ids) for key, sub in node.subgraphs.items()}
             new = Node(clone, node.op, [values[id(v)] for v in node.inputs], dict(node.attrs),
                        [(v.dtype, v.shape) for v in node.outputs], subgraphs, node.location,
                        node.label)
-            new.id = node.id
+            if keep_ids:
+                new.id = node.id
             new.control_inputs = [nodes[id(c)] for c in node.control_inputs]
             nodes[id(node)] = new
             clone.nodes.append(new)

@@ -64,20 +64,20 @@ class Backward:
         if rule is NOT_DIFFERENTIABLE:
             self.stops.append(record)
             return
-        wanted = [id(v) in self.reaching and differentiable(v) for v in record.inputs]
         if rule is None:
-            if any(wanted):
+            if any(id(v) in self.reaching and differentiable(v) for v in record.inputs):
                 raise GradientError(
                     f"the gradient cannot flow back through the {record.op.name} op"
                     f"{_created_at(record)}: it has no gradient rule. Compute that value with "
                     f"differentiable ops, stop the gradient there with rt.stop_gradient, or "
                     f"give the computation a gradient with @rt.custom_gradient.")
             return
+        # (After the rule: a loop's rule may give the loop inputs it needs for its gradient.)
         in_grads = rule(record, *out_grads)
-        for value, grad, want in zip(record.inputs, in_grads, wanted):
+        for value, grad in zip(record.inputs, in_grads):
             if grad is None or id(value) not in self.reaching:
                 continue
-            if not want:
+            if not differentiable(value):
                 self.stops.append(record)  # a gradient meets an integer input: it ends here
                 continue
             self._add(value, grad)

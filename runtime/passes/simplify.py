@@ -22,6 +22,7 @@ Complex numbers get no rule: their arithmetic mixes the parts, so ``(-0.0-0.0j) 
     not(not x) -> x               bool              (for numbers it would give a bool)
     x and True, x or False -> x   bool
     identity(x), cast(x, x.dtype), reshape/transpose to the same layout -> x
+    stop_gradient(x), custom_gradient(x, ...) -> x   (they only guide gradients, built by now)
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import numpy as np
 from runtime.graph import Graph, Node
 from runtime.ops.array_ops import IDENTITY, RESHAPE, TRANSPOSE
 from runtime.ops.conversion_ops import CAST
+from runtime.ops.gradient_ops import CUSTOM_GRADIENT, STOP_GRADIENT
 from runtime.ops.math_ops import (ADD, DIVIDE, FLOORDIV, LOGICAL_AND, LOGICAL_NOT, LOGICAL_OR,
                                   MULTIPLY, NEGATIVE, POW, SQUARE, SUBTRACT)
 from runtime.ops.registry import CONST, OpDef
@@ -49,6 +51,8 @@ def run(graph: Graph) -> list[str]:
 
 
 def _simplify(node: Node) -> Rewrite | None:
+    if node.op is CUSTOM_GRADIENT:  # its gradient is built: the results pass through
+        return Rewrite("custom gradient marker removed", node.inputs[:len(node.outputs)])
     rule = _RULES.get(node.op)
     return rule(node) if rule is not None and len(node.outputs) == 1 else None
 
@@ -178,6 +182,7 @@ _RULES: dict[OpDef, Callable[[Node], "Rewrite | None"]] = {
     LOGICAL_AND: _logical(True),
     LOGICAL_OR: _logical(False),
     IDENTITY: _same_value("identity removed"),
+    STOP_GRADIENT: _same_value("stop_gradient removed (gradients are built)"),
     CAST: _same_value("cast to the same dtype removed"),
     RESHAPE: _same_value("reshape to the same shape removed", _known_input_shape),
     TRANSPOSE: _same_value("transpose by the identity permutation removed", _identity_perm),

@@ -1,0 +1,132 @@
+"""``@rt.custom_gradient``: a function that says what its own gradient is.
+
+The decorated function returns ``(y, grad_fn)``. Its ops are not differentiated; instead a
+``custom_gradient`` marker stands for ``y`` (see ``runtime.ops.gradient_ops``), whose
+gradient rule calls ``grad_fn(dy)``. That is how a numerically unstable gradient is replaced
+by a stable formula (``log1pexp``), or a gradient clipped or scaled.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Callable
+
+from runtime import nest, tracing
+from runtime.autodiff import recording
+from runtime.graph import node_id_mark
+from runtime.ops.array_ops import convert_to_tensor, zeros_like
+from runtime.ops.gradient_ops import CUSTOM_GRADIENT
+from runtime.ops.dispatch import constant_in_graph
+from runtime.source_location import user_location
+from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
+
+
+class _ReadCollector:
+    """Stands in for a tape while the user's function runs eagerly: keeps variable reads."""
+
+    def __init__(self):
+        self.reads: list = []
+
+    def _record(self, op, inputs, attrs, result) -> None:
+        if op.reads_variable:
+            self.reads.append((op, attrs, result))
+
+    def replay_to_tapes(self) -> list[tuple]:
+        """Offers the reads to the tapes (they did not see the function's ops); returns
+        (variable, value) pairs."""
+        for op, attrs, value in self.reads:
+            recording.record(op, (), attrs, value)
+        return [(attrs["variable"], value) for _, attrs, value in self.reads]
+
+
+class _Rule:
+    """The gradient rule of one call: calls ``grad_fn`` and checks what it returns."""
+
+    def __init__(self, grad_fn: Callable, name: str, num_args: int, variables: list):
+        self.grad_fn, self.name = grad_fn, name
+        self.num_args, self.variables = num_args, variables
+
+    def __call__(self, node, output_grads) -> list:
+        results = node.outputs
+        dys = [zeros_like(out) if g is None else g for g, out in zip(output_grads, results)]
+        if self.variables:
+            if "variables" not in inspect.signature(self.grad_fn).parameters:
+                raise TypeError(
+                    f"the gradient function of {self.name} must accept a `variables` keyword "
+                    f"argument: {self.name} reads the variables "
+                    f"{', '.join(repr(v.name) for v in self.variables)}, whose gradients it has to "
+                    f"return as well: `def grad(dy, variables=None): return dx, [dv, ...]`.")
+            input_grads, variable_grads = self.grad_fn(*dys, variables=self.variables)
+        else:
+            input_grads, variable_grads = self.grad_fn(*dys), []
+        input_grads = list(input_grads) if isinstance(input_grads, (list, tuple)) else [input_grads]
+        variable_grads = list(variable_grads or [])
+        if len(input_grads) != self.num_args or len(variable_grads) != len(self.variables):
+            raise ValueError(
+                f"the gradient function of {self.name} returned {len(input_grads)} gradient(s) "
+                f"for {self.num_args} tensor argument(s)"
+                + (f" and {len(variable_grads)} for {len(self.variables)} variable(s)"
+                   if self.variables else "")
+                + "; return one per tensor argument, in order (None where there is none).")
+        return [None] * len(results) + input_grads + variable_grads
+
+
+def custom_gradient(f: Callable) -> Callable:
+    """Decorates ``f(*args) -> (y, grad_fn)``: gradients of ``y`` with respect to the tensor
+    arguments are ``grad_fn(dy)`` (one per tensor argument, in order). If ``f`` reads
+    trainable variables, ``grad_fn(dy, variables=...)`` returns ``(arg_grads, var_grads)``."""
+    name = getattr(f, "__name__", "the function")
+
+    @functools.wraps(f)
+    def decorated(*args, **kwargs):
+        graph = tracing.current_graph()
+        if graph is None and not recording.active:
+            return f(*args, **kwargs)[0]  # no tape records: only the value matters
+        collector = _ReadCollector()
+        with recording.paused():
+            recording.start(collector)
+            try:
+                mark = node_id_mark()
+                result, grad_fn = f(*args, **kwargs)
+            finally:
+                recording.stop(collector)
+        results = [convert_to_tensor(leaf) for leaf in nest.flatten(result)]
+        arguments = [leaf for leaf in nest.flatten((args, kwargs)) if isinstance(leaf, Tensor)]
+        if graph is None:
+            reads = collector.replay_to_tapes()
+        else:
+            reads = [(node.attrs["variable"], node.outputs[0]) for node in graph.nodes
+                     if node.id > mark and node.op.reads_variable]
+        variables, read_values = _trainable_reads(reads)
+        rule = _Rule(grad_fn, name, len(arguments), variables)
+        attrs = {"num_outputs": len(results), "rule": rule}
+        inputs = results + arguments + read_values
+        if graph is None:
+            outputs = [EagerTensor(value.numpy()) for value in results]
+            recording.record(CUSTOM_GRADIENT, inputs, attrs,
+                             outputs[0] if len(outputs) == 1 else tuple(outputs))
+        else:
+            symbols = [_in_graph(value, graph) for value in inputs]
+            outputs = graph.add_node(CUSTOM_GRADIENT, symbols, attrs,
+                                     [(v.dtype, v.shape) for v in symbols[:len(results)]],
+                                     location=user_location()).outputs
+        return nest.pack_like(result, outputs)
+    return decorated
+
+
+def _in_graph(value: Tensor, graph):
+    if isinstance(value, SymbolicTensor):
+        return graph.capture(value)
+    return constant_in_graph(graph, value.numpy(), key_object=value)
+
+
+def _trainable_reads(reads: list) -> tuple[list, list]:
+    """The trainable variables read (each once: its first read) and the values read."""
+    variables, values, seen = [], [], set()
+    for variable, value in reads:
+        if variable.trainable and id(variable) not in seen:
+            seen.add(id(variable))
+            variables.append(variable)
+            values.append(value)
+    return variables, values

@@ -10,7 +10,7 @@ The runtime knows nothing about Python source; ``transpiler`` builds on it to re
 control flow (``if``/``while``/``for`` on tensors) into ``rt.cond`` and ``rt.while_loop``.
 """
 
-from runtime import config, errors, nest, visualize
+from runtime import config, errors, nest, optimizers, visualize
 from runtime.autodiff import control_flow as _control_flow_gradients  # registers the rules
 from runtime.autodiff.custom_gradient import custom_gradient
 from runtime.autodiff.tape import GradientTape, UnconnectedGradients
@@ -20,6 +20,7 @@ from runtime.dtypes import (bool_ as bool, complex64, complex128, float16, float
 from runtime.function import Function, function
 from runtime.concrete_function import ConcreteFunction
 from runtime.graph import Graph, Node
+from runtime.module import Module
 from runtime.ops import nn, random
 from runtime.ops.array_ops import (cast, clip_by_value, concat, constant, convert_to_tensor,
                                    expand_dims, eye, fill, gather, getitem, identity, ones,

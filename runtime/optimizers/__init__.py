@@ -1,0 +1,19 @@
+"""``rt.optimizers``: Keras' optimizers, applying gradients to ``rt.Variable`` objects eagerly
+or inside a traced training step.
+
+    opt = rt.optimizers.Adam(learning_rate=0.01)
+
+    @rt.function
+    def train_step(x, y):
+        with rt.GradientTape() as tape:
+            loss = loss_fn(model(x), y)
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+"""
+
+from runtime.optimizers.adam import Adam
+from runtime.optimizers.base import Optimizer
+from runtime.optimizers.sgd import SGD
+
+__all__ = ["Adam", "Optimizer", "SGD"]

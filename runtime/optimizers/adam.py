@@ -1,0 +1,53 @@
+"""``rt.optimizers.Adam``: adaptive moment estimation (Kingma and Ba), optionally AMSGrad."""
+
+from __future__ import annotations
+
+from runtime.ops.array_ops import cast, constant
+from runtime.ops.math_ops import maximum, pow, sqrt, square  # noqa: A004
+from runtime.optimizers.base import Optimizer
+
+
+class Adam(Optimizer):
+    """Keras' ``Adam``. With slots ``m`` and ``v`` (zeros at first) and ``t = iterations + 1``::
+
+        lr_t = lr * sqrt(1 - beta_2**t) / (1 - beta_1**t)
+        m = m + (g - m) * (1 - beta_1)
+        v = v + (g * g - v) * (1 - beta_2)
+        var -= lr_t * m / (sqrt(v) + epsilon)
+
+    ``amsgrad=True`` keeps a third slot ``vhat = maximum(vhat, v)`` and divides by
+    ``sqrt(vhat)`` instead. ``epsilon`` is added after the square root, as in Keras (the
+    "epsilon hat" of the paper).
+    """
+
+    def __init__(self, learning_rate=0.001, beta_1: float = 0.9, beta_2: float = 0.999,
+                 epsilon: float = 1e-7, amsgrad: bool = False, name: str = "Adam"):
+        self._beta_1, self._beta_2 = float(beta_1), float(beta_2)
+        self._epsilon = float(epsilon)
+        self._amsgrad = bool(amsgrad)
+        self.slot_names = ("m", "v", "vhat") if self._amsgrad else ("m", "v")
+        super().__init__(learning_rate, name)
+
+    # Read-only: a traced step holds them as constants, so a change would not reach it.
+    beta_1 = property(lambda self: self._beta_1)
+    beta_2 = property(lambda self: self._beta_2)
+    epsilon = property(lambda self: self._epsilon)
+    amsgrad = property(lambda self: self._amsgrad)
+
+    def _step_size(self, learning_rate):
+        """``lr_t``, from ``t = iterations + 1`` in the learning rate's dtype."""
+        dtype = learning_rate.dtype
+        t = cast(self.iterations + 1, dtype)
+        beta_1_power = pow(constant(self._beta_1, dtype), t)
+        beta_2_power = pow(constant(self._beta_2, dtype), t)
+        return learning_rate * sqrt(1 - beta_2_power) / (1 - beta_1_power)
+
+    def _update(self, variable, gradient, slots, step_size) -> None:
+        m, v = slots["m"], slots["v"]
+        m.assign_add((gradient - m) * (1 - self._beta_1))
+        v.assign_add((square(gradient) - v) * (1 - self._beta_2))
+        if self._amsgrad:
+            vhat = slots["vhat"]
+            vhat.assign(maximum(vhat, v))
+            v = vhat
+        variable.assign_sub((m * step_size) / (sqrt(v) + self._epsilon))

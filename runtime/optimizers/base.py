@@ -1,0 +1,237 @@
+"""What every optimizer shares: the learning rate, the step counter, slot variables and the
+checks on ``apply_gradients``. A subclass names its slots and writes the update of one variable.
+
+Updates are ordinary ops and variable assignments, so the same code runs eagerly and inside a
+traced training step, where it becomes assign nodes of the graph. Slots are created on a
+variable's first update, which may happen while a step is traced: ``rt.Variable`` refuses to
+be created in a trace (a variable made there would be made again on every trace), so slots are
+made outside it, once per optimizer and variable, and every later trace reuses them.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from typing import Iterable
+
+import numpy as np
+
+from runtime import dtypes, tracing
+from runtime.ops.array_ops import cast, convert_to_tensor, reshape
+from runtime.source_location import user_stacklevel
+from runtime.tensor import EagerTensor, Tensor, format_shape
+from runtime.variables import Variable
+
+
+class Optimizer:
+    """Base class of ``rt.optimizers`` (Keras' ``Optimizer``): subclasses set ``slot_names``
+    and implement ``_update``.
+
+    Attributes:
+        iterations: int64 ``rt.Variable``, the number of ``apply_gradients`` calls made.
+        learning_rate: an ``rt.Variable`` (a number given is held in one, so assigning a new
+            number changes it without retracing a step), or the schedule given: a callable
+            that takes the step (an int64 tensor, ``iterations`` before the update) and
+            returns the learning rate.
+    """
+
+    slot_names: tuple[str, ...] = ()
+
+    def __init__(self, learning_rate, name: str):
+        self.name = name
+        self._lock = threading.Lock()
+        self._variables: list[Variable] = []
+        self._slots: dict[int, tuple[Variable, dict[str, Variable]]] = {}
+        self._warned_no_gradient: dict[int, Variable] = {}
+        self.iterations = self._new_variable(np.int64(0), "iterations")
+        self._learning_rate = self._build_learning_rate(learning_rate)
+
+    # -- hyperparameters --------------------------------------------------------------------
+
+    def _build_learning_rate(self, value):
+        if isinstance(value, Variable):
+            if value.dtype.kind != "f" or value.shape != ():
+                raise TypeError(f"{self.name}: a learning rate variable must be a floating-point "
+                                f"scalar, got {value.dtype.name} of shape "
+                                f"{format_shape(value.shape)}.")
+            return value
+        if callable(value):
+            return value
+        # Held as float64: a cast to each variable's dtype then rounds the number given only once.
+        return self._new_variable(np.float64(_number(value, self.name)), "learning_rate")
+
+    @property
+    def learning_rate(self):
+        """The learning rate variable or schedule; setting a number assigns the variable."""
+        return self._learning_rate
+
+    @learning_rate.setter
+    def learning_rate(self, value) -> None:
+        if isinstance(self._learning_rate, Variable) and not isinstance(value, Variable) \
+                and not callable(value):
+            self._learning_rate.assign(np.asarray(_number(value, self.name),
+                                                  self._learning_rate.dtype))
+            return
+        # Steps traced already read the old variable or schedule: replacing it would leave
+        # them behind without a word.
+        raise TypeError(f"{self.name}: the learning rate can only be set to a new number (which "
+                        f"is assigned to its variable); to use a different variable or schedule, "
+                        f"create a new optimizer with it.")
+
+    def _learning_rate_value(self) -> Tensor:
+        """The learning rate of the step being applied, in float64 unless given otherwise."""
+        if isinstance(self._learning_rate, Variable):
+            return self._learning_rate.value()
+        value = self._learning_rate(self.iterations.value())
+        if isinstance(value, Variable):
+            return value.value()
+        return convert_to_tensor(value, dtypes.float64 if isinstance(value, dtypes.PYTHON_SCALARS)
+                                 else None)
+
+    # -- variables --------------------------------------------------------------------------
+
+    @property
+    def variables(self) -> list[Variable]:
+        """The optimizer's own variables: ``iterations``, the learning rate variable it made
+        (not one it was given), then the slots in the order they were created."""
+        return list(self._variables)
+
+    def build(self, var_list: Iterable[Variable]) -> None:
+        """Creates the slots of ``var_list`` now instead of on their first update."""
+        for variable in var_list:
+            self._slots_of(_checked_variable(variable, self.name))
+
+    def _new_variable(self, value: np.ndarray, name: str) -> Variable:
+        with tracing.eager_scope():  # see the module docstring
+            variable = Variable(value, name=name, trainable=False)
+        self._variables.append(variable)
+        return variable
+
+    def _slots_of(self, variable: Variable) -> dict[str, Variable]:
+        entry = self._slots.get(id(variable))
+        if entry is None:
+            with self._lock:
+                entry = self._slots.get(id(variable))
+                if entry is None:
+                    slots = {name: self._new_variable(np.zeros(variable.shape, variable.dtype),
+                                                      f"{variable.name}/{name}")
+                             for name in self.slot_names}
+                    # The variable is kept in the entry so that its id is not reused.
+                    entry = self._slots[id(variable)] = (variable, slots)
+        return entry[1]
+
+    # -- applying ---------------------------------------------------------------------------
+
+    def apply_gradients(self, grads_and_vars: Iterable[tuple]) -> Variable:
+        """Updates each variable with its gradient, then adds one to ``iterations``.
+
+        Args:
+            grads_and_vars: (gradient, variable) pairs, e.g. ``zip(grads, variables)``. A
+                gradient must have its variable's dtype and shape; a ``None`` gradient leaves
+                its variable unchanged (with a warning the first time).
+
+        Returns:
+            ``iterations``.
+
+        Raises:
+            TypeError: a pair is not (gradient, rt.Variable), or dtypes differ.
+            ValueError: shapes differ, or no pair has a gradient.
+        """
+        pairs = self._checked_pairs(grads_and_vars)
+        learning_rate = self._learning_rate_value()
+        step_sizes: dict[np.dtype, Tensor] = {}  # computed once per dtype and step
+        for gradient, variable in pairs:
+            step_size = step_sizes.get(variable.dtype)
+            if step_size is None:
+                step_size = step_sizes[variable.dtype] = self._step_size(
+                    cast(learning_rate, variable.dtype))
+            self._update(variable, gradient, self._slots_of(variable), step_size)
+        self.iterations.assign_add(np.int64(1))
+        return self.iterations
+
+    def _step_size(self, learning_rate: Tensor) -> Tensor:
+        """What ``_update`` receives, from the learning rate in one variable dtype; called
+        before ``iterations`` is incremented."""
+        return learning_rate
+
+    def _update(self, variable: Variable, gradient: Tensor, slots: dict[str, Variable],
+                step_size: Tensor) -> None:
+        """Assigns the update of one variable."""
+        raise NotImplementedError
+
+    def _checked_pairs(self, grads_and_vars) -> list[tuple[Tensor, Variable]]:
+        pairs, missing = [], []
+        for pair in grads_and_vars:
+            try:
+                gradient, variable = pair
+            except (TypeError, ValueError):
+                raise TypeError(f"{self.name}.apply_gradients takes (gradient, variable) pairs, "
+                                f"such as zip(grads, variables); got {pair!r}.") from None
+            variable = _checked_variable(variable, self.name)
+            if gradient is None:
+                missing.append(variable)
+            else:
+                pairs.append((self._checked_gradient(gradient, variable), variable))
+        if not pairs:
+            names = ", ".join(repr(v.name) for v in missing)
+            raise ValueError(f"{self.name}.apply_gradients: no gradient was given for any "
+                             f"variable ({names or 'no pairs at all'}). Check that the loss is "
+                             f"computed from the variables inside the GradientTape's block.")
+        self._warn_no_gradient(missing)
+        return pairs
+
+    def _checked_gradient(self, gradient, variable: Variable) -> Tensor:
+        if not isinstance(gradient, Tensor):
+            gradient = convert_to_tensor(
+                gradient, variable.dtype if isinstance(gradient, dtypes.PYTHON_SCALARS) else None)
+        if gradient.dtype != variable.dtype:
+            raise TypeError(f"{self.name}.apply_gradients: the gradient of variable "
+                            f"{variable.name!r} has dtype {gradient.dtype.name}, but the variable "
+                            f"is {variable.dtype.name}. Gradients must have their variable's "
+                            f"dtype; convert with rt.cast.")
+        shape = gradient.shape
+        if shape is not None and len(shape) == len(variable.shape) and all(
+                a is None or a == b for a, b in zip(shape, variable.shape)):
+            # A dimension unknown while tracing: the reshape checks the size when the graph runs.
+            return gradient if None not in shape else reshape(gradient, variable.shape)
+        raise ValueError(f"{self.name}.apply_gradients: the gradient of variable "
+                         f"{variable.name!r} has shape {format_shape(shape)}, but the variable "
+                         f"has shape {format_shape(variable.shape)}. Check that gradients and "
+                         f"variables are zipped in the same order.")
+
+    def _warn_no_gradient(self, missing: list[Variable]) -> None:
+        new = [v for v in missing if id(v) not in self._warned_no_gradient]
+        if not new:
+            return
+        self._warned_no_gradient.update((id(v), v) for v in new)
+        names = ", ".join(repr(v.name) for v in new)
+        warnings.warn(f"{self.name}.apply_gradients: the gradient is None for {names}, which is "
+                      f"left unchanged. The loss does not depend on it, or only through ops "
+                      f"without a gradient. (Warned once per variable.)",
+                      UserWarning, stacklevel=user_stacklevel())
+
+    def __repr__(self) -> str:
+        return f"<rt.optimizers.{type(self).__name__} {self.name!r}>"
+
+
+def _checked_variable(variable, name: str) -> Variable:
+    if not isinstance(variable, Variable):
+        raise TypeError(f"{name} updates rt.Variables, got {type(variable).__name__}. "
+                        f"apply_gradients takes zip(gradients, variables): gradients first.")
+    if variable.dtype.kind != "f":
+        raise TypeError(f"{name} updates floating-point variables only; variable "
+                        f"{variable.name!r} is {variable.dtype.name}.")
+    return variable
+
+
+def _number(value, name: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, float, np.integer, np.floating, np.ndarray, EagerTensor)):
+        raise TypeError(f"{name}: the learning rate must be a number, an rt.Variable or a "
+                        f"schedule (a callable taking the step), got {type(value).__name__}.")
+    array = np.asarray(value.numpy() if isinstance(value, EagerTensor) else value)
+    if array.shape != () or array.dtype.kind not in "iuf":
+        raise TypeError(f"{name}: the learning rate must be a real scalar, got "
+                        f"{array.dtype.name} of shape {format_shape(array.shape)}.")
+    return float(array)
+

@@ -1,0 +1,369 @@
+"""rt.optimizers: Keras' update rules, eagerly and in traced training steps.
+
+Each update is checked against the Keras formula written out in NumPy, in the variable's
+dtype; eager and traced updates must agree exactly. Training steps use only ops whose
+gradients exist (add, subtract, multiply): a non-scalar tape target stands for its sum.
+"""
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import runtime as rt
+import transpiler
+from runtime.errors import RetracingWarning
+
+DTYPES = [np.float32, np.float64]
+CONFIGS = {
+    "sgd": lambda: rt.optimizers.SGD(learning_rate=0.1),
+    "momentum": lambda: rt.optimizers.SGD(learning_rate=0.1, momentum=0.9),
+    "nesterov": lambda: rt.optimizers.SGD(learning_rate=0.1, momentum=0.9, nesterov=True),
+    "adam": lambda: rt.optimizers.Adam(learning_rate=0.1),
+    "amsgrad": lambda: rt.optimizers.Adam(learning_rate=0.1, beta_1=0.8, beta_2=0.99,
+                                          epsilon=1e-3, amsgrad=True),
+}
+STEPS = 6
+
+
+# -- the Keras formulas, in NumPy --------------------------------------------------------------
+
+
+def keras_update(optimizer, value, gradients):
+    """``value`` after applying ``gradients`` one per step, by the Keras update rule."""
+    dtype = value.dtype.type
+    lr = dtype(optimizer.learning_rate.numpy())
+    m, v, vhat = (np.zeros_like(value) for _ in range(3))
+    for step, g in enumerate(gradients):
+        if isinstance(optimizer, rt.optimizers.SGD):
+            momentum = dtype(optimizer.momentum)
+            if not optimizer.momentum:
+                value = value - g * lr
+                continue
+            m = m * momentum - g * lr
+            value = value + (m * momentum - g * lr if optimizer.nesterov else m)
+            continue
+        beta_1, beta_2 = dtype(optimizer.beta_1), dtype(optimizer.beta_2)
+        t = dtype(step + 1)
+        lr_t = lr * np.sqrt(1 - beta_2 ** t) / (1 - beta_1 ** t)
+        m = m + (g - m) * dtype(1 - optimizer.beta_1)
+        v = v + (g * g - v) * dtype(1 - optimizer.beta_2)
+        vhat = np.maximum(vhat, v)
+        denominator = np.sqrt(vhat if optimizer.amsgrad else v) + dtype(optimizer.epsilon)
+        value = value - (m * lr_t) / denominator
+    return value
+
+
+def gradient_sequence(shape, dtype, seed):
+    rng = np.random.default_rng(seed)
+    return [rng.normal(size=shape).astype(dtype) for _ in range(STEPS)]
+
+
+def run_updates(optimizer, variables, gradients, traced: bool):
+    """Applies gradients[i] (one list per variable) for every step, eagerly or traced."""
+    def apply(*grads):
+        optimizer.apply_gradients(zip(grads, variables))
+
+    step = rt.function(apply) if traced else apply
+    for i in range(STEPS):
+        step(*[rt.constant(g[i]) for g in gradients])
+    return step
+
+
+def tolerance(dtype):
+    return {"rtol": 1e-6, "atol": 1e-6} if dtype == np.float32 else {"rtol": 1e-13, "atol": 1e-13}
+
+
+# -- update rules ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
+@pytest.mark.parametrize("config", CONFIGS)
+def test_updates_match_the_keras_formulas(config, dtype):
+    initial = [np.array([1.0, -2.0, 0.5], dtype), np.array([[0.3, 0.0], [-1.0, 4.0]], dtype)]
+    gradients = [gradient_sequence(x.shape, dtype, seed) for seed, x in enumerate(initial)]
+    optimizer = CONFIGS[config]()
+    variables = [rt.Variable(x) for x in initial]
+    run_updates(optimizer, variables, gradients, traced=False)
+    for variable, x, g in zip(variables, initial, gradients):
+        expected = keras_update(optimizer, x, g)
+        assert variable.dtype == dtype
+        np.testing.assert_allclose(variable.numpy(), expected, **tolerance(dtype))
+    assert optimizer.iterations.dtype == np.int64 and optimizer.iterations.numpy() == STEPS
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
+@pytest.mark.parametrize("config", CONFIGS)
+def test_a_traced_step_gives_the_eager_numbers(config, dtype):
+    initial = [np.array([1.0, -2.0, 0.5], dtype), np.array([[0.3, 0.0], [-1.0, 4.0]], dtype)]
+    gradients = [gradient_sequence(x.shape, dtype, seed) for seed, x in enumerate(initial)]
+    results = []
+    for traced in (False, True):
+        optimizer = CONFIGS[config]()
+        variables = [rt.Variable(x) for x in initial]
+        step = run_updates(optimizer, variables, gradients, traced)
+        results.append([v.numpy() for v in variables + optimizer.variables])
+    assert step.tracing_count == 1
+    for eager, graph in zip(*results):
+        np.testing.assert_array_equal(eager, graph)
+
+
+def test_variables_of_two_dtypes_each_get_their_own_step_size():
+    optimizer = rt.optimizers.Adam(learning_rate=0.1)
+    initial = [np.array([1.0, 2.0], np.float32), np.array([1.0, 2.0], np.float64)]
+    gradients = [gradient_sequence((2,), x.dtype, 0) for x in initial]
+    variables = [rt.Variable(x) for x in initial]
+    run_updates(optimizer, variables, gradients, traced=True)
+    for variable, x, g in zip(variables, initial, gradients):
+        np.testing.assert_allclose(variable.numpy(), keras_update(optimizer, x, g),
+                                   **tolerance(x.dtype))
+
+
+def test_keras_defaults():
+    sgd, adam = rt.optimizers.SGD(), rt.optimizers.Adam()
+    assert sgd.learning_rate.numpy() == 0.01 and sgd.momentum == 0.0 and not sgd.nesterov
+    assert adam.learning_rate.numpy() == 0.001
+    assert (adam.beta_1, adam.beta_2, adam.epsilon, adam.amsgrad) == (0.9, 0.999, 1e-7, False)
+    with pytest.raises(AttributeError):
+        adam.beta_1 = 0.5  # a traced step holds it as a constant
+    with pytest.raises(ValueError, match=re.escape("momentum must be a number in [0, 1]")):
+        rt.optimizers.SGD(momentum=1.5)
+
+
+# -- slots -------------------------------------------------------------------------------------
+
+
+def linear_step(optimizer, w, b, decorator=rt.function):
+    @decorator
+    def step(x, y):
+        with rt.GradientTape() as tape:
+            error = w * x + b - y
+            squared = error * error  # the tape's target: the gradient is that of its sum
+        grads = tape.gradient(squared, [w, b])
+        optimizer.apply_gradients(zip(grads, [w, b]))
+        return rt.reduce_sum(squared)
+    return step
+
+
+def test_slots_are_created_once_on_first_use_even_inside_a_trace():
+    w, b = rt.Variable(np.float32(0.0), name="w"), rt.Variable(np.float32(0.0), name="b")
+    optimizer = rt.optimizers.Adam(learning_rate=0.1, amsgrad=True)
+    assert [v.name for v in optimizer.variables] == ["iterations", "learning_rate"]
+    step = linear_step(optimizer, w, b)
+    step(rt.constant([1.0, 2.0]), rt.constant([3.0, 5.0]))
+    names = [v.name for v in optimizer.variables]
+    assert names == ["iterations", "learning_rate", "w/m", "w/v", "w/vhat", "b/m", "b/v", "b/vhat"]
+    before = optimizer.variables
+    step(rt.constant([1.0, 2.0, 3.0]), rt.constant([3.0, 5.0, 7.0]))  # a new shape: retraced
+    step(rt.constant([1.0, 2.0]), rt.constant([3.0, 5.0]))
+    assert step.tracing_count == 2
+    assert all(a is b for a, b in zip(optimizer.variables, before)) and len(before) == 8
+    assert not any(v.trainable for v in optimizer.variables)
+    assert optimizer.iterations.numpy() == 3
+
+
+def test_build_creates_slots_before_the_first_step():
+    w = rt.Variable([1.0, 2.0], name="w")
+    optimizer = rt.optimizers.SGD(momentum=0.5)
+    optimizer.build([w])
+    slot = optimizer.variables[-1]
+    assert slot.name == "w/momentum" and slot.shape == (2,) and slot.dtype == np.float32
+    optimizer.apply_gradients([(rt.constant([1.0, 1.0]), w)])
+    assert optimizer.variables[-1] is slot
+
+
+def test_user_code_still_cannot_create_a_variable_in_a_trace():
+    @rt.function
+    def f(x):
+        return rt.Variable(x)
+    with pytest.raises(ValueError, match="rt.Variable was created inside a function being traced"):
+        f(rt.constant(1.0))
+
+
+# -- training steps ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("decorator", [rt.function, transpiler.function],
+                         ids=["rt.function", "transpiler.function"])
+def test_a_training_step_traces_once_over_many_epochs(decorator):
+    w, b = rt.Variable(np.float32(0.0)), rt.Variable(np.float32(0.0))
+    optimizer = rt.optimizers.SGD(learning_rate=0.02, momentum=0.5)
+    step = linear_step(optimizer, w, b, decorator)
+    x = rt.constant(np.linspace(-1, 1, 8, dtype=np.float32))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RetracingWarning)
+        for _ in range(60):
+            step(x, 2 * x - 1)
+    assert step.tracing_count == 1 and len(step.concrete_functions()) == 1
+    assert optimizer.iterations.numpy() == 60
+    graph = step.concrete_functions()[0].graph
+    assigned = {node.attrs["variable"].name for node in graph.nodes
+                if node.op.name == "assign_variable"}
+    assert assigned == {w.name, b.name, "iterations", f"{w.name}/momentum", f"{b.name}/momentum"}
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
+@pytest.mark.parametrize("config", ["momentum", "adam"])
+def test_linear_regression_converges_to_the_same_parameters_eagerly_and_in_a_graph(config, dtype):
+    x = rt.constant(np.linspace(-1, 1, 16, dtype=dtype))
+    y = 2 * x - 1
+    results = []
+    for decorator in (lambda f: f, rt.function):
+        w, b = rt.Variable(dtype(0.0)), rt.Variable(dtype(0.0))
+        optimizer = CONFIGS[config]()
+        step = linear_step(optimizer, w, b, decorator)
+        for _ in range(150):
+            loss = step(x, y)
+        results.append((w.numpy(), b.numpy(), loss.numpy()))
+    (w_eager, b_eager, loss_eager), (w_graph, b_graph, loss_graph) = results
+    assert w_eager == w_graph and b_eager == b_graph and loss_eager == loss_graph
+    np.testing.assert_allclose([w_graph, b_graph], [2.0, -1.0], atol=1e-3)
+    assert loss_graph < 1e-4
+
+
+# -- gradients that do not fit -----------------------------------------------------------------
+
+
+def test_a_none_gradient_skips_its_variable_with_a_warning_once():
+    w, unused = rt.Variable([1.0, 2.0], name="w"), rt.Variable([5.0], name="unused")
+    optimizer = rt.optimizers.SGD(learning_rate=0.5)
+
+    @rt.function
+    def step():
+        with rt.GradientTape() as tape:
+            loss = w * w
+        grads = tape.gradient(loss, [w, unused])
+        optimizer.apply_gradients(zip(grads, [w, unused]))
+
+    with pytest.warns(UserWarning, match=re.escape("the gradient is None for 'unused', which is "
+                                                   "left unchanged")):
+        step()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        step()
+        optimizer.apply_gradients([(None, unused), (rt.constant([1.0, 1.0]), w)])  # eagerly too
+    np.testing.assert_array_equal(w.numpy(), [-0.5, -0.5])  # w - 0.5 * 2w = 0, then 0 - 0.5 * 1
+    np.testing.assert_array_equal(unused.numpy(), [5.0])
+    assert optimizer.iterations.numpy() == 3
+
+
+def test_no_gradient_at_all_is_an_error():
+    w = rt.Variable([1.0], name="w")
+    optimizer = rt.optimizers.Adam()
+    message = "no gradient was given for any variable ('w')"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        optimizer.apply_gradients([(None, w)])
+    with pytest.raises(ValueError, match="no pairs at all"):
+        optimizer.apply_gradients([])
+    assert optimizer.iterations.numpy() == 0
+
+
+def test_gradients_must_have_their_variables_shape_and_dtype():
+    w = rt.Variable(np.zeros((2, 3), np.float32), name="kernel")
+    optimizer = rt.optimizers.SGD()
+    with pytest.raises(ValueError, match=re.escape(
+            "the gradient of variable 'kernel' has shape (3, 2), but the variable has shape "
+            "(2, 3)")):
+        optimizer.apply_gradients([(rt.zeros((3, 2)), w)])
+    with pytest.raises(TypeError, match=re.escape(
+            "the gradient of variable 'kernel' has dtype float64, but the variable is float32")):
+        optimizer.apply_gradients([(np.zeros((2, 3)), w)])
+    message = "apply_gradients takes zip(gradients, variables)"
+    with pytest.raises(TypeError, match=re.escape(message)):
+        optimizer.apply_gradients([(w, rt.zeros((2, 3)))])
+    with pytest.raises(TypeError, match="takes \\(gradient, variable\\) pairs"):
+        optimizer.apply_gradients([w])
+
+    @rt.function
+    def traced(g):
+        optimizer.apply_gradients([(g, w)])
+    with pytest.raises(ValueError, match="the gradient of variable 'kernel' has shape"):
+        traced(rt.zeros((2, 2)))
+    assert len(optimizer.variables) == 2 and optimizer.iterations.numpy() == 0  # no slots
+
+
+# -- learning rates ----------------------------------------------------------------------------
+
+
+def test_a_learning_rate_variable_changes_without_retracing():
+    w = rt.Variable([1.0, 1.0])
+    rate = rt.Variable(0.5)
+    optimizer = rt.optimizers.SGD(learning_rate=rate)
+    assert optimizer.learning_rate is rate
+    assert [v.name for v in optimizer.variables] == ["iterations"]  # the rate is not its own
+
+    @rt.function
+    def step(g):
+        optimizer.apply_gradients([(g, w)])
+
+    step(rt.constant([1.0, 2.0]))
+    rate.assign(0.25)
+    step(rt.constant([1.0, 2.0]))
+    np.testing.assert_array_equal(w.numpy(), [1 - 0.5 - 0.25, 1 - 1.0 - 0.5])
+    assert step.tracing_count == 1
+
+
+def test_setting_a_number_assigns_the_learning_rate_variable():
+    w = rt.Variable(np.array([0.0], np.float64))
+    optimizer = rt.optimizers.SGD(learning_rate=0.1)
+
+    @rt.function
+    def step(g):
+        optimizer.apply_gradients([(g, w)])
+
+    step(np.array([1.0]))
+    optimizer.learning_rate = 0.01
+    step(np.array([1.0]))
+    assert step.tracing_count == 1
+    assert w.numpy()[0] == -0.1 - 0.01  # held in float64: no float32 rounding of 0.1 or 0.01
+    with pytest.raises(TypeError, match="create a new optimizer"):
+        optimizer.learning_rate = lambda step: 0.1
+
+
+def test_a_schedule_gets_the_step():
+    def schedule(step):
+        return 0.5 / (1 + step)  # step: an int64 tensor, iterations before the update
+
+    results = []
+    for traced in (False, True):
+        w = rt.Variable(np.array([0.0], np.float64))
+        optimizer = rt.optimizers.SGD(learning_rate=schedule)
+        steps = run_updates(optimizer, [w], [[np.array([1.0])] * STEPS], traced)
+        results.append(w.numpy())
+    assert steps.tracing_count == 1
+    expected = -sum(0.5 / (1 + i) for i in range(STEPS))
+    np.testing.assert_allclose(results[0], [expected], rtol=1e-15)
+    np.testing.assert_array_equal(results[0], results[1])
+
+
+def test_learning_rates_that_are_not_numbers_are_refused():
+    with pytest.raises(TypeError, match="the learning rate must be a number"):
+        rt.optimizers.SGD(learning_rate="0.1")
+    with pytest.raises(TypeError, match="must be a floating-point scalar"):
+        rt.optimizers.Adam(learning_rate=rt.Variable([0.1, 0.2]))
+
+
+# -- saving ------------------------------------------------------------------------------------
+
+
+def test_a_saved_training_step_updates_its_own_variables(tmp_path):
+    w, b = rt.Variable(np.float32(0.0), name="w"), rt.Variable(np.float32(0.0), name="b")
+    optimizer = rt.optimizers.Adam(learning_rate=0.1)
+    step = linear_step(optimizer, w, b)
+    spec = rt.TensorSpec([None], rt.float32)
+    concrete = step.get_concrete_function(spec, spec)
+    rt.save(concrete, tmp_path / "step.e2g")
+    loaded = rt.load(tmp_path / "step.e2g")
+
+    x = rt.constant(np.linspace(-1, 1, 8, dtype=np.float32))
+    losses = [loaded(x, 2 * x - 1).numpy() for _ in range(3)]
+    saved = {v.name: v for v in loaded.variables}
+    assert saved["iterations"].numpy() == 3 and saved["w"].numpy() != 0
+    assert w.numpy() == 0 and b.numpy() == 0 and optimizer.iterations.numpy() == 0
+    assert not any(v is u for v in loaded.variables for u in [w, b, *optimizer.variables])
+
+    # The original step, run as often, gives the same numbers.
+    assert [concrete(x, 2 * x - 1).numpy() for _ in range(3)] == losses
+    assert saved["w"].numpy() == w.numpy()
+    assert saved["b/v"].numpy() == optimizer.variables[-1].numpy()

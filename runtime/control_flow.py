@@ -129,6 +129,7 @@ def cond(pred, true_fn: Callable[[], Any], false_fn: Callable[[], Any], *,
         dynamic.append((index, *_branch_values(a, b, then_graph, else_graph, name)))
     then_graph.outputs = [t for _, t, _, _ in dynamic]
     else_graph.outputs = [e for _, _, e, _ in dynamic]
+    _hoist_variable_reads([then_graph, else_graph], graph)
     inputs = _unify_captures([then_graph, else_graph], leading=0)
     out_types = [(t.dtype, join_shapes(t.shape, e.shape)) for _, t, e, _ in dynamic]
     node = graph.add_node(COND, [pred] + inputs, {}, out_types,
@@ -269,6 +270,39 @@ def _as_value_of(leaf, graph: Graph, dtype: np.dtype) -> SymbolicTensor:
         return (checked_cast if narrowing else cast)(_leaf_to_graph(leaf, graph), dtype)
 
 
+def _hoist_variable_reads(subgraphs: list[Graph], graph: Graph) -> None:
+    """Reads of variables that none of ``subgraphs`` assigns move out, before the control
+    flow node: they give the same value there, once instead of per iteration, and a gradient
+    with respect to the variable then flows through the node's inputs like any value's."""
+    assigned = {id(node.attrs["variable"]) for sub in subgraphs for node in sub.walk()
+                if node.effect and "variable" in node.attrs and not node.op.reads_variable}
+    hoisted: dict[int, SymbolicTensor] = {}
+    for sub in subgraphs:
+        replaced = {}
+        for node in sub.nodes:
+            variable = node.attrs.get("variable") if node.op.reads_variable else None
+            if variable is None or id(variable) in assigned:
+                continue
+            if id(variable) not in hoisted:
+                with tracing.building(graph):
+                    hoisted[id(variable)] = variable.value()
+            replaced[id(node.outputs[0])] = sub.capture(hoisted[id(variable)])
+        if replaced:
+            _replace_values(sub, replaced)
+
+
+def _replace_values(graph: Graph, replaced: dict) -> None:
+    """Makes ``graph`` read the values ``replaced`` maps to instead of the nodes making them
+    (which are removed)."""
+    graph.nodes = [node for node in graph.nodes
+                   if not any(id(v) in replaced for v in node.outputs)]
+    for node in graph.nodes:
+        node.inputs = [replaced.get(id(v), v) for v in node.inputs]
+        for sub in node.subgraphs.values():
+            sub.captures = [(replaced.get(id(outer), outer), inner) for outer, inner in sub.captures]
+    graph.outputs = [replaced.get(id(v), v) for v in graph.outputs]
+
+
 def _unify_captures(subgraphs: list[Graph], leading: int) -> list[SymbolicTensor]:
     """Gives all subgraphs the same parameters: their first ``leading`` ones, then the union
     of everything any of them captured (a subgraph that does not read a capture ignores it)."""
@@ -361,6 +395,7 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, shape_invariants, na
                 body_leaves = nest.flatten(_as_loop_vars(result, loop_vars))
                 sub.outputs = _body_outputs(result, loop_vars, specs, declared, var_names, sub)
 
+    _hoist_variable_reads([cond_graph, body_graph], graph)
     captures = _unify_captures([cond_graph, body_graph], leading=len(specs))
     inputs = list(init)
     attrs: dict = {"num_vars": len(init), "maximum_iterations": None}

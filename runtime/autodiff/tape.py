@@ -18,9 +18,10 @@ import numpy as np
 from runtime import nest, tracing
 from runtime.autodiff import recording
 from runtime.autodiff.backprop import Backward, differentiable
-from runtime.errors import GradientWarning
+from runtime.errors import GradientError, GradientWarning
 from runtime.graph import node_id_mark
 from runtime.ops.array_ops import constant, convert_to_tensor, ones_like, reshape, stack, zeros_like
+from runtime.ops.dispatch import constant_in_graph
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, format_shape
 
 
@@ -130,6 +131,7 @@ class GradientTape:
         structure of them)."""
         for leaf in nest.flatten(tensor):
             if isinstance(leaf, Tensor):
+                leaf = self._in_graph(leaf)
                 self._reaching[id(leaf)] = leaf
             elif hasattr(leaf, "trainable") and hasattr(leaf, "_read_value_for_op"):
                 self._variables[id(leaf)] = leaf
@@ -138,6 +140,14 @@ class GradientTape:
                 raise TypeError(f"GradientTape.watch: cannot watch {type(leaf).__name__} "
                                 f"{leaf!r}; pass tensors or rt.Variables (convert a Python "
                                 f"number with rt.constant first).")
+
+    def _in_graph(self, value: Tensor) -> Tensor:
+        """Inside a trace, an eager tensor (a constant made while tracing) is the constant
+        node that stands for it in the graph."""
+        graph = tracing.current_graph()
+        if type(value) is EagerTensor and self._graph is not None and graph is not None:
+            return constant_in_graph(graph, value.numpy(), key_object=value)
+        return value
 
     def watched_variables(self) -> tuple:
         """The variables this tape watches: those passed to ``watch`` and the trainable ones
@@ -270,11 +280,27 @@ class GradientTape:
     def _handles(self, source, reaching: dict, reads: dict) -> list:
         """The tensors standing for ``source`` in the record (a variable: each of its reads)."""
         if isinstance(source, Tensor):
+            source = self._in_graph(source)
             return [source] if id(source) in reaching and differentiable(source) else []
         if hasattr(source, "_read_value_for_op") and hasattr(source, "trainable"):
+            if self._graph is not None:
+                self._check_reads_outside_loops(source)
             return list(reads.get(id(source), [])) if differentiable(source) else []
         raise TypeError(f"GradientTape.gradient: sources must be tensors or rt.Variables (or "
                         f"structures of them), got {type(source).__name__} {source!r}.")
+
+    def _check_reads_outside_loops(self, variable) -> None:
+        """A variable read inside a cond or loop that also assigns it stays inside (the
+        reads see the assignments); a gradient cannot reach such a read."""
+        for node in self._recorded_nodes():
+            for sub in node.subgraphs.values():
+                if any(inner.op.reads_variable and inner.attrs["variable"] is variable
+                       for inner in sub.walk()):
+                    raise GradientError(
+                        f"cannot compute the gradient with respect to the variable "
+                        f"{variable.name!r}: it is read inside the {node.op.name} created at "
+                        f"{node.location_text()}, which also assigns it. Read the variable "
+                        f"once before the loop or conditional and use that value inside.")
 
 
 def _value_of(source):

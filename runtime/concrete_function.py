@@ -8,10 +8,13 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from runtime import nest
+from runtime.autodiff import recording
+from runtime.errors import GradientError
 from runtime.executor import Plan
 from runtime.fast_call import make_entry
 from runtime.graph import Graph
-from runtime.tensor import EagerTensor, SymbolicTensor, format_shape
+from runtime.ops.registry import OpDef, register
+from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, format_shape
 from runtime.trace_keys import describe, encode, is_tensor_key, matches, spec_of
 
 _asarray = np.asarray
@@ -47,7 +50,10 @@ class ConcreteFunction:
                 f"this concrete function of {self.name} was traced for {self.signature} and "
                 f"cannot be called with ({', '.join(describe(p) for p in key)}). Call the "
                 f"polymorphic function instead, which traces a new graph when needed.")
-        return self._call_flat(leaves)
+        result = self._call_flat(leaves)
+        if recording.active:
+            record_call(self, values, result)
+        return result
 
     def _call_flat(self, arrays):
         try:
@@ -87,6 +93,26 @@ class ConcreteFunction:
 
     def __repr__(self) -> str:
         return f"<ConcreteFunction {self.name}{self.signature}>"
+
+
+def _no_gradient_through_a_call(node, *output_grads):
+    function = node.attrs["function"]
+    raise GradientError(
+        f"the gradient cannot flow back through a call of the concrete function "
+        f"{function.name}: a gradient tape sees only its results, not the ops inside. Call the "
+        f"function it came from (rt.function or transpiler.function) under the tape, which runs "
+        f"its Python so the tape records every op, or compute the gradient inside the function.")
+
+
+# What an eager gradient tape records for a call of a concrete (or loaded) function.
+CALL = register(OpDef("concrete_function_call", None, None, gradient=_no_gradient_through_a_call))
+
+
+def record_call(function: ConcreteFunction, arguments: tuple, result) -> None:
+    """Offers a call to the eager tapes, so a gradient through it is a clear error."""
+    inputs = [leaf for leaf in nest.flatten(arguments) if isinstance(leaf, Tensor)]
+    outputs = tuple(leaf for leaf in nest.flatten(result) if isinstance(leaf, Tensor))
+    recording.record(CALL, inputs, {"function": function}, outputs)
 
 
 def _spec_structure(part):

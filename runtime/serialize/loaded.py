@@ -14,7 +14,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from runtime import dtypes
-from runtime.concrete_function import ConcreteFunction
+from runtime.autodiff import recording
+from runtime.concrete_function import ConcreteFunction, record_call
 from runtime.graph import Graph
 from runtime.serialize.signature import NO_VALUE, key_value
 from runtime.tensor import Tensor
@@ -44,7 +45,10 @@ class LoadedFunction(ConcreteFunction):
                     f"{self.name}() argument '{name}' must be {describe(expected)}, but got "
                     f"{describe(part)}. The function was saved for {self.signature}; pass "
                     f"arguments of those dtypes and shapes.")
-        return self._call_flat(leaves)
+        result = self._call_flat(leaves)
+        if recording.active:
+            record_call(self, values, result)
+        return result
 
     def _bind_arguments(self, args: tuple, kwargs: dict) -> tuple:
         params = self.param_names

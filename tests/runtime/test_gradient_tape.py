@@ -327,3 +327,17 @@ def test_gradient_of_a_tape_recorded_in_a_trace_outside_it_is_refused():
     tape, y = tapes[0]
     with pytest.raises(RuntimeError, match="inside that function"):
         tape.gradient(y, y)
+
+
+def test_a_gradient_through_a_concrete_function_call_says_what_to_call_instead():
+    @rt.function
+    def cube(x):
+        return x * x * x
+
+    concrete = cube.get_concrete_function(rt.constant(1.0))
+    x = rt.constant(2.0)
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = concrete(x)
+    with pytest.raises(GradientError, match="concrete function cube.*rt.function"):
+        tape.gradient(y, x)

@@ -75,12 +75,12 @@ class Backward:
         # (After the rule: a loop's rule may give the loop inputs it needs for its gradient.)
         in_grads = rule(record, *out_grads)
         for value, grad in zip(record.inputs, in_grads):
-            if grad is None or id(value) not in self.reaching:
+            if id(value) not in self.reaching:
                 continue
             if not differentiable(value):
-                self.stops.append(record)  # a gradient meets an integer input: it ends here
-                continue
-            self._add(value, grad)
+                self.stops.append(record)  # the gradient meets an integer value: it ends here
+            elif grad is not None:
+                self._add(value, grad)
 
     def _add(self, value, grad) -> None:
         grad = fit(grad, value)

@@ -21,6 +21,7 @@ from runtime import tracing
 from runtime.autodiff.backprop import Backward, differentiable
 from runtime.autodiff.replay import assigned_variables, must_record, replay
 from runtime.control_flow import cond, while_loop
+from runtime.errors import GradientError
 from runtime.graph import Graph, Node
 from runtime.ops import tensor_array_ops
 from runtime.ops.array_ops import zeros_like
@@ -190,6 +191,8 @@ def _kept_iterations(node: Node, needed: set[int]) -> tuple[dict, dict]:
     wanted_nodes = [inner for inner in body.nodes
                     if id(inner) in needed and must_record(inner, assigned)]
     missing_vars = [i for i in wanted_vars if i not in memo["vars"]]
+    for i in missing_vars:
+        _check_stackable(node, params[i])
     missing_nodes = [inner for inner in wanted_nodes if id(inner) not in memo["nodes"]]
     stacks = iter(_add_stacks(node, [params[i] for i in missing_vars]
                               + [v for inner in missing_nodes for v in inner.outputs]))
@@ -199,6 +202,22 @@ def _kept_iterations(node: Node, needed: set[int]) -> tuple[dict, dict]:
         memo["nodes"][id(inner)] = [next(stacks) for _ in inner.outputs]
     return ({i: memo["vars"][i] for i in wanted_vars},
             {id(inner): memo["nodes"][id(inner)] for inner in wanted_nodes})
+
+
+_ARRAY_OPS = (tensor_array_ops.WRITE, tensor_array_ops.READ, tensor_array_ops.STACK,
+              tensor_array_ops.GATHER, tensor_array_ops.CONCAT)
+
+
+def _check_stackable(node: Node, param: SymbolicTensor) -> None:
+    """A list grown in the loop (a TensorArray's buffer) changes shape every iteration, so
+    its per-iteration values cannot be kept on a stack."""
+    body: Graph = node.subgraphs["body"]
+    if any(inner.op in _ARRAY_OPS and inner.inputs[0] is param for inner in body.nodes):
+        raise GradientError(
+            f"cannot differentiate through the while_loop created at {node.location_text()}: "
+            f"its gradient flows through a list or rt.TensorArray that the loop appends to, "
+            f"which is not supported yet. Compute the loss inside the loop instead (for example "
+            f"accumulate it in a loop variable), or run the function eagerly.")
 
 
 def _add_stacks(node: Node, values: list) -> list[tuple]:

@@ -47,6 +47,9 @@ class _Rule:
         self.grad_fn, self.name = grad_fn, name
         self.num_args, self.variables = num_args, variables
 
+    def __repr__(self) -> str:  # how printed graphs show the attribute
+        return f"<gradient of {self.name}>"
+
     def __call__(self, node, output_grads) -> list:
         results = node.outputs
         dys = [zeros_like(out) if g is None else g for g, out in zip(output_grads, results)]

@@ -1,4 +1,10 @@
-"""Creating, reshaping, combining and converting tensors."""
+"""Creating, reshaping, combining and converting tensors, and their gradient rules.
+
+Each rule sits just above the op it differentiates and builds its gradients from ops (so it
+runs eagerly or adds to the graph being traced). A rule needs an input's shape: the static
+one when it is known while tracing, else the ``shape`` op at run time (``_shape_of``). The
+rules of ops declared below this module (``cast``, ``stack``, ``getitem``) are set at the end.
+"""
 
 from __future__ import annotations
 
@@ -10,11 +16,54 @@ from runtime import dtypes
 from runtime.errors import ShapeError
 from runtime.ops.conversion_ops import CAST, CHECKED_CAST, STACK
 from runtime.ops.dispatch import apply_op, constant, constant_value, convert_to_tensor, scalars_like
-from runtime.ops.indexing import getitem
-from runtime.ops.registry import OpDef, Promotion, register
+from runtime.ops.indexing import GETITEM, getitem, getitem_grad
+from runtime.ops.registry import NOT_DIFFERENTIABLE, OpDef, Promotion, register
 from runtime.ops.shapes import (broadcast, normalize_axis, num_elements, same_dtype,
                                 static_shape_arg)
 from runtime.tensor import SymbolicTensor, Tensor, format_shape
+
+
+# -- shapes as gradient rules need them ----------------------------------------------------
+
+
+def _static_shape(x):
+    """The shape known while tracing (``None`` dims, or ``None`` for an unknown rank); ``x``
+    is what an op was given, a tensor or (eagerly) an array or a Python number."""
+    return x.shape if isinstance(x, Tensor) else np.shape(x)
+
+
+def shape_for_gradient(x):
+    """``x``'s shape as ``(static shape, int64 shape tensor or None)``: the tensor is there
+    only when the static shape is not fully known."""
+    static = _static_shape(x)
+    if static is not None and None not in static:
+        return tuple(static), None
+    return static, shape(x, dtypes.int64)
+
+
+def _shape_of(x):
+    """``x``'s shape as a reshape target: a tuple if known while tracing, else a tensor."""
+    static, dynamic = shape_for_gradient(x)
+    return static if dynamic is None else dynamic
+
+
+def _along(axis: int, item) -> tuple:
+    """A key that applies ``item`` to ``axis`` (negative axes count from the end, so the key
+    works for tensors of unknown rank)."""
+    if axis >= 0:
+        return (slice(None),) * axis + (item,)
+    return (Ellipsis, item) + (slice(None),) * (-axis - 1)
+
+
+def _scatter(dy, key, like):
+    """Zeros of ``like``'s shape with ``dy`` added at ``key``: the gradient of ``like[key]``."""
+    static, dynamic = shape_for_gradient(like)
+    return getitem_grad(dy, key, static, dynamic)
+
+
+def _normalized_axis(op_name: str, axis: int, like) -> int:
+    static = _static_shape(like)
+    return axis if static is None else normalize_axis(op_name, axis, len(static))
 
 
 # -- shape-changing ops --------------------------------------------------------------------
@@ -42,13 +91,21 @@ def _dynamic_reshape_infer(x, shape):
     value = constant_value(shape)
     if value is not None:
         return _reshape_infer(x, tuple(int(d) for d in value))
+    if shape.node.op is SHAPE:  # the shape of another tensor (a gradient rule's reshape)
+        return x.dtype, shape.node.inputs[0].shape
     length = shape.shape[0] if shape.shape else None
     return x.dtype, None if length is None else (None,) * length
 
 
-RESHAPE = register(OpDef("reshape", lambda x, shape: np.reshape(x, shape), _reshape_infer))
+def _reshape_back(node, dy):
+    """reshape, dynamic_reshape, squeeze, expand_dims: ``dy`` in the input's shape."""
+    return (reshape(dy, _shape_of(node.inputs[0])),) + (None,) * (len(node.inputs) - 1)
+
+
+RESHAPE = register(OpDef("reshape", lambda x, shape: np.reshape(x, shape), _reshape_infer,
+                         gradient=_reshape_back))
 DYNAMIC_RESHAPE = register(OpDef("dynamic_reshape", lambda x, shape: np.reshape(x, tuple(shape)),
-                                 _dynamic_reshape_infer))
+                                 _dynamic_reshape_infer, gradient=_reshape_back))
 
 
 def reshape(x, shape):
@@ -69,7 +126,13 @@ def _transpose_infer(x, perm):
     return x.dtype, tuple(x.shape[p] for p in perm)
 
 
-TRANSPOSE = register(OpDef("transpose", lambda x, perm=None: np.transpose(x, perm), _transpose_infer))
+def _transpose_grad(node, dy):
+    perm = node.attrs["perm"]
+    return (transpose(dy, None if perm is None else np.argsort(perm)),)  # inverse permutation
+
+
+TRANSPOSE = register(OpDef("transpose", lambda x, perm=None: np.transpose(x, perm),
+                           _transpose_infer, gradient=_transpose_grad))
 
 
 def transpose(x, perm=None):
@@ -101,7 +164,26 @@ def _concat_infer(*values, axis):
     return dtype, tuple(out)
 
 
-CONCAT = register(OpDef("concat", lambda *values, axis: np.concatenate(values, axis=axis), _concat_infer))
+def _concat_grad(node, dy):
+    """Each input gets its slice of ``dy`` along the axis; sizes known while tracing are
+    ints, the others come from the inputs' shapes at run time."""
+    values = node.inputs
+    ranks = [len(s) for s in map(_static_shape, values) if s is not None]
+    axis = node.attrs["axis"]
+    if ranks:
+        axis = normalize_axis("concat", axis, ranks[0])
+    grads, start = [], 0
+    for value in values:
+        static = _static_shape(value)
+        size = static[axis] if static is not None and static[axis] is not None \
+            else getitem(shape(value), axis)
+        grads.append(getitem(dy, _along(axis, slice(start, start + size))))
+        start = start + size
+    return grads
+
+
+CONCAT = register(OpDef("concat", lambda *values, axis: np.concatenate(values, axis=axis),
+                        _concat_infer, gradient=_concat_grad))
 
 
 def concat(values, axis):
@@ -140,8 +222,14 @@ def _unstack_infer(x, axis, num, index):
     return x.dtype, x.shape[:axis] + x.shape[axis + 1:]
 
 
+def _unstack_grad(node, dy):
+    """The piece's gradient at its index along the axis, zeros elsewhere (added into zeros,
+    not multiplied by a mask, so an inf or NaN in ``dy`` stays in its own place)."""
+    return (_scatter(dy, _along(node.attrs["axis"], node.attrs["index"]), node.inputs[0]),)
+
+
 # One node per piece (ops have a fixed number of outputs); each is a view of the input.
-UNSTACK = register(OpDef("unstack", _unstack_kernel, _unstack_infer))
+UNSTACK = register(OpDef("unstack", _unstack_kernel, _unstack_infer, gradient=_unstack_grad))
 
 
 def unstack(value, num: int | None = None, axis: int = 0) -> list[Tensor]:
@@ -187,7 +275,7 @@ def _squeeze_infer(x, axis=None):
     return x.dtype, tuple(d for i, d in enumerate(x.shape) if i not in axes)
 
 
-SQUEEZE = register(OpDef("squeeze", _squeeze_kernel, _squeeze_infer))
+SQUEEZE = register(OpDef("squeeze", _squeeze_kernel, _squeeze_infer, gradient=_reshape_back))
 
 
 def squeeze(x, axis=None):
@@ -203,7 +291,8 @@ def _expand_dims_infer(x, axis):
     return x.dtype, tuple(shape)
 
 
-EXPAND_DIMS = register(OpDef("expand_dims", lambda x, axis: np.expand_dims(x, axis), _expand_dims_infer))
+EXPAND_DIMS = register(OpDef("expand_dims", lambda x, axis: np.expand_dims(x, axis),
+                             _expand_dims_infer, gradient=_reshape_back))
 
 
 def expand_dims(x, axis):
@@ -230,7 +319,14 @@ def _gather_infer(params, indices, axis=0):
     return params.dtype, params.shape[:axis] + indices.shape + params.shape[axis + 1:]
 
 
-GATHER = register(OpDef("gather", _gather_kernel, _gather_infer))
+def _gather_grad(node, dy):
+    """``dy`` added into zeros of the params' shape at the indices (repeats accumulate)."""
+    params, indices = node.inputs
+    axis = _normalized_axis("gather", node.attrs["axis"], params)
+    return _scatter(dy, _along(axis, indices), params), None
+
+
+GATHER = register(OpDef("gather", _gather_kernel, _gather_infer, gradient=_gather_grad))
 
 
 def gather(params, indices, axis=0):
@@ -302,6 +398,8 @@ def _shape_from_operand(shape_input=None, shape=None):
     if shape_input.node.op is STACK:
         known = [constant_value(d) for d in shape_input.node.inputs]
         return tuple(None if d is None or d < 0 else int(d) for d in known)
+    if shape_input.node.op is SHAPE:  # the shape of a tensor (zeros_like, ones_like)
+        return shape_input.node.inputs[0].shape
     length = shape_input.shape[0] if shape_input.shape else None
     return None if length is None else (None,) * length
 
@@ -314,6 +412,7 @@ def _fill_infer(value, shape_input=None, shape=None):
     return value.dtype, _shape_from_operand(shape_input, shape)
 
 
+# Its gradient rule is set in runtime.ops.broadcast_ops: sum_to_shape is its adjoint.
 FILL = register(OpDef("fill", _fill_kernel, _fill_infer))
 
 
@@ -336,7 +435,7 @@ def _like(x, value, dtype):
     dtype = x.dtype if dtype is None else dtypes.as_dtype(dtype)
     if x.shape is not None and None not in x.shape:
         return fill(x.shape, constant(value, dtype))
-    return fill(shape(x), constant(value, dtype))
+    return fill(shape(x, dtypes.int64), constant(value, dtype))
 
 
 def zeros_like(x, dtype=None):
@@ -348,7 +447,7 @@ def ones_like(x, dtype=None):
 
 
 EYE = register(OpDef("eye", lambda n, m, dtype: np.eye(n, m, dtype=dtype),
-                     lambda n, m, dtype: (dtype, (n, m))))
+                     lambda n, m, dtype: (dtype, (n, m)), gradient=NOT_DIFFERENTIABLE))
 
 
 def eye(num_rows, num_columns=None, dtype=dtypes.float32):
@@ -378,7 +477,7 @@ def _range_kernel(start, limit, delta, dtype):
     return np.arange(start.item(), limit.item(), delta.item(), dtype=dtype)
 
 
-RANGE = register(OpDef("range", _range_kernel, _range_infer))
+RANGE = register(OpDef("range", _range_kernel, _range_infer, gradient=NOT_DIFFERENTIABLE))
 
 
 def range(start, limit=None, delta=1, dtype=None):  # noqa: A001
@@ -418,8 +517,15 @@ def _where_infer(condition, x, y):
     return same_dtype("where", (x, y)), broadcast("where", condition.shape, x.shape, y.shape)
 
 
-WHERE = register(OpDef("where", np.where, _where_infer, promotion=Promotion.COMMON, unpromoted=1))
-ARGWHERE = register(OpDef("argwhere", np.argwhere, lambda c: (dtypes.int64, (None, c.ndim))))
+def _where_grad(node, dy):
+    condition = node.inputs[0]
+    return None, where(condition, dy, 0), where(condition, 0, dy)
+
+
+WHERE = register(OpDef("where", np.where, _where_infer, promotion=Promotion.COMMON, unpromoted=1,
+                       gradient=_where_grad))
+ARGWHERE = register(OpDef("argwhere", np.argwhere, lambda c: (dtypes.int64, (None, c.ndim)),
+                          gradient=NOT_DIFFERENTIABLE))
 
 
 def where(condition, x=None, y=None):
@@ -431,16 +537,33 @@ def where(condition, x=None, y=None):
     return apply_op(WHERE, (condition, x, y))
 
 
+def _operand(value):
+    """An input as the rules compare it: Python numbers stay weak (they take the tensor's
+    dtype, as they did in the op), anything else becomes a tensor."""
+    if isinstance(value, (Tensor, dtypes.PYTHON_SCALARS)):
+        return value
+    return convert_to_tensor(value)
+
+
+def _clip_grad(node, dy):
+    """TensorFlow's rule: ``t`` gets ``dy`` where ``lo <= t <= hi``, ``lo`` where ``t < lo``
+    and ``hi`` where ``t > hi`` (Tensor operators: math_ops sits above this module)."""
+    t, lo, hi = (_operand(v) for v in node.inputs)
+    return (where((t >= lo) & (t <= hi), dy, 0), where(t < lo, dy, 0), where(t > hi, dy, 0))
+
+
 CLIP = register(OpDef("clip_by_value", np.clip, lambda t, lo, hi: (
     same_dtype("clip_by_value", (t, lo, hi)),
-    broadcast("clip_by_value", t.shape, lo.shape, hi.shape)), promotion=Promotion.COMMON))
+    broadcast("clip_by_value", t.shape, lo.shape, hi.shape)), promotion=Promotion.COMMON,
+    gradient=_clip_grad))
 
 
 def clip_by_value(t, clip_value_min, clip_value_max):
     return apply_op(CLIP, (t, clip_value_min, clip_value_max))
 
 
-IDENTITY = register(OpDef("identity", lambda x: x, lambda x: (x.dtype, x.shape)))
+IDENTITY = register(OpDef("identity", lambda x: x, lambda x: (x.dtype, x.shape),
+                          gradient=lambda node, dy: (dy,)))
 
 
 def identity(x):
@@ -450,11 +573,16 @@ def identity(x):
 
 # -- shape queries (known while tracing when the shape is static) --------------------------
 
-SHAPE = register(OpDef("shape", lambda x, out_type: np.array(x.shape, dtype=out_type),
-                       lambda x, out_type: (out_type, None if x.shape is None else (len(x.shape),))))
+def _shape_infer(x, out_type):
+    return out_type, None if x.shape is None else (len(x.shape),)
+
+
+SHAPE = register(OpDef("shape", lambda x, out_type: np.array(x.shape, dtype=out_type), _shape_infer,
+                       gradient=NOT_DIFFERENTIABLE))
 SIZE = register(OpDef("size", lambda x, out_type: np.array(x.size, dtype=out_type),
-                      lambda x, out_type: (out_type, ())))
-RANK = register(OpDef("rank", lambda x: np.array(x.ndim, dtype=np.int32), lambda x: (dtypes.int32, ())))
+                      lambda x, out_type: (out_type, ()), gradient=NOT_DIFFERENTIABLE))
+RANK = register(OpDef("rank", lambda x: np.array(x.ndim, dtype=np.int32),
+                      lambda x: (dtypes.int32, ()), gradient=NOT_DIFFERENTIABLE))
 
 
 def shape(x, out_type=dtypes.int32):
@@ -480,6 +608,36 @@ def rank(x):
     if x.shape is not None:
         return constant(np.array(len(x.shape), dtype=np.int32))
     return apply_op(RANK, (x,))
+
+
+# -- gradient rules of the ops declared below this module ----------------------------------
+
+
+def _cast_grad(node, dy):
+    """Between floating-point and complex dtypes ``dy`` is cast back (complex to real keeps
+    the real part); an integer or bool on either side carries no gradient, as in TensorFlow."""
+    source, target = np.dtype(node.inputs[0].dtype), node.attrs["dtype"]
+    if source.kind in "fc" and target.kind in "fc":
+        return (cast(dy, source),)
+    return (None,)
+
+
+def _stack_grad(node, dy):
+    return unstack(dy, num=len(node.inputs), axis=node.attrs["axis"])
+
+
+def _getitem_gradient(node, dy):
+    """``dy`` added into zeros of ``x``'s shape at the key; tensors in the key (indices,
+    slice bounds) get none."""
+    x, *indices = node.inputs
+    static, dynamic = shape_for_gradient(x)
+    grad = getitem_grad(dy, node.attrs["spec"], static, dynamic, inputs=indices)
+    return (grad,) + (None,) * len(indices)
+
+
+CAST.define_gradient(_cast_grad)
+STACK.define_gradient(_stack_grad)
+GETITEM.define_gradient(_getitem_gradient)
 
 
 __all__ = [

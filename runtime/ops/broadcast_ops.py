@@ -4,6 +4,7 @@ Each is the other's gradient. ``sum_to_shape`` is how a gradient flows back thro
 broadcasting: the gradient of ``x + y`` with ``x`` of shape ``(3, 1)`` and ``y`` of shape
 ``(4,)`` has shape ``(3, 4)``; ``x`` gets it summed over the axes it was stretched along.
 The target shape is a static attribute when it is known while tracing, else a shape tensor.
+``fill`` (``runtime.ops.array_ops``) broadcasts a scalar, so its gradient rule is set here.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.errors import ShapeError
-from runtime.ops.array_ops import SHAPE, shape_operand, reshape, shape as shape_of
+from runtime.ops.array_ops import FILL, SHAPE, shape_operand, reshape, shape as shape_of
 from runtime.ops.dispatch import apply_op, constant_value, convert_to_tensor
 from runtime.ops.reduce_ops import reduce_sum
 from runtime.ops.registry import OpDef, register
@@ -112,7 +113,7 @@ def sum_to_shape(x: Tensor, like) -> Tensor:
     """``x`` summed over the axes along which ``like``'s shape broadcasts to ``x``'s: the
     gradient of a broadcast input. Static when both shapes are known while tracing."""
     target = like.shape if isinstance(like, Tensor) else np.shape(like)
-    if x.shape == target and None not in x.shape:
+    if x.shape == target and x.shape is not None and None not in x.shape:
         return x
     if x.shape is not None and target is not None and None not in x.shape and None not in target:
         axes = _summed_axes(x.shape, target)
@@ -121,3 +122,14 @@ def sum_to_shape(x: Tensor, like) -> Tensor:
     if target is not None and None not in target:
         return apply_op(SUM_TO_SHAPE, (x,), {"shape": tuple(target)})
     return apply_op(SUM_TO_SHAPE, (x, shape_of(like, dtypes.int64)))
+
+
+# -- fill -----------------------------------------------------------------------------------
+
+
+def _fill_gradient(node, dy):
+    """The value was broadcast to every element: its gradient is the sum of ``dy``."""
+    return (sum_to_shape(dy, node.inputs[0]),) + (None,) * (len(node.inputs) - 1)
+
+
+FILL.define_gradient(_fill_gradient)

@@ -2,7 +2,9 @@
 (dtype promotion) and ``stack`` (a list of tensors given as one input).
 
 They sit below ``runtime.ops.dispatch``, which adds them, and ``runtime.ops.array_ops``,
-which defines their public functions, so both import this module at the top.
+which defines their public functions, so both import this module at the top. The gradient
+rules of ``stack`` and ``cast`` are built from ops defined above this module, so
+``runtime.ops.array_ops`` sets them; ``checked_cast`` makes integers, which carry none.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.errors import InvalidArgumentError, ShapeError
-from runtime.ops.registry import OpDef, register
+from runtime.ops.registry import NOT_DIFFERENTIABLE, OpDef, register
 from runtime.ops.shapes import normalize_axis, same_dtype
 from runtime.tensor import format_shape
 
@@ -38,12 +40,20 @@ def _stack_infer(*values, axis):
 STACK = register(OpDef("stack", lambda *values, axis: np.stack(values, axis=axis), _stack_infer))
 
 
-CAST = register(OpDef("cast", lambda x, dtype: x.astype(dtype), lambda x, dtype: (dtype, x.shape),
-                      bind=lambda attrs, _types: _astype(attrs["dtype"])))
+def _cast_kernel(x, dtype):
+    if x.dtype.kind == "c" and dtype.kind in "fiu":
+        x = x.real  # what NumPy's astype keeps too, without its ComplexWarning (tf.cast's rule)
+    return x.astype(dtype)
 
 
-def _astype(dtype):
+def _bind_cast(attrs, input_types):
+    dtype = attrs["dtype"]
+    if np.dtype(input_types[0][0]).kind == "c" and dtype.kind in "fiu":
+        return lambda x: x.real.astype(dtype)
     return lambda x: x.astype(dtype)
+
+
+CAST = register(OpDef("cast", _cast_kernel, lambda x, dtype: (dtype, x.shape), bind=_bind_cast))
 
 
 def _checked_cast_kernel(x, dtype):
@@ -64,4 +74,4 @@ def _checked_cast_kernel(x, dtype):
 
 
 CHECKED_CAST = register(OpDef("checked_cast", _checked_cast_kernel,
-                              lambda x, dtype: (dtype, x.shape)))
+                              lambda x, dtype: (dtype, x.shape), gradient=NOT_DIFFERENTIABLE))

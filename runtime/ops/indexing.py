@@ -3,6 +3,11 @@
 The key is split into a static description (an attribute) and the tensors it contains (inputs):
 ``x[1:n, None, i]`` with tensors ``n`` and ``i`` becomes ``getitem(x, n, i)`` with the spec
 ``(slice(1, $0, None), None, $1)``. The kernel rebuilds the NumPy key from both.
+
+The gradient of ``x[key]`` is its ``dy`` added into zeros of ``x``'s shape at the same key:
+the op ``getitem_grad`` (duplicated integer indices accumulate, as ``np.add.at`` does). Its
+own gradient is ``getitem`` again, so the pair serves derivatives of any order. (The rule of
+``getitem`` itself is set in ``runtime.ops.array_ops``, which can ask for a shape at run time.)
 """
 
 from __future__ import annotations
@@ -130,6 +135,13 @@ GETITEM = register(OpDef("getitem", _kernel, _infer, bind=_bind))
 
 def getitem(x, key):
     """``x[key]`` with NumPy semantics; out-of-range indices fail when the op runs."""
+    spec, inputs = split_key(key)
+    return apply_op(GETITEM, [x] + inputs, {"spec": spec})
+
+
+def split_key(key) -> tuple[tuple, list]:
+    """A NumPy key as ``(spec, tensors)``: the static description (an attribute, with
+    ``_Input`` marks) and the tensors it holds (op inputs), in order."""
     if not isinstance(key, tuple):
         key = (key,)
     inputs: list = []
@@ -162,4 +174,65 @@ def getitem(x, key):
             raise TypeError(f"unsupported index {item!r}: use ints, slices, ..., None or tensors.")
     if sum(1 for item in spec if item is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...').")
-    return apply_op(GETITEM, [x] + inputs, {"spec": tuple(spec)})
+    return tuple(spec), inputs
+
+
+# -- the gradient: dy added into zeros at the key --------------------------------------------
+
+
+def _known(shape) -> bool:
+    return shape is not None and None not in shape
+
+
+def _getitem_grad_kernel(dy, *arrays, spec, shape):
+    if not _known(shape):  # the shape is the last input
+        shape, arrays = tuple(int(d) for d in arrays[-1]), arrays[:-1]
+    key = _rebuild(spec, arrays)
+    result = np.zeros(shape, dy.dtype)
+    if any(isinstance(k, np.ndarray) and k.dtype.kind in "iu" for k in key):
+        np.add.at(result, key, dy)  # an integer index may repeat: its gradients add up
+    else:
+        result[key] = dy  # ints, slices, masks: each element of x is picked at most once
+    return result
+
+
+def _getitem_grad_infer(dy, *inputs, spec, shape):
+    if shape is None:
+        length = inputs[-1].shape[0] if inputs[-1].shape else None
+        return dy.dtype, None if length is None else (None,) * length
+    return dy.dtype, shape
+
+
+def _getitem_grad_gradient(node, ddx):
+    """``getitem_grad`` is linear in ``dy`` and its adjoint is ``getitem`` at the same key."""
+    spec = node.attrs["spec"]
+    count = len(node.inputs) - (1 if _known(node.attrs["shape"]) else 2)
+    indices = list(node.inputs[1:1 + count])
+    grad = apply_op(GETITEM, [ddx] + indices, {"spec": spec})
+    return (grad,) + (None,) * (len(node.inputs) - 1)
+
+
+GETITEM_GRAD = register(OpDef("getitem_grad", _getitem_grad_kernel, _getitem_grad_infer,
+                              gradient=_getitem_grad_gradient))
+
+
+def getitem_grad(dy, key_or_spec, shape, shape_tensor=None, inputs=None):
+    """Zeros of ``shape`` with ``dy`` added at the key: the gradient of ``x[key]``.
+
+    Args:
+        dy: the gradient of ``x[key]``.
+        key_or_spec: a NumPy key, or a getitem spec whose tensors are ``inputs``.
+        shape: ``x``'s static shape (``None`` dims allowed, or ``None`` for unknown rank).
+        shape_tensor: ``x``'s shape as an integer tensor, needed unless ``shape`` is known.
+        inputs: the tensors of a spec (``node.inputs[1:]`` of a getitem node).
+    """
+    if inputs is None:
+        spec, inputs = split_key(key_or_spec)
+    else:
+        spec, inputs = key_or_spec, list(inputs)
+    if _known(shape):
+        return apply_op(GETITEM_GRAD, [dy] + inputs, {"spec": spec, "shape": tuple(shape)})
+    if shape_tensor is None:
+        raise ValueError("getitem_grad: the shape is not fully known; pass shape_tensor.")
+    attrs = {"spec": spec, "shape": None if shape is None else tuple(shape)}
+    return apply_op(GETITEM_GRAD, [dy] + inputs + [shape_tensor], attrs)

@@ -12,6 +12,15 @@ has taken. Taken rows never change and the others are zeros, so a write at or pa
 into the buffer in place while every older array still sees its own elements; any other write
 (overwriting, or writing from an array whose buffer was extended since) copies the buffer.
 Results (``read``, ``stack``, ...) are new arrays, never views of a buffer.
+
+Gradients treat an array as what it holds: rows ``[0, filled)`` of its buffer. The rows past
+``filled`` are zeros no op reads, so the gradient of a buffer is zero there (whatever another
+array sharing the buffer wrote into them). A reader's gradient puts ``dy`` into zeros of the
+buffer's shape at the rows it read (``tensor_array_grad``, whose own gradient is the reader
+again); a write gives the value the buffer gradient's row at the index and passes the rest,
+with that row zeroed, to the array written to (``tensor_array_write_grad``). The buffer's
+shape comes in as a static attribute when it is known while tracing, else as a tensor: a
+buffer not yet allocated (0-d) gets a 0-d gradient.
 """
 
 from __future__ import annotations
@@ -23,8 +32,9 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.errors import InvalidArgumentError, ShapeError
-from runtime.ops.dispatch import constant_value
-from runtime.ops.registry import OpDef, register
+from runtime.ops.array_ops import shape_for_gradient
+from runtime.ops.dispatch import apply_op, constant_value
+from runtime.ops.registry import NOT_DIFFERENTIABLE, OpDef, register
 from runtime.tensor import Shape, format_shape
 
 # -- buffers shared by several arrays ---------------------------------------------------------
@@ -113,7 +123,7 @@ def _new_infer(size, dtype, element_shape):
 
 
 # The buffer of a new array; its size component is the size itself and ``filled`` is 0.
-NEW = register(OpDef("tensor_array_new", _new_kernel, _new_infer))
+NEW = register(OpDef("tensor_array_new", _new_kernel, _new_infer, gradient=NOT_DIFFERENTIABLE))
 
 
 def _write_kernel(buffer, size, filled, index, value, dynamic):
@@ -155,7 +165,19 @@ def _write_infer(buffer, size, filled, index, value, dynamic):
     return [(buffer.dtype, (leading,) + element)] + _scalar_types(2)
 
 
-WRITE = register(OpDef("tensor_array_write", _write_kernel, _write_infer, num_outputs=3))
+def _write_gradient(node, d_buffer, _d_size, _d_filled):
+    """The value gets row ``index`` of the new buffer's gradient; the old buffer the rest of
+    its rows ``[0, filled)``, that row zeroed (an overwritten element gets nothing)."""
+    buffer, _size, filled, index, _value = node.inputs
+    if d_buffer is None:
+        return (None,) * 5
+    new_size, new_filled = node.outputs[1], node.outputs[2]
+    d_value = apply_op(READ, (d_buffer, new_size, new_filled, index))
+    return _write_grad(d_buffer, buffer, filled, index), None, None, None, d_value
+
+
+WRITE = register(OpDef("tensor_array_write", _write_kernel, _write_infer, num_outputs=3,
+                       gradient=_write_gradient))
 
 
 def _read_kernel(buffer, size, filled, index):
@@ -170,7 +192,12 @@ def _read_infer(buffer, size, filled, index):
     return buffer.dtype, element_of(buffer.shape)
 
 
-READ = register(OpDef("tensor_array_read", _read_kernel, _read_infer))
+def _read_gradient(node, dy):
+    buffer, size, filled, index = node.inputs
+    return _reader_grad("read", dy, buffer, size, filled, index), None, None, None
+
+
+READ = register(OpDef("tensor_array_read", _read_kernel, _read_infer, gradient=_read_gradient))
 
 
 def _stack_kernel(buffer, size, filled):
@@ -191,7 +218,12 @@ def _stack_infer(buffer, size, filled):
     return buffer.dtype, (_known_size(size),) + element
 
 
-STACK = register(OpDef("tensor_array_stack", _stack_kernel, _stack_infer))
+def _stack_gradient(node, dy):
+    buffer, size, filled = node.inputs
+    return _reader_grad("stack", dy, buffer, size, filled), None, None
+
+
+STACK = register(OpDef("tensor_array_stack", _stack_kernel, _stack_infer, gradient=_stack_gradient))
 
 
 def _gather_kernel(buffer, size, filled, indices):
@@ -214,7 +246,13 @@ def _gather_infer(buffer, size, filled, indices):
     return buffer.dtype, indices.shape + element
 
 
-GATHER = register(OpDef("tensor_array_gather", _gather_kernel, _gather_infer))
+def _gather_gradient(node, dy):
+    buffer, size, filled, indices = node.inputs
+    return _reader_grad("gather", dy, buffer, size, filled, indices), None, None, None
+
+
+GATHER = register(OpDef("tensor_array_gather", _gather_kernel, _gather_infer,
+                        gradient=_gather_gradient))
 
 
 _SCALAR_CONCAT = ("TensorArray.concat: the elements are scalars, and concat joins elements "
@@ -240,7 +278,13 @@ def _concat_infer(buffer, size, filled):
     return buffer.dtype, (joined,) + buffer.shape[2:]
 
 
-CONCAT = register(OpDef("tensor_array_concat", _concat_kernel, _concat_infer))
+def _concat_gradient(node, dy):
+    buffer, size, filled = node.inputs
+    return _reader_grad("concat", dy, buffer, size, filled), None, None
+
+
+CONCAT = register(OpDef("tensor_array_concat", _concat_kernel, _concat_infer,
+                        gradient=_concat_gradient))
 
 
 SCALAR_UNSTACK = ("TensorArray.unstack: cannot unstack a scalar; the value needs rank 1 or more "
@@ -268,7 +312,13 @@ def _unstack_infer(value, size, dynamic):
     return [(value.dtype, shape)] + _scalar_types(2)
 
 
-UNSTACK = register(OpDef("tensor_array_unstack", _unstack_kernel, _unstack_infer, num_outputs=3))
+def _unstack_gradient(node, d_buffer, _d_size, _d_filled):
+    """The buffer is the value itself (all of its rows are elements)."""
+    return d_buffer, None
+
+
+UNSTACK = register(OpDef("tensor_array_unstack", _unstack_kernel, _unstack_infer, num_outputs=3,
+                         gradient=_unstack_gradient))
 
 
 def merge_shapes(a: Shape | None, b: Shape | None) -> Shape | None:
@@ -276,3 +326,102 @@ def merge_shapes(a: Shape | None, b: Shape | None) -> Shape | None:
     if a is None or b is None:
         return b if a is None else a
     return tuple(x if x is not None else y for x, y in zip(a, b))
+
+
+# -- gradients -------------------------------------------------------------------------------
+
+
+def _known(shape: Shape | None) -> bool:
+    return shape is not None and None not in shape
+
+
+def _shape_operands(buffer) -> tuple[tuple, dict]:
+    """A buffer's shape for a gradient op: ``(inputs, attrs)``, a tensor input only when the
+    static shape is not fully known."""
+    static, dynamic = shape_for_gradient(buffer)
+    return (() if dynamic is None else (dynamic,)), {"shape": static}
+
+
+def _buffer_shape(shape, rest: tuple) -> tuple[tuple, tuple]:
+    """The buffer's shape (the attribute, or the last input) and the other inputs."""
+    if _known(shape):
+        return tuple(shape), rest
+    return tuple(int(d) for d in rest[-1]), rest[:-1]
+
+
+def _buffer_infer(dy, *inputs, shape, **_attrs):
+    if shape is None:
+        length = inputs[-1].shape[0] if inputs[-1].shape else None
+        return dy.dtype, None if length is None else (None,) * length
+    return dy.dtype, shape
+
+
+def _reader_grad_kernel(dy, size, filled, *rest, reader, shape):
+    shape, rest = _buffer_shape(shape, rest)
+    result = np.zeros(shape, dy.dtype)
+    if not shape:  # never allocated: the array has no elements, the stand-in no gradient
+        return result
+    filled = int(filled)
+    if reader in ("read", "gather"):
+        indices = np.asarray(rest[0])
+        kept = indices < filled  # unwritten elements read as zeros: constants
+        np.add.at(result, indices[kept], dy[kept])
+    else:
+        if reader == "concat":
+            dy = dy.reshape((int(size),) + shape[1:])
+        result[:filled] = dy[:filled]
+    return result
+
+
+def _reader_grad_gradient(node, dd):
+    """Reading is linear in the buffer and this op is its adjoint: the adjoint of this op
+    is the reader again."""
+    reader = node.attrs["reader"]
+    count = 4 if reader in ("read", "gather") else 3
+    grad = apply_op(_READERS[reader], (dd,) + tuple(node.inputs[1:count]))
+    return (grad,) + (None,) * (len(node.inputs) - 1)
+
+
+# Inputs: the reader's dy, size, filled, [index or indices], [the buffer's shape]; the
+# attribute ``reader`` names the reader ("read", "gather", "stack" or "concat").
+READER_GRAD = register(OpDef("tensor_array_grad", _reader_grad_kernel, _buffer_infer,
+                             gradient=_reader_grad_gradient))
+
+
+_READERS = {"read": READ, "gather": GATHER, "stack": STACK, "concat": CONCAT}
+
+
+def _reader_grad(reader: str, dy, buffer, size, filled, *indices):
+    """The gradient of ``buffer`` for the reader op named ``reader``, given its ``dy``."""
+    shape_inputs, attrs = _shape_operands(buffer)
+    return apply_op(READER_GRAD, (dy, size, filled) + indices + shape_inputs,
+                    {"reader": reader, **attrs})
+
+
+def _write_grad_kernel(d_buffer, filled, index, *rest, shape):
+    shape, _ = _buffer_shape(shape, rest)
+    result = np.zeros(shape, d_buffer.dtype)
+    filled, index = int(filled), int(index)
+    if shape and filled:
+        result[:filled] = d_buffer[:filled]
+        if index < filled:
+            result[index] = 0
+    return result
+
+
+def _write_grad_gradient(node, dd):
+    """The op keeps rows ``[0, filled)`` but ``index`` and reshapes to the buffer written to,
+    so its adjoint is the same op back to the shape of the gradient it was given."""
+    d_buffer, filled, index = node.inputs[:3]
+    return (_write_grad(dd, d_buffer, filled, index),) + (None,) * (len(node.inputs) - 1)
+
+
+# Inputs: the new buffer's gradient, filled and index of the write, [the old buffer's shape].
+WRITE_GRAD = register(OpDef("tensor_array_write_grad", _write_grad_kernel, _buffer_infer,
+                            gradient=_write_grad_gradient))
+
+
+def _write_grad(d_buffer, buffer, filled, index):
+    """The gradient of the buffer a write wrote to, given that of the buffer it made."""
+    shape_inputs, attrs = _shape_operands(buffer)
+    return apply_op(WRITE_GRAD, (d_buffer, filled, index) + shape_inputs, attrs)

@@ -37,6 +37,7 @@ from runtime.ops.math_ops import (abs, add, ceil, cos, divide, equal, exp, floor
 from runtime.ops.operators import install as _install_operators
 from runtime.ops.reduce_ops import (argmax, argmin, reduce_all, reduce_any, reduce_max,
                                     reduce_mean, reduce_min, reduce_prod, reduce_sum)
+from runtime.ops.reduce_ops import reduce_logsumexp
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec
 from runtime.tensor_array import TensorArray
 from runtime.variables import Variable

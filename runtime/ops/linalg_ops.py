@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.errors import ShapeError
+from runtime.errors import GradientError, ShapeError
+from runtime.ops.array_ops import expand_dims, squeeze, transpose
 from runtime.ops.dispatch import apply_op
+from runtime.ops.math_ops import carries_gradient, kernel_inputs
 from runtime.ops.registry import OpDef, Promotion, register
 from runtime.ops.shapes import broadcast, ufunc_result_dtype
 from runtime.tensor import format_shape
@@ -34,7 +36,35 @@ def _matmul_infer(a, b):
     return dtype, out
 
 
-MATMUL = register(OpDef("matmul", np.matmul, _matmul_infer, promotion=Promotion.COMMON))
+def _swap_last_two(x):
+    return transpose(x, list(range(x.ndim - 2)) + [x.ndim - 1, x.ndim - 2])
+
+
+def _matmul_grad(node, dy):
+    """``da = dy @ b^T`` and ``db = a^T @ dy`` on the operands as matrices: a vector ``a`` is a
+    row, a vector ``b`` a column, and ``dy`` gets the size-1 dimensions they lost. Batch
+    dimensions that broadcasting added are summed by the caller."""
+    a, b = kernel_inputs(node)
+    if a.ndim is None or b.ndim is None:
+        raise GradientError("the gradient of matmul needs operands of known rank while tracing; "
+                            "give the function an input_signature with known ranks.")
+    a_vector, b_vector = a.ndim == 1, b.ndim == 1
+    if b_vector:
+        dy, b = expand_dims(dy, -1), expand_dims(b, -1)
+    if a_vector:
+        dy, a = expand_dims(dy, -2), expand_dims(a, 0)
+    da = db = None
+    if carries_gradient(node.inputs[0]):
+        da = matmul(dy, _swap_last_two(b))
+        da = squeeze(da, -2) if a_vector else da
+    if carries_gradient(node.inputs[1]):
+        db = matmul(_swap_last_two(a), dy)
+        db = squeeze(db, -1) if b_vector else db
+    return da, db
+
+
+MATMUL = register(OpDef("matmul", np.matmul, _matmul_infer, promotion=Promotion.COMMON,
+                        gradient=_matmul_grad))
 
 
 def matmul(a, b):

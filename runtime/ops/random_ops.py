@@ -14,7 +14,7 @@ import numpy as np
 from runtime import dtypes
 from runtime.ops.array_ops import cast
 from runtime.ops.dispatch import apply_op
-from runtime.ops.registry import OpDef, register
+from runtime.ops.registry import NOT_DIFFERENTIABLE, OpDef, register
 from runtime.ops.shapes import static_shape_arg
 
 _lock = threading.Lock()
@@ -58,8 +58,12 @@ def _infer(a, b, shape, dtype, seed):
     return dtype, shape
 
 
-UNIFORM = register(OpDef("random_uniform", _uniform, _infer, effect=True))
-NORMAL = register(OpDef("random_normal", _normal, _infer, effect=True))
+# Draws carry no gradient, to their bounds or parameters either (as in TensorFlow); write
+# ``mean + stddev * normal(...)`` for a reparameterized draw.
+UNIFORM = register(OpDef("random_uniform", _uniform, _infer, effect=True,
+                         gradient=NOT_DIFFERENTIABLE))
+NORMAL = register(OpDef("random_normal", _normal, _infer, effect=True,
+                        gradient=NOT_DIFFERENTIABLE))
 
 
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None):

@@ -1,4 +1,9 @@
-"""Reductions over axes (``axis=None`` reduces everything), keeping integer dtypes."""
+"""Reductions over axes (``axis=None`` reduces everything), keeping integer dtypes.
+
+The gradient rules of the differentiable reductions are set in ``runtime.ops.math_ops``: they
+broadcast a gradient back with ``broadcast_to``, and ``runtime.ops.broadcast_ops`` sits above
+this module (its ``sum_to_shape`` is a ``reduce_sum``).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.ops.dispatch import apply_op, convert_to_tensor
-from runtime.ops.registry import OpDef, register
+from runtime.ops.registry import NOT_DIFFERENTIABLE, OpDef, Promotion, register
 from runtime.ops.shapes import normalize_axes, reduced_shape
 
 
@@ -59,7 +64,8 @@ def _bool_reduction(name: str, reducer) -> OpDef:
     def kernel(x, axis=None, keepdims=False):
         return reducer(x, axis=_axis_arg(axis), keepdims=keepdims)
     return register(OpDef(name, kernel, lambda x, axis=None, keepdims=False:
-                          (dtypes.bool_, reduced_shape(x.shape, axis, keepdims))))
+                          (dtypes.bool_, reduced_shape(x.shape, axis, keepdims)),
+                          gradient=NOT_DIFFERENTIABLE))
 
 
 def _arg_reduction(name: str, reducer) -> OpDef:
@@ -68,7 +74,7 @@ def _arg_reduction(name: str, reducer) -> OpDef:
 
     def infer(x, axis=0, output_type=dtypes.int64):
         return output_type, reduced_shape(x.shape, (axis,), False)
-    return register(OpDef(name, kernel, infer))
+    return register(OpDef(name, kernel, infer, gradient=NOT_DIFFERENTIABLE))
 
 
 REDUCE_SUM = _ufunc_reduction("reduce_sum", np.add, keep_int_dtype=True)
@@ -77,6 +83,88 @@ REDUCE_MAX = _ufunc_reduction("reduce_max", np.maximum, keep_int_dtype=False)
 REDUCE_MIN = _ufunc_reduction("reduce_min", np.minimum, keep_int_dtype=False)
 REDUCE_MEAN = register(OpDef("reduce_mean", _mean_kernel, lambda x, axis=None, keepdims=False: (
     x.dtype, reduced_shape(x.shape, axis, keepdims))))
+
+
+def _logsumexp_kernel(x, axis=None, keepdims=False):
+    # Shifted by the largest value so that exp cannot overflow; an infinite maximum (all -inf,
+    # or a +inf) shifts by 0 instead, as TensorFlow does, which gives -inf or +inf.
+    axis = _axis_arg(axis)
+    peak = np.max(x, axis=axis, keepdims=True, initial=-np.inf)
+    peak = np.where(np.isfinite(peak), peak, peak.dtype.type(0))
+    with np.errstate(divide="ignore"):  # log(0) is -inf: the sum of an all -inf slice
+        total = np.log(np.sum(np.exp(x - peak), axis=axis, keepdims=keepdims))
+    return total + (peak if keepdims else np.squeeze(peak, axis))
+
+
+def _logsumexp_infer(x, axis=None, keepdims=False):
+    return x.dtype, reduced_shape(x.shape, axis, keepdims)
+
+
+def _reduced_first(x, axis):
+    """``x`` with the reduced axes moved to the front and flattened into one, the others into
+    a second: a matrix, and the function that gives an array of its shape ``x``'s layout."""
+    axes = tuple(range(x.ndim)) if axis is None else tuple(axis)
+    perm = axes + tuple(a for a in range(x.ndim) if a not in axes)
+    moved = np.transpose(x, perm)
+    count = int(np.prod(moved.shape[:len(axes)], dtype=np.int64))
+    return (moved.reshape(count, moved.size // count),
+            lambda flat: np.transpose(flat.reshape(moved.shape), np.argsort(perm)))
+
+
+def _product_of_others(x, axis=None):
+    """Each element's share of ``reduce_prod``: the product of the other elements along the
+    reduced axes, by exclusive cumulative products from both ends (no division, so zeros
+    are exact), as TensorFlow's gradient of ``Prod`` computes it."""
+    if x.size == 0:
+        return np.ones_like(x)
+    flat, restore = _reduced_first(x, axis)
+    one = np.ones((1, flat.shape[1]), x.dtype)
+    before = np.cumprod(np.concatenate([one, flat[:-1]]), axis=0)
+    after = np.cumprod(np.concatenate([one, flat[:0:-1]]), axis=0)[::-1]
+    return restore(before * after)
+
+
+def _exclusive_dual_products(values, tangents):
+    """Exclusive cumulative products of dual numbers ``value + tangent * e`` (``e * e = 0``)
+    along axis 0: the products of the rows before each row, and their tangents."""
+    product, tangent = np.ones_like(values[0]), np.zeros_like(values[0])
+    products, product_tangents = np.empty_like(values), np.empty_like(values)
+    for row in range(len(values)):
+        products[row], product_tangents[row] = product, tangent
+        product, tangent = product * values[row], tangent * values[row] + product * tangents[row]
+    return products, product_tangents
+
+
+def _product_of_others_grad(x, dy, axis=None):
+    """The gradient of ``product_of_others``: element ``j`` gets the sum over ``i != j`` of
+    ``dy[i]`` times the product of the elements other than ``i`` and ``j``. That Jacobian is
+    symmetric, so this is also the derivative of the products of others in the direction
+    ``dy``: dual numbers carry it through the products from both ends, without division."""
+    if x.size == 0:
+        return np.zeros_like(x)
+    flat, restore = _reduced_first(x, axis)
+    flat_dy, _ = _reduced_first(np.broadcast_to(dy, x.shape), axis)
+    before, before_tangent = _exclusive_dual_products(flat, flat_dy)
+    after, after_tangent = _exclusive_dual_products(flat[::-1], flat_dy[::-1])
+    after, after_tangent = after[::-1], after_tangent[::-1]
+    return restore(before_tangent * after + before * after_tangent)
+
+
+def _product_of_others_gradient(node, dy):
+    x = node.inputs[0]
+    return (apply_op(PRODUCT_OF_OTHERS_GRAD, (x, dy), {"axis": node.attrs["axis"]}),)
+
+
+REDUCE_LOGSUMEXP = register(OpDef("reduce_logsumexp", _logsumexp_kernel, _logsumexp_infer))
+# The gradient of reduce_prod is built from product_of_others, and its gradient (the second
+# derivative of reduce_prod) from product_of_others_grad. That one has no rule: a third
+# derivative through reduce_prod raises GradientError.
+PRODUCT_OF_OTHERS = register(OpDef("product_of_others", _product_of_others,
+                                   lambda x, axis=None: (x.dtype, x.shape),
+                                   gradient=_product_of_others_gradient))
+PRODUCT_OF_OTHERS_GRAD = register(OpDef("product_of_others_grad", _product_of_others_grad,
+                                        lambda x, dy, axis=None: (x.dtype, x.shape),
+                                        promotion=Promotion.COMMON))
 REDUCE_ANY = _bool_reduction("reduce_any", np.any)
 REDUCE_ALL = _bool_reduction("reduce_all", np.all)
 ARGMAX = _arg_reduction("argmax", np.argmax)
@@ -109,6 +197,21 @@ def reduce_min(x, axis=None, keepdims=False):
 def reduce_mean(x, axis=None, keepdims=False):
     """Mean over ``axis``; integer tensors give a truncated integer mean (TensorFlow's rule)."""
     return _reduce(REDUCE_MEAN, x, axis, keepdims)
+
+
+def reduce_logsumexp(x, axis=None, keepdims=False):
+    """``log(reduce_sum(exp(x), axis, keepdims))``, computed without overflow: the largest
+    value is taken out before exponentiating."""
+    x = convert_to_tensor(x)
+    if x.dtype.kind not in "fc":
+        raise TypeError(f"reduce_logsumexp needs a floating-point tensor, got {x.dtype.name}; "
+                        f"use rt.cast to convert.")
+    return _reduce(REDUCE_LOGSUMEXP, x, axis, keepdims)
+
+
+def product_of_others(x, axis=None):
+    """For each element of ``x``, the product of the others along the (normalized) ``axis``."""
+    return apply_op(PRODUCT_OF_OTHERS, (x,), {"axis": axis})
 
 
 def reduce_any(x, axis=None, keepdims=False):

@@ -209,15 +209,20 @@ _ARRAY_OPS = (tensor_array_ops.WRITE, tensor_array_ops.READ, tensor_array_ops.ST
 
 
 def _check_stackable(node: Node, param: SymbolicTensor) -> None:
-    """A list grown in the loop (a TensorArray's buffer) changes shape every iteration, so
-    its per-iteration values cannot be kept on a stack."""
+    """A list grown in the loop (the buffer of a TensorArray of dynamic size) changes shape
+    every iteration, so its per-iteration values cannot be kept on a stack (a fixed-size
+    array's can)."""
     body: Graph = node.subgraphs["body"]
-    if any(inner.op in _ARRAY_OPS and inner.inputs[0] is param for inner in body.nodes):
+    fixed = param.shape is not None and None not in param.shape
+    if not fixed and any(inner.op in _ARRAY_OPS and inner.inputs[0] is param
+                         for inner in body.nodes):
         raise GradientError(
             f"cannot differentiate through the while_loop created at {node.location_text()}: "
             f"its gradient flows through a list or rt.TensorArray that the loop appends to, "
-            f"which is not supported yet. Compute the loss inside the loop instead (for example "
-            f"accumulate it in a loop variable), or run the function eagerly.")
+            f"whose size changes from one iteration to the next; that is not supported yet. "
+            f"Give the TensorArray a fixed size and an element_shape, compute the loss inside "
+            f"the loop (for example accumulate it in a loop variable), or run the function "
+            f"eagerly.")
 
 
 def _add_stacks(node: Node, values: list) -> list[tuple]:

@@ -26,6 +26,7 @@ from runtime.ops.array_ops import (cast, clip_by_value, concat, constant, conver
                                    expand_dims, eye, fill, gather, getitem, identity, ones,
                                    ones_like, range, rank, reshape, shape, size, squeeze, stack,
                                    transpose, unstack, where, zeros, zeros_like)
+from runtime.ops.broadcast_ops import broadcast_to
 from runtime.ops.gradient_ops import stop_gradient
 from runtime.ops.io_ops import assert_, print  # noqa: A004
 from runtime.ops.linalg_ops import matmul

@@ -235,7 +235,7 @@ def plot(model: LocalFits, data: PseudoData, path: str, shown: int = 4) -> None:
 
 
 def main(quick: bool = False, epochs: int | None = None, sets: int | None = None,
-         learning_rate: float = 0.02, plot_path: str | None = "local_fit.png") -> None:
+         learning_rate: float = 0.02, plot_path: str | None = None) -> None:
     epochs = epochs or (600 if quick else 3000)
     sets = sets or (8 if quick else 50)
     data = pseudo_data(sets)

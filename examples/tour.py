@@ -18,6 +18,8 @@ TOUR = [
     ("fizzbuzz", "FizzBuzz over a tensor range"),
     ("speedup", "Seeing the speed-up"),
     ("physics_kinematics", "Many small operations over sets of kinematics"),
+    ("gradients", "Automatic differentiation: tapes, dynamic models, custom gradients"),
+    ("local_fit", "Training: local fits of the cross section with Adam"),
 ]
 
 

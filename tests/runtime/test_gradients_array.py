@@ -16,8 +16,8 @@ import pytest
 import runtime as rt
 from runtime.errors import GradientWarning
 from runtime.ops.broadcast_ops import broadcast_to, sum_to_shape
+from tests.runtime.gradient_helpers import numeric_gradient, tape_gradients, value_of
 
-EPS = 1e-6
 RNG = np.random.default_rng(1234)
 
 
@@ -28,33 +28,10 @@ def _random(*shape):
 # -- helpers (also used by the other test_gradients_array_*.py files) ------------------------
 
 
-def _evaluate(fn, arrays) -> np.ndarray:
-    return np.asarray(fn(*[rt.constant(a) for a in arrays]).numpy())
 
 
-def numeric_gradient(fn, arrays, index: int, seed: np.ndarray) -> np.ndarray:
-    """Central differences of ``sum(seed * fn(*arrays))`` with respect to ``arrays[index]``."""
-    arrays = [np.array(a) for a in arrays]
-    x = arrays[index]
-    grad = np.zeros(x.shape)
-    for position in np.ndindex(x.shape):
-        sides = []
-        for step in (EPS, -EPS):
-            moved = x.copy()
-            moved[position] += step
-            args = arrays[:index] + [moved] + arrays[index + 1:]
-            sides.append(np.sum(seed * _evaluate(fn, args)))
-        grad[position] = (sides[0] - sides[1]) / (2 * EPS)
-    return grad
 
 
-def tape_gradients(fn, tensors, wrt, seed) -> list:
-    """The gradients of ``fn(*tensors)`` weighted by ``seed``, with respect to ``wrt``."""
-    sources = [tensors[i] for i in wrt]
-    with rt.GradientTape() as tape:
-        tape.watch(sources)
-        y = fn(*tensors)
-    return tape.gradient(y, sources, output_gradients=seed)
 
 
 _ARITIES = {
@@ -78,7 +55,7 @@ def check_gradients(fn, *arrays, wrt=None, signature=None, rtol=1e-6, atol=1e-6)
     arrays = [np.asarray(a) for a in arrays]
     if wrt is None:
         wrt = [i for i, a in enumerate(arrays) if a.dtype.kind == "f"]
-    y = _evaluate(fn, arrays)
+    y = value_of(fn, arrays)
     seed = _random(*y.shape).astype(y.dtype)
     eager = tape_gradients(fn, [rt.constant(a) for a in arrays], wrt, seed)
     graph = graph_gradients(fn, arrays, wrt, seed, signature)
@@ -165,7 +142,7 @@ def test_gradient_matches_finite_differences(name, fn, arrays, signature):
 def test_float32_inputs_give_float32_gradients(name, fn, arrays, signature):
     narrow = [np.asarray(a, np.float32) for a in arrays]
     wide = [np.asarray(a) for a in arrays]
-    y = _evaluate(fn, wide)
+    y = value_of(fn, wide)
     seed = _random(*y.shape)
     expected = tape_gradients(fn, [rt.constant(a) for a in wide], range(len(wide)), seed)
     got = tape_gradients(fn, [rt.constant(a) for a in narrow], range(len(narrow)),

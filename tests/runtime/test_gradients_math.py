@@ -19,10 +19,10 @@ import runtime as rt
 from runtime.errors import GradientError, GradientWarning
 from runtime.ops import linalg_ops, math_ops, nn_ops, random_ops, reduce_ops
 from runtime.ops.registry import NOT_DIFFERENTIABLE, OpDef
+from tests.runtime.gradient_helpers import EPS, numeric_gradient, tape_gradients, value_of
 
 pytestmark = pytest.mark.filterwarnings("ignore::runtime.errors.RetracingWarning")
 
-EPS = 1e-6
 RNG = np.random.default_rng(20261123)
 
 
@@ -33,29 +33,10 @@ def _random(*shape, low=-2.0, high=2.0):
 # -- the three-way check ----------------------------------------------------------------------
 
 
-def _value(fn, arrays) -> np.ndarray:
-    return np.asarray(fn(*[rt.constant(a) for a in arrays]).numpy())
 
 
-def numeric_gradient(fn, arrays, index, seed) -> np.ndarray:
-    """Central differences of ``sum(seed * fn(*arrays))`` with respect to ``arrays[index]``."""
-    grad = np.zeros(arrays[index].shape)
-    for position in np.ndindex(grad.shape):
-        sides = []
-        for step in (EPS, -EPS):
-            moved = [np.array(a, copy=True) for a in arrays]
-            moved[index][position] += step
-            sides.append(np.sum(seed * _value(fn, moved)))
-        grad[position] = (sides[0] - sides[1]) / (2 * EPS)
-    return grad
 
 
-def tape_gradients(fn, tensors, wrt, seed) -> list:
-    sources = [tensors[i] for i in wrt]
-    with rt.GradientTape() as tape:
-        tape.watch(sources)
-        y = fn(*tensors)
-    return tape.gradient(y, sources, output_gradients=seed)
 
 
 # rt.function takes an input_signature for positional parameters only (not *args).
@@ -75,7 +56,7 @@ def check_gradients(fn, *arrays, wrt=None, signature=None, rtol=1e-6, atol=1e-6)
     gradients."""
     arrays = [np.asarray(a) for a in arrays]
     wrt = [i for i, a in enumerate(arrays) if a.dtype.kind == "f"] if wrt is None else wrt
-    y = _value(fn, arrays)
+    y = value_of(fn, arrays)
     seed = RNG.uniform(0.5, 1.5, y.shape).astype(y.dtype)
     eager = tape_gradients(fn, [rt.constant(a) for a in arrays], wrt, seed)
     graph = graph_gradients(fn, arrays, wrt, seed, signature)
@@ -611,7 +592,7 @@ def _run_chain(steps):
 def test_random_chains_match_finite_differences_eagerly_and_traced(chain):
     x, y, steps, signature = chain
     fn = _run_chain(steps)
-    value = _value(fn, [x, y])
+    value = value_of(fn, [x, y])
     scale = 1.0 + float(np.max(np.abs(value), initial=0.0))
     uses_y = any(step.__code__.co_argcount == 2 for _, step in steps)
     check_gradients(fn, x, y, wrt=[0, 1] if uses_y else [0], signature=signature, rtol=1e-5,

@@ -111,6 +111,7 @@ def _while_gradient(node: Node, *output_grads):
     seeds = [zeros_like(node.outputs[i]) if output_grads[i] is None else output_grads[i]
              for i in var_wanted]
     count = next(iter(stacks.values()))[1]  # each stack's size is the number of iterations
+    stack_grads = _stack_gradients(node, var_wanted, output_grads)
 
     def backward_condition(k, var_grads, cap_grads):
         return greater(k, 0)
@@ -129,12 +130,15 @@ def _while_gradient(node: Node, *output_grads):
         grads = Backward(copies, sources).run([outputs[i] for i in var_wanted], list(var_grads))
         new_var_grads = [zeros_like(node.outputs[i]) if g is None else g
                          for i, g in zip(var_wanted, grads[:len(var_wanted)])]
+        for position, i in enumerate(var_wanted):
+            if i in stack_grads:  # this iteration's value was also kept for a gradient
+                new_var_grads[position] = add(new_var_grads[position], _pop(stack_grads[i], k))
         new_cap_grads = [total if g is None else add(total, g)
                          for total, g in zip(cap_grads, grads[len(var_wanted):])]
         return k, new_var_grads, new_cap_grads
 
     invariants = (None, [_invariant(body.inputs[i].shape) for i in var_wanted],
-                  [None] * len(cap_wanted))
+                  [_invariant(captures[j].shape) for j in cap_wanted])
     _, var_grads, cap_grads = while_loop(
         backward_condition, backward_iteration,
         (count, seeds, [zeros_like(captures[j]) for j in cap_wanted]), shape_invariants=invariants)
@@ -147,8 +151,26 @@ def _while_gradient(node: Node, *output_grads):
     return grads
 
 
+def _stack_gradients(node: Node, var_wanted: list, output_grads) -> dict:
+    """Per loop variable, the gradient reaching the stack that keeps its per-iteration values
+    (an earlier gradient's backward loop read them: a higher derivative), as a stack of the
+    same size: row k is the gradient of the variable's value at the start of iteration k."""
+    kept = _memo(node.graph).get(node.id, {}).get("vars", {})
+    grads = {}
+    for i in var_wanted:
+        if i not in kept:
+            continue
+        buffer, size, filled = kept[i]
+        position = next(p for p, value in enumerate(node.outputs) if value is buffer)
+        if position < len(output_grads) and output_grads[position] is not None:
+            grads[i] = (output_grads[position], size, filled)
+    return grads
+
+
 def _invariant(shape):
-    return Ellipsis if shape is None else shape  # Ellipsis: any shape, unknown rank
+    """A gradient keeps the shape of its value when that is fully known; otherwise rules may
+    know less of it than the value's type does (Ellipsis: any shape)."""
+    return shape if shape is not None and None not in shape else Ellipsis
 
 
 def _needed_nodes(body: Graph, sources: list, targets: list) -> set[int]:

@@ -222,3 +222,41 @@ def test_a_fixed_size_tensor_array_written_in_a_loop_has_a_gradient():
                                  (0, array))
         return rt.reduce_sum(array.stack() * array.stack())
     check(model, 1.5, 3)
+
+
+def test_second_and_third_derivatives_through_a_loop():
+    """The first backward loop reads the values the forward loop kept; differentiating it
+    again sends gradients into those stacks, which must reach the loop's variables."""
+    def derivatives(x, n):
+        with rt.GradientTape() as third:
+            third.watch(x)
+            with rt.GradientTape() as second:
+                second.watch(x)
+                with rt.GradientTape() as first:
+                    first.watch(x)
+                    y = rt.while_loop(lambda i, y: i < n, lambda i, y: (i + 1, y * x + x),
+                                      (0, x))[1]
+                d1 = first.gradient(y, x)
+            d2 = second.gradient(d1, x)
+        return d1, d2, third.gradient(d2, x)
+    x = rt.constant(1.5, rt.float64)
+    for n in (2, 3, 5):
+        eager = derivatives(x, rt.constant(n))
+        graph = rt.function(derivatives)(x, rt.constant(n))
+        for a, b in zip(eager, graph):
+            np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-12)
+
+
+def test_second_derivative_through_a_cond():
+    def derivatives(x, p):
+        with rt.GradientTape() as second:
+            second.watch(x)
+            with rt.GradientTape() as first:
+                first.watch(x)
+                y = rt.cond(p > 0, lambda: x * x * x, lambda: x * x)
+            d1 = first.gradient(y, x)
+        return d1, second.gradient(d1, x)
+    x = rt.constant(2.0, rt.float64)
+    for p, expected in ((1, [12.0, 12.0]), (0, [4.0, 2.0])):
+        for result in (derivatives(x, rt.constant(p)), rt.function(derivatives)(x, rt.constant(p))):
+            assert [float(v) for v in result] == expected

@@ -24,9 +24,9 @@ from runtime.control_flow import cond, while_loop
 from runtime.errors import GradientError
 from runtime.graph import Graph, Node
 from runtime.ops import tensor_array_ops
-from runtime.ops.array_ops import zeros_like
+from runtime.ops.array_ops import concat, constant, fill, reshape, shape, size, zeros, zeros_like
 from runtime.ops.dispatch import apply_op, constant_in_graph
-from runtime.ops.math_ops import add, greater, subtract
+from runtime.ops.math_ops import add, greater, less, subtract
 from runtime.ops.registry import COND, WHILE_LOOP
 from runtime.tensor import SymbolicTensor, join_shapes
 
@@ -120,7 +120,8 @@ def _while_gradient(node: Node, *output_grads):
         k = subtract(k, 1)
         graph = tracing.current_graph()
         all_vars = _loop_parts(node)[1]
-        arguments = [_pop(stacks[i], k) if i in stacks else None for i in range(num_vars)]
+        arguments = [_kept_value(node, i, stacks[i], k) if i in stacks else None
+                     for i in range(num_vars)]
         arguments += [None] * (all_vars - num_vars)  # the stacks themselves
         arguments += [graph.capture(value) for value in captures]
         recorded = {inner: [_pop(stack, k) for stack in inner_stacks]
@@ -157,8 +158,9 @@ def _stack_gradients(node: Node, var_wanted: list, output_grads) -> dict:
     same size: row k is the gradient of the variable's value at the start of iteration k."""
     kept = _memo(node.graph).get(node.id, {}).get("vars", {})
     grads = {}
+    shapes_only = _memo(node.graph).get(node.id, {}).get("shapes", set())
     for i in var_wanted:
-        if i not in kept:
+        if i not in kept or i in shapes_only:
             continue
         buffer, size, filled = kept[i]
         position = next(p for p, value in enumerate(node.outputs) if value is buffer)
@@ -203,7 +205,7 @@ def _kept_iterations(node: Node, needed: set[int]) -> tuple[dict, dict]:
     body node (by id). Stacks are added to the loop the first time they are asked for; at
     least one is kept, as the backward loop counts the iterations by its size."""
     memo = _memo(node.graph).setdefault(node.id, {"num_vars": node.attrs["num_vars"],
-                                                  "vars": {}, "nodes": {}})
+                                                  "vars": {}, "nodes": {}, "shapes": set()})
     body: Graph = node.subgraphs["body"]
     params = body.inputs[:memo["num_vars"]]
     read = {id(v) for inner in body.nodes if id(inner) in needed for v in inner.inputs}
@@ -213,11 +215,17 @@ def _kept_iterations(node: Node, needed: set[int]) -> tuple[dict, dict]:
     wanted_nodes = [inner for inner in body.nodes
                     if id(inner) in needed and must_record(inner, assigned)]
     missing_vars = [i for i in wanted_vars if i not in memo["vars"]]
+    values = []
     for i in missing_vars:
-        _check_stackable(node, params[i])
+        if not _is_growing_buffer(body, params[i]):
+            values.append(params[i])
+        else:  # a list the body only appends to: its shape is all its gradient needs
+            _check_append_only(node, params[i])
+            memo["shapes"].add(i)
+            with tracing.building(body):
+                values.append(_padded_shape(params[i], body))
     missing_nodes = [inner for inner in wanted_nodes if id(inner) not in memo["nodes"]]
-    stacks = iter(_add_stacks(node, [params[i] for i in missing_vars]
-                              + [v for inner in missing_nodes for v in inner.outputs]))
+    stacks = iter(_add_stacks(node, values + [v for inner in missing_nodes for v in inner.outputs]))
     for i in missing_vars:
         memo["vars"][i] = next(stacks)
     for inner in missing_nodes:
@@ -226,23 +234,53 @@ def _kept_iterations(node: Node, needed: set[int]) -> tuple[dict, dict]:
             {id(inner): memo["nodes"][id(inner)] for inner in wanted_nodes})
 
 
+def _is_growing_buffer(body: Graph, param: SymbolicTensor) -> bool:
+    """Whether ``param`` is the buffer of a TensorArray whose shape may grow in the loop."""
+    fixed = param.shape is not None and None not in param.shape
+    return not fixed and any(inner.op in _ARRAY_OPS and inner.inputs[0] is param
+                             for inner in body.nodes)
+
+
 _ARRAY_OPS = (tensor_array_ops.WRITE, tensor_array_ops.READ, tensor_array_ops.STACK,
               tensor_array_ops.GATHER, tensor_array_ops.CONCAT)
 
 
-def _check_stackable(node: Node, param: SymbolicTensor) -> None:
-    """A list grown in the loop (the buffer of a TensorArray of dynamic size) changes shape
-    every iteration, so its per-iteration values cannot be kept on a stack (a fixed-size
-    array's can)."""
+def _padded_shape(buffer: SymbolicTensor, body: Graph) -> SymbolicTensor:
+    """The buffer's shape as an int64 vector of one length in every iteration: a buffer not
+    allocated yet (0-d until the first write) gives -1s."""
+    rank = 1 + _element_rank(buffer, body)
+    known = shape(buffer, np.int64)
+    return concat([known, fill(reshape(rank - size(known, np.int64), [1]), constant(np.int64(-1)))], 0)
+
+
+def _element_rank(buffer: SymbolicTensor, body: Graph) -> int:
+    if buffer.shape:
+        return len(buffer.shape) - 1
+    value = next(inner.inputs[4] for inner in body.nodes
+                 if inner.op is tensor_array_ops.WRITE and inner.inputs[0] is buffer)
+    if value.shape is None:
+        raise GradientError("cannot differentiate through a list appended to in a while_loop "
+                            "whose elements have an unknown rank; give the TensorArray an "
+                            "element_shape.")
+    return len(value.shape)
+
+
+def _check_append_only(node: Node, param: SymbolicTensor) -> None:
+    """A loop variable whose shape may change from one iteration to the next cannot be kept
+    on a stack. The buffer of a list the body only appends to (a TensorArray written to)
+    need not be: the backward pass needs only its shape. Anything else is refused."""
     body: Graph = node.subgraphs["body"]
-    fixed = param.shape is not None and None not in param.shape
-    if not fixed and any(inner.op in _ARRAY_OPS and inner.inputs[0] is param
-                         for inner in body.nodes):
+    uses = [inner for inner in body.nodes if any(v is param for v in inner.inputs)]
+    appended = bool(uses) and all(
+        inner.op is tensor_array_ops.WRITE and inner.inputs[0] is param
+        and not any(v is param for v in inner.inputs[1:]) for inner in uses)
+    if not appended or any(v is param for v in body.outputs):
         raise GradientError(
             f"cannot differentiate through the while_loop created at {node.location_text()}: "
-            f"its gradient flows through a list or rt.TensorArray that the loop appends to, "
-            f"whose size changes from one iteration to the next; that is not supported yet. "
-            f"Give the TensorArray a fixed size and an element_shape, compute the loss inside "
+            f"its gradient needs the value a loop variable had in every iteration, and that "
+            f"variable changes shape from one iteration to the next (a list or rt.TensorArray "
+            f"that the loop also reads, or a value with a shape invariant). Give it one shape "
+            f"(a TensorArray of fixed size with an element_shape), compute the loss inside "
             f"the loop (for example accumulate it in a loop variable), or run the function "
             f"eagerly.")
 
@@ -291,6 +329,16 @@ def _add_stacks(node: Node, values: list) -> list[tuple]:
     new_outputs = [_new_output(node, dtype, shape, at=num_vars + i)
                    for i, (dtype, shape) in enumerate(types)]
     return [tuple(new_outputs[3 * i: 3 * i + 3]) for i in range(len(values))]
+
+
+def _kept_value(node: Node, i: int, stack: tuple, index) -> SymbolicTensor:
+    """Loop variable ``i`` as iteration ``index`` started: popped from its stack, or zeros of
+    the kept shape for a list the loop appends to (the gradient reads only its shape)."""
+    value = _pop(stack, index)
+    if i in _memo(node.graph)[node.id]["shapes"]:
+        dtype = node.outputs[i].dtype
+        return cond(less(value[0], 0), lambda: zeros((), dtype), lambda: zeros(value, dtype))
+    return value
 
 
 def _pop(stack: tuple, index) -> SymbolicTensor:

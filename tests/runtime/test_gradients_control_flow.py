@@ -200,17 +200,31 @@ def test_a_traced_gradient_step_with_loops_can_be_saved_and_loaded(tmp_path):
     assert float(loaded(rt.constant(2.0), rt.constant(3))) == 12.0
 
 
-def test_a_gradient_through_a_list_grown_in_a_loop_is_a_clear_error():
+def test_a_list_appended_to_in_a_loop_has_a_gradient():
+    def model(x, n):
+        array = rt.TensorArray(rt.float64, size=0, dynamic_size=True)
+        _, array = rt.while_loop(lambda i, a: i < n,
+                                 lambda i, a: (i + 1, a.write(i, x * rt.cast(i + 1, rt.float64))),
+                                 (0, array))
+        stacked = array.stack()
+        return rt.reduce_sum(stacked * stacked)
+    for n in (1, 3, 7):
+        check(model, 1.5, n)
+        check(model, [1.5, -0.5], n)
+
+
+def test_a_list_a_loop_reads_and_grows_is_a_clear_error():
     @rt.function
     def gradient(x, n):
         with rt.GradientTape() as tape:
             tape.watch(x)
-            array = rt.TensorArray(rt.float32, size=0, dynamic_size=True)
-            _, array = rt.while_loop(lambda i, a: i < n, lambda i, a: (i + 1, a.write(i, x * 2.0)),
-                                     (0, array))
+            array = rt.TensorArray(rt.float32, size=1, dynamic_size=True).write(0, x)
+            def body(i, a):
+                return i + 1, a.write(i + 1, a.read(i) * x)
+            _, array = rt.while_loop(lambda i, a: i < n, body, (0, array))
             y = array.stack()
         return tape.gradient(y, x)
-    with pytest.raises(GradientError, match="appends to"):
+    with pytest.raises(GradientError, match="changes shape"):
         gradient(rt.constant(1.0), rt.constant(3))
 
 

@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from runtime import dtypes, nest, tracing
+from runtime.autodiff.replay import substitute
 from runtime.errors import GraphStructureError, GraphTypeError, GraphValueError, ShapeError
 from runtime.graph import Graph
 from runtime.ops import math_ops
@@ -75,7 +76,7 @@ def scalar_condition(value: SymbolicTensor, construct: str) -> SymbolicTensor:
 
 def _leaf_to_graph(leaf, graph: Graph, dtype: np.dtype | None = None) -> SymbolicTensor:
     if type(leaf) is SymbolicTensor:
-        return leaf if leaf.graph is graph else graph.capture(leaf)
+        return leaf if leaf.graph is graph else graph.capture(substitute(leaf))
     if type(leaf) is EagerTensor:
         return constant_in_graph(graph, leaf.numpy(), key_object=leaf)
     read = getattr(leaf, "_read_value_for_op", None)

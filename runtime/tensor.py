@@ -12,6 +12,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from runtime import dtypes
+from runtime.autodiff import recording
 from runtime.errors import OperatorNotAllowedInGraphError
 
 Shape = tuple  # tuple[int | None, ...]; ``None`` for a dimension unknown while tracing
@@ -120,6 +121,10 @@ class EagerTensor(Tensor):
     def __iter__(self):
         if self._value.ndim == 0:
             raise TypeError("iteration over a scalar tensor is not defined.")
+        if recording.active:
+            # A gradient tape must see each row taken from this tensor (``__getitem__`` is
+            # the getitem op, attached by runtime.ops.operators).
+            return (self[i] for i in range(self._value.shape[0]))
         # Rows of a vector are NumPy scalars; a tensor holds an array (0-d here).
         return (EagerTensor(np.asarray(row)) for row in self._value)
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from runtime import tracing
 from runtime.autodiff.backprop import Backward, differentiable
-from runtime.autodiff.replay import assigned_variables, must_record, replay
+from runtime.autodiff.replay import assigned_variables, must_record, replay, standing_in
 from runtime.control_flow import cond, while_loop
 from runtime.errors import GradientError
 from runtime.graph import Graph, Node
@@ -47,9 +47,10 @@ def _cond_gradient(node: Node, *output_grads):
             graph = tracing.current_graph()
             arguments = [graph.capture(v) for v in operands]
             kept = {inner: [graph.capture(v) for v in outer] for inner, outer in recorded[key].items()}
-            copies, outputs = replay(node.subgraphs[key], arguments, kept)
-            grads = Backward(copies, [[arguments[i]] for i in wanted]).run(
-                [outputs[i] for i, _ in seeds], [g for _, g in seeds])
+            copies, outputs, values = replay(node.subgraphs[key], arguments, kept)
+            with standing_in(values):
+                grads = Backward(copies, [[arguments[i]] for i in wanted]).run(
+                    [outputs[i] for i, _ in seeds], [g for _, g in seeds])
             return [zeros_like(arguments[i]) if g is None else g for i, g in zip(wanted, grads)]
         return compute
 
@@ -126,9 +127,11 @@ def _while_gradient(node: Node, *output_grads):
         arguments += [graph.capture(value) for value in captures]
         recorded = {inner: [_pop(stack, k) for stack in inner_stacks]
                     for inner, inner_stacks in kept.items()}
-        copies, outputs = replay(body, arguments, recorded, needed)
+        copies, outputs, values = replay(body, arguments, recorded, needed)
         sources = [[arguments[i]] for i in var_wanted] + [[arguments[all_vars + j]] for j in cap_wanted]
-        grads = Backward(copies, sources).run([outputs[i] for i in var_wanted], list(var_grads))
+        with standing_in(values):
+            grads = Backward(copies, sources).run([outputs[i] for i in var_wanted],
+                                                  list(var_grads))
         new_var_grads = [zeros_like(node.outputs[i]) if g is None else g
                          for i, g in zip(var_wanted, grads[:len(var_wanted)])]
         for position, i in enumerate(var_wanted):

@@ -12,17 +12,50 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import threading
+from contextlib import contextmanager
+
 from runtime import tracing
 from runtime.errors import GradientError
 from runtime.graph import Graph, Node
 
 
+class _Substitutes(threading.local):
+    def __init__(self):
+        self.maps: list[dict] = []
+
+
+_substitutes = _Substitutes()
+
+
+def substitute(value):
+    """The recomputed copy standing for ``value`` (a value of a subgraph being replayed),
+    or ``value`` itself: how a custom gradient function that kept a forward value of a
+    loop body or branch gets that value inside the backward pass."""
+    for values in reversed(_substitutes.maps):
+        copy = values.get(id(value))
+        if copy is not None:
+            return copy
+    return value
+
+
+@contextmanager
+def standing_in(values: dict):
+    """While the block runs, ``substitute`` maps the replayed values to their copies."""
+    _substitutes.maps.append(values)
+    try:
+        yield
+    finally:
+        _substitutes.maps.pop()
+
+
 def replay(graph: Graph, arguments: Sequence, recorded: dict[int, list],
-           needed: set[int] | None = None) -> tuple[list[Node], list]:
+           needed: set[int] | None = None) -> tuple[list[Node], list, dict]:
     """Copies ``graph``'s nodes into the graph being built, its parameters bound to
     ``arguments`` (values of the graph being built; None for parameters nothing needed reads).
     ``recorded`` maps a node (by id) to the values standing for its outputs; ``needed``
-    (node ids) limits the copy to those nodes. Returns the new nodes and the copied outputs."""
+    (node ids) limits the copy to those nodes. Returns the new nodes, the copied outputs and
+    the map from the ids of ``graph``'s values to their copies (for ``standing_in``)."""
     current = tracing.current_graph()
     values = {id(p): a for p, a in zip(graph.inputs, arguments) if a is not None}
     copies = []
@@ -44,7 +77,7 @@ def replay(graph: Graph, arguments: Sequence, recorded: dict[int, list],
             new.weak = old.weak
             values[id(old)] = new
         copies.append(copy)
-    return copies, [values.get(id(v)) for v in graph.outputs]
+    return copies, [values.get(id(v)) for v in graph.outputs], values
 
 
 def must_record(node: Node, assigned: set[int]) -> bool:

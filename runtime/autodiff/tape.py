@@ -142,11 +142,18 @@ class GradientTape:
                                 f"number with rt.constant first).")
 
     def _in_graph(self, value: Tensor) -> Tensor:
-        """Inside a trace, an eager tensor (a constant made while tracing) is the constant
-        node that stands for it in the graph."""
-        graph = tracing.current_graph()
-        if type(value) is EagerTensor and self._graph is not None and graph is not None:
-            return constant_in_graph(graph, value.numpy(), key_object=value)
+        """What stands for ``value`` in the graph the tape records: the constant node of an
+        eager tensor (a constant made while tracing), the parameter capturing a value of an
+        enclosing graph (a tape opened in a loop body or a branch)."""
+        if self._graph is None or tracing.current_graph() is None:
+            return value
+        if type(value) is EagerTensor:
+            return constant_in_graph(self._graph, value.numpy(), key_object=value)
+        if type(value) is SymbolicTensor and value.graph is not self._graph:
+            try:
+                return self._graph.capture(value)
+            except ValueError:
+                return value  # not from an enclosing graph: no path to the records
         return value
 
     def watched_variables(self) -> tuple:

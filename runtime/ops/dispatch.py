@@ -15,6 +15,7 @@ import numpy as np
 
 from runtime import dtypes, tracing
 from runtime.autodiff import recording
+from runtime.autodiff.replay import substitute
 from runtime.errors import InvalidArgumentError
 from runtime.ops.conversion_ops import CAST, CHECKED_CAST, STACK
 from runtime.ops.registry import CONST, OpDef, Promotion
@@ -109,7 +110,7 @@ def constant_in_graph(graph, array: np.ndarray, key_object=None) -> SymbolicTens
 def _convert_symbolic(value, graph, op: OpDef, dtype) -> SymbolicTensor:
     """``value`` as a value of ``graph`` (cast to ``dtype`` when given)."""
     if type(value) is SymbolicTensor:
-        symbol = value if value.graph is graph else graph.capture(value)
+        symbol = value if value.graph is graph else graph.capture(substitute(value))
     elif type(value) is EagerTensor:
         symbol = constant_in_graph(graph, value._value, key_object=value)
     elif getattr(value, "_read_value_for_op", None) is not None:

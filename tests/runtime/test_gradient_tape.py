@@ -341,3 +341,42 @@ def test_a_gradient_through_a_concrete_function_call_says_what_to_call_instead()
         y = concrete(x)
     with pytest.raises(GradientError, match="concrete function cube.*rt.function"):
         tape.gradient(y, x)
+
+
+def test_rows_of_a_watched_tensor_iterated_eagerly_carry_gradients():
+    x = rt.constant([[1.0, 2.0], [3.0, 4.0]])
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        total = rt.constant(0.0)
+        for row in x:
+            total = total + rt.reduce_sum(row * row)
+    np.testing.assert_array_equal(tape.gradient(total, x).numpy(), [[2.0, 4.0], [6.0, 8.0]])
+
+
+def test_a_tape_opened_inside_a_loop_body_watches_a_tensor_from_outside():
+    @rt.function
+    def summed_gradients(x, n):
+        def body(i, total):
+            with rt.GradientTape() as tape:
+                tape.watch(x)
+                y = x * x * rt.cast(i + 1, rt.float32)
+            return i + 1, total + tape.gradient(y, x)
+        return rt.while_loop(lambda i, t: i < n, body, (0, rt.constant(0.0)))[1]
+    assert float(summed_gradients(rt.constant(1.5), rt.constant(3))) == 2 * 1.5 * (1 + 2 + 3)
+
+
+def test_a_custom_gradient_reading_a_forward_value_inside_control_flow():
+    @rt.custom_gradient
+    def log1pexp(x):
+        e = rt.exp(x)
+        return rt.log(1 + e), lambda dy: dy * (1 - 1 / (1 + e))
+
+    @rt.function
+    def gradient(x, p):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = rt.cond(p > 0, lambda: log1pexp(x), lambda: x * 0.5)
+        return tape.gradient(y, x)
+    x = rt.constant(100.0, rt.float64)  # exp(100) overflows float32
+    assert float(gradient(x, rt.constant(1))) == 1.0
+    assert float(gradient(x, rt.constant(0))) == 0.5

@@ -20,6 +20,7 @@ import pytest
 import runtime as rt
 import transpiler
 from runtime import retracing
+from runtime.errors import GradientWarning
 
 
 @pytest.fixture(autouse=True)
@@ -428,6 +429,40 @@ def test_a_path_cut_at_run_time_gives_zeros_in_a_graph_and_none_eagerly():
     assert eager_gradient(restart_branch, x, n)[1] is None
 
 
+def rounded_in_branches(x, p):
+    if p > 0:
+        y = rt.cast(rt.cast(x * x, rt.int32), x.dtype)
+    else:
+        y = rt.cast(rt.cast(x, rt.int32), x.dtype)
+    return y
+
+
+def rounded_in_a_loop(x, n):
+    y = x
+    for i in range(n):
+        y = rt.cast(rt.cast(y * x, rt.int32), x.dtype)
+    return y
+
+
+CUT_BY_INTEGERS = pytest.mark.xfail(
+    strict=True, reason="in a graph the cond and while_loop gradient rules turn 'no branch "
+    "carries a gradient' into zeros, and the GradientWarning is lost (eagerly: None and the "
+    "warning)")
+
+
+@pytest.mark.parametrize("model, args, gradient", [
+    (rounded_in_branches, (rt.constant(1),), eager_gradient),
+    (rounded_in_a_loop, (THREE,), eager_gradient),
+    pytest.param(rounded_in_branches, (rt.constant(1),), graph_gradient, marks=CUT_BY_INTEGERS),
+    pytest.param(rounded_in_a_loop, (THREE,), graph_gradient, marks=CUT_BY_INTEGERS),
+], ids=["if-eager", "loop-eager", "if-graph", "loop-graph"])
+def test_a_path_cut_by_integers_in_every_branch_warns(model, args, gradient):
+    """Every path from x passes an integer cast: None and a GradientWarning, as without
+    control flow (a graph knows it while tracing: no branch carries a gradient)."""
+    with pytest.warns(GradientWarning, match="passes cast"):
+        assert gradient(model, rt.constant(2.5, rt.float64), *args)[1] is None
+
+
 @DTYPES
 @pytest.mark.parametrize("n", [0, 1, 3])
 def test_loops_running_zero_times_pass_the_gradient_through(n, dtype):
@@ -496,3 +531,42 @@ ROW_MODELS = pytest.mark.parametrize("model", [row_energy, rows_until_negative, 
 @ROW_MODELS
 def test_loops_over_rows(model, dtype):
     check(model, ROWS, dtype=dtype)
+
+
+# --------------------------------------------------------------------------------------------
+# Unknown shapes (one graph for inputs of any length)
+
+
+def damped_row_squares(x, n):
+    y = x
+    for i in range(n):
+        if rt.reduce_sum(y) > 2.0:
+            y = y * 0.5 + x
+        else:
+            y = y * x
+    total = rt.constant(0.0, x.dtype)
+    for row in rt.reshape(y, [-1, 1]):
+        total = total + rt.reduce_sum(row * row)
+    return total
+
+
+def damped_row_squares_gradient(x, n):
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = damped_row_squares(x, n)
+    return y, tape.gradient(y, x)
+
+
+@pytest.mark.parametrize("options", [
+    {"input_signature": [rt.TensorSpec([None], rt.float64), rt.TensorSpec([], rt.int32)]},
+    {"reduce_retracing": True}], ids=["input_signature", "reduce_retracing"])
+def test_inputs_of_unknown_length(options):
+    step = transpiler.function(damped_row_squares_gradient, **options)
+    for x in ([0.5, 1.2, 0.9], [0.5, 1.2], [0.4, 0.5, 0.6, 0.7]):
+        _, grad = step(rt.constant(x, rt.float64), THREE)
+        _, eager = eager_gradient(damped_row_squares, rt.constant(x, rt.float64), THREE)
+        np.testing.assert_allclose(grad.numpy(), eager.numpy(), rtol=1e-12)
+        expected = finite_difference(
+            lambda v: damped_row_squares(rt.constant(v), THREE).numpy(), np.asarray(x))
+        np.testing.assert_allclose(grad.numpy(), expected, rtol=1e-6, atol=1e-8)
+    assert step.tracing_count <= 2

@@ -221,6 +221,7 @@ def _kept_iterations(node: Node, needed: set[int]) -> tuple[dict, dict]:
     values = []
     for i in missing_vars:
         if not _is_growing_buffer(body, params[i]):
+            _check_keeps_its_shape(node, i, params[i])
             values.append(params[i])
         else:  # a list the body only appends to: its shape is all its gradient needs
             _check_append_only(node, params[i])
@@ -240,12 +241,69 @@ def _kept_iterations(node: Node, needed: set[int]) -> tuple[dict, dict]:
 def _is_growing_buffer(body: Graph, param: SymbolicTensor) -> bool:
     """Whether ``param`` is the buffer of a TensorArray whose shape may grow in the loop."""
     fixed = param.shape is not None and None not in param.shape
-    return not fixed and any(inner.op in _ARRAY_OPS and inner.inputs[0] is param
-                             for inner in body.nodes)
+    return not fixed and any(node.op in _ARRAY_OPS and position == 0
+                             for node, position in _uses(param, body))
 
 
 _ARRAY_OPS = (tensor_array_ops.WRITE, tensor_array_ops.READ, tensor_array_ops.STACK,
               tensor_array_ops.GATHER, tensor_array_ops.CONCAT)
+
+
+def _uses(value: SymbolicTensor, graph: Graph) -> list[tuple[Node, int]]:
+    """Where ``value`` is an op's input (node, position), followed into the subgraphs of the
+    control flow it enters (a branch or loop parameter standing for it)."""
+    uses = []
+    for node in graph.nodes:
+        for position, used in enumerate(node.inputs):
+            if used is not value:
+                continue
+            inner = _parameters_for(node, position)
+            if inner is None:
+                uses.append((node, position))
+            for sub, param in inner or ():
+                uses += _uses(param, sub)
+    return uses
+
+
+def _parameters_for(node: Node, position: int) -> list | None:
+    """The subgraph parameters standing for input ``position`` of a cond or while_loop node
+    (None for other nodes, a predicate and an iteration limit)."""
+    if node.op is COND and position > 0:
+        return [(sub, sub.inputs[position - 1]) for sub in node.subgraphs.values()]
+    if node.op is not WHILE_LOOP:
+        return None
+    num_vars = node.attrs["num_vars"]
+    first = num_vars + (1 if node.attrs["maximum_iterations"] == "input" else 0)
+    if num_vars <= position < first:
+        return None
+    index = position if position < num_vars else num_vars + position - first
+    return [(sub, sub.inputs[index]) for sub in node.subgraphs.values()]
+
+
+def _check_keeps_its_shape(node: Node, i: int, param: SymbolicTensor) -> None:
+    """A loop variable declared to change shape (its shape invariant is looser than the value
+    it starts with) cannot be kept on a stack per iteration."""
+    start = node.inputs[i].shape
+    if start is not None and None not in start and (param.shape is None or None in param.shape):
+        raise GradientError(_changing_shape_message(node))
+
+
+def _check_append_only(node: Node, param: SymbolicTensor) -> None:
+    """The buffer of a list the body only appends to (a TensorArray written to, in the body or
+    in control flow inside it) need not be kept per iteration: the backward pass needs only
+    its shape. A list the loop also reads is refused."""
+    uses = _uses(param, node.subgraphs["body"])
+    if not all(used.op is tensor_array_ops.WRITE and position == 0 for used, position in uses):
+        raise GradientError(_changing_shape_message(node))
+
+
+def _changing_shape_message(node: Node) -> str:
+    return (f"cannot differentiate through the while_loop created at {node.location_text()}: "
+            f"its gradient needs the value a loop variable had in every iteration, and that "
+            f"variable changes shape from one iteration to the next (a list or rt.TensorArray "
+            f"that the loop also reads, or a value with a shape invariant). Give it one shape "
+            f"(a TensorArray of fixed size with an element_shape), compute the loss inside the "
+            f"loop (for example accumulate it in a loop variable), or run the function eagerly.")
 
 
 def _padded_shape(buffer: SymbolicTensor, body: Graph) -> SymbolicTensor:
@@ -259,33 +317,12 @@ def _padded_shape(buffer: SymbolicTensor, body: Graph) -> SymbolicTensor:
 def _element_rank(buffer: SymbolicTensor, body: Graph) -> int:
     if buffer.shape:
         return len(buffer.shape) - 1
-    value = next(inner.inputs[4] for inner in body.nodes
-                 if inner.op is tensor_array_ops.WRITE and inner.inputs[0] is buffer)
+    value = next(used.inputs[4] for used, _ in _uses(buffer, body))
     if value.shape is None:
         raise GradientError("cannot differentiate through a list appended to in a while_loop "
                             "whose elements have an unknown rank; give the TensorArray an "
                             "element_shape.")
     return len(value.shape)
-
-
-def _check_append_only(node: Node, param: SymbolicTensor) -> None:
-    """A loop variable whose shape may change from one iteration to the next cannot be kept
-    on a stack. The buffer of a list the body only appends to (a TensorArray written to)
-    need not be: the backward pass needs only its shape. Anything else is refused."""
-    body: Graph = node.subgraphs["body"]
-    uses = [inner for inner in body.nodes if any(v is param for v in inner.inputs)]
-    appended = bool(uses) and all(
-        inner.op is tensor_array_ops.WRITE and inner.inputs[0] is param
-        and not any(v is param for v in inner.inputs[1:]) for inner in uses)
-    if not appended or any(v is param for v in body.outputs):
-        raise GradientError(
-            f"cannot differentiate through the while_loop created at {node.location_text()}: "
-            f"its gradient needs the value a loop variable had in every iteration, and that "
-            f"variable changes shape from one iteration to the next (a list or rt.TensorArray "
-            f"that the loop also reads, or a value with a shape invariant). Give it one shape "
-            f"(a TensorArray of fixed size with an element_shape), compute the loss inside "
-            f"the loop (for example accumulate it in a loop variable), or run the function "
-            f"eagerly.")
 
 
 def _add_stacks(node: Node, values: list) -> list[tuple]:

@@ -32,10 +32,8 @@ def substitute(value):
     """The recomputed copy standing for ``value`` (a value of a subgraph being replayed),
     or ``value`` itself: how a custom gradient function that kept a forward value of a
     loop body or branch gets that value inside the backward pass."""
-    for values in reversed(_substitutes.maps):
-        copy = values.get(id(value))
-        if copy is not None:
-            return copy
+    for values in _substitutes.maps:  # outer replays first: a copy may be copied again
+        value = values.get(id(value), value)
     return value
 
 

@@ -312,10 +312,6 @@ def test_programs_appending_to_lists_in_loop_bodies(directory, source, cases):
     run(directory, source, cases)
 
 
-@pytest.mark.xfail(strict=True, raises=rt.errors.InvalidArgumentError,
-                   reason="a list appended to inside nested control flow of a graph loop (an "
-                   "if, an inner loop, after a break): the stack of the buffer's per-iteration "
-                   "shape gets rows of different lengths (run-time TensorArray.write error)")
 @settings(FUZZ_SETTINGS, phases=[Phase.explicit, Phase.generate])  # fails fast, no shrinking
 @given(source=programs(appends="anywhere"), cases=CASES)
 @example(source=APPENDED_IN_AN_IF, cases=[(1.303, 2)])

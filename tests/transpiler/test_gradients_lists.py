@@ -1,7 +1,6 @@
 """Gradients through lists appended to in converted loops (a TensorArray underneath),
 TensorArrays written in loops, and loop variables that change shape. Graph, eager and finite
-differences agree; known bugs are strict xfails naming the cause (helpers in
-test_gradients_converted)."""
+differences agree (helpers in test_gradients_converted)."""
 
 import numpy as np
 import pytest
@@ -103,24 +102,12 @@ def appended_in_an_inner_loop(x, n, m):
     return rt.reduce_sum(rt.stack(out))
 
 
-def check_or_refuse(model, x, *args):
-    """The right gradient, or a clear GradientError (both count as fixed)."""
-    try:
-        check(model, x, *args)
-    except GradientError:
-        pass
-
-
-@pytest.mark.xfail(strict=True, raises=rt.errors.InvalidArgumentError,
-                   reason="a list appended to inside nested control flow of a graph loop (an "
-                   "if, an inner loop, after a break): the stack of the buffer's per-iteration "
-                   "shape gets rows of different lengths (run-time TensorArray.write error)")
 @pytest.mark.parametrize("model, args", [(appended_in_a_branch, (FOUR,)),
                                          (appended_after_a_break, (rt.constant(6),)),
                                          (appended_in_an_inner_loop, (THREE, rt.constant(2)))],
                          ids=["if", "break", "inner_loop"])
 def test_lists_appended_to_in_nested_control_flow(model, args):
-    check_or_refuse(model, 1.3, *args)
+    check(model, 1.3, *args)
 
 
 def test_lists_appended_to_in_nested_control_flow_eagerly():
@@ -142,12 +129,11 @@ def doubling_sequence(x, n):
     return rt.reduce_sum(y * y)
 
 
-@pytest.mark.xfail(strict=True, raises=rt.errors.InvalidArgumentError,
-                   reason="a loop variable that changes shape (a shape invariant) is kept on a "
-                   "stack of one element shape: a run-time TensorArray.write error, where "
-                   "growing lists get a clear GradientError")
-def test_a_loop_variable_that_changes_shape():
-    check_or_refuse(doubling_sequence, 1.2, THREE)
+def test_a_loop_variable_that_changes_shape_is_a_clear_error():
+    """Its value in every iteration cannot be kept on one stack (a list the loop only appends
+    to can: above)."""
+    with pytest.raises(GradientError, match="changes shape from one iteration to the next"):
+        check(doubling_sequence, 1.2, THREE)
 
 
 # --------------------------------------------------------------------------------------------

@@ -226,12 +226,6 @@ def softplus_in_a_loop_in_an_if(x, n):
     return y
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="a custom gradient whose grad_fn reads a forward value (log1pexp's "
-                   "`e`) two levels deep in graph control flow (if in loop, loop in loop, loop "
-                   "in if): grad_fn still gets the forward tensor of the inner body ('the "
-                   "tensor %N belongs to another graph (.../while_body/then) ... escaped'); "
-                   "one level works")
 @pytest.mark.parametrize("model", [softplus_in_an_if_in_a_loop, softplus_in_nested_loops,
                                    softplus_in_a_loop_in_an_if])
 def test_a_custom_gradient_reading_forward_values_in_nested_control_flow(model):

@@ -153,7 +153,12 @@ class Function:
             if not isinstance(leaf, TensorSpec):
                 raise TypeError(f"input_signature of {self.__name__} must contain only "
                                 f"rt.TensorSpec objects, got {leaf!r}.")
-        if len(signature) > len(self._param_names) or not self._all_positional:
+        if not self._all_positional:
+            odd = next(p for p in self._signature.parameters.values() if p.kind not in _POSITIONAL)
+            raise TypeError(f"input_signature needs a function whose parameters are all "
+                            f"positional, but {self.__name__} has the {odd.kind.description} "
+                            f"parameter '{odd.name}'. Give it one parameter per TensorSpec.")
+        if len(signature) > len(self._param_names):
             raise TypeError(f"input_signature of {self.__name__} has {len(signature)} entries but "
                             f"the function takes {len(self._param_names)} positional parameters.")
         for param in list(self._signature.parameters.values())[len(signature):]:

@@ -499,3 +499,10 @@ def test_a_python_number_result_keeps_its_value(a, b, dtype):
     # overflowing or wrapping, in the default dtype when that holds it.
     got = rt.function(lambda x, y: x * y)(a, b)
     assert got.dtype == dtype and got.numpy() == a * b
+
+
+def test_input_signature_on_a_function_with_star_args_names_the_parameter():
+    def summed(*values):
+        return values[0]
+    with pytest.raises(TypeError, match=r"variadic positional parameter 'values'"):
+        rt.function(summed, input_signature=[rt.TensorSpec([], rt.float32)] * 2)

@@ -1,11 +1,13 @@
 """Read the source of a user function and parse it into a gast tree.
 
-Why parse the whole file rather than ``inspect.getsource(fn)``: the file is
-what the interpreter compiled, so its tree already carries the absolute line
-numbers and original column offsets that error messages must point at. It
-also avoids dedenting (which breaks on methods and on multi-line strings) and
-lets us find a lambda that sits in the middle of a larger expression. Parsed
-files are cached, and the node handed back is a deep copy, so converters may
+Why parse the file's own text rather than ``inspect.getsource(fn)``: the file
+is what the interpreter compiled, so its lines give the absolute line numbers
+and original column offsets that error messages must point at. It also avoids
+dedenting (which breaks on methods and on multi-line strings) and lets us find
+a lambda that sits in the middle of a larger expression. A def is found by
+parsing only its own lines (its code object says where they are), the whole
+file only when that cannot tell; lambdas always parse the whole file. Parsed
+files are cached, and the node handed back is a fresh tree, so converters may
 edit it freely.
 
 Every node of the returned tree is annotated with ``Anno.ORIGIN``.
@@ -19,6 +21,7 @@ import dataclasses
 import functools
 import inspect
 import linecache
+import types
 from typing import Any, Callable, Optional, Union
 
 import gast
@@ -93,8 +96,9 @@ def parse_function(fn: Callable[..., Any]) -> tuple[FunctionNode, SourceInfo]:
     if code.co_name == "<lambda>":
         node = copy.deepcopy(_find_lambda(_parse_file(filename, text), code, name, filename))
     else:
-        node = _parse_def(_find_def(_parse_file(filename, text, ast), code, name, filename),
-                          lines, filename)
+        found = _find_def_alone(code, lines) or _find_def(_parse_file(filename, text, ast), code,
+                                                          name, filename)
+        node = _parse_def(found, lines, filename)
     if isinstance(node, gast.AsyncFunctionDef):
         raise UnsupportedSyntaxError(
             f"Cannot convert {name} at {filename}:{node.lineno}: async functions are not"
@@ -184,6 +188,67 @@ def _find_def(module: ast.Module, code, name: str, filename: str) -> ast.AST:
     if len(found) != 1:
         raise SourceUnavailableError(_stale_message(name, filename, code.co_firstlineno))
     return found[0]
+
+
+# How many lines past the last one its code points at a def may still run (``pass``, ``...``,
+# the closing lines of a literal): beyond that, the whole file is parsed instead.
+_MAX_TRAILING_LINES = 50
+
+
+def _find_def_alone(code, lines: list[str]) -> Optional[ast.AST]:
+    """The def that compiled to ``code``, found by parsing only its own lines (a whole file
+    costs milliseconds per thousand lines); None when that cannot tell, and the caller then
+    parses the whole file. The node's ``lineno``/``end_lineno`` are absolute.
+
+    The def starts at ``co_firstlineno`` (its first decorator) and ends at or after the last
+    line its code objects point at. From there lines are added one at a time until the text
+    parses and the next line of code is not indented deeper than the def (a deeper one would
+    still be in its body). The result must be exactly one def of that name starting there."""
+    first, last = code.co_firstlineno, _last_code_line(code)
+    if first < 1 or last is None or last > len(lines):
+        return None
+    column = _indentation(lines[first - 1])
+    prefix = "if True:\n" if column else ""  # an indented def parses inside a block
+    for end in range(max(first, last), min(len(lines), last + _MAX_TRAILING_LINES) + 1):
+        try:
+            module = ast.parse(prefix + "".join(lines[first - 1:end]))
+        except (SyntaxError, ValueError):
+            continue  # the def goes on: an open bracket or string, a block just begun
+        following = next((line for line in lines[end:]
+                          if line.strip() and not line.lstrip().startswith("#")), None)
+        if following is not None and _indentation(following) > column:
+            continue
+        body = module.body[0].body if prefix else module.body
+        if len(body) != 1 or len(module.body) != 1:
+            return None
+        node = body[0]
+        shift = first - 1 - len(prefix.splitlines())
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                or node.name != code.co_name \
+                or min([d.lineno for d in node.decorator_list] + [node.lineno]) + shift != first:
+            return None
+        ast.increment_lineno(node, shift)
+        return node
+    return None
+
+
+def _last_code_line(code) -> Optional[int]:
+    """The last line that ``code`` or a code object nested in it has an instruction on."""
+    if hasattr(code, "co_positions"):
+        lines = [end for _, end, _, _ in code.co_positions() if end is not None]
+    else:
+        lines = [line for _, _, line in code.co_lines() if line is not None]
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            nested = _last_code_line(const)
+            if nested is not None:
+                lines.append(nested)
+    return max(lines, default=None)
+
+
+def _indentation(line: str) -> int:
+    expanded = line.expandtabs(8)
+    return len(expanded) - len(expanded.lstrip())
 
 
 def _statements_spanning(root: ast.AST, line: int):

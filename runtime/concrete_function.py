@@ -1,4 +1,4 @@
-"""One trace of a function: its graph, the compiled plan, and how to call and describe it."""
+"""One trace of a function: its graph, its executable, and how to call and describe it."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 
 from runtime import nest
 from runtime.autodiff import recording
+from runtime.backends import NUMPY, Backend
 from runtime.errors import GradientError
-from runtime.executor import Plan
 from runtime.fast_call import make_entry
 from runtime.graph import Graph
 from runtime.ops.registry import OpDef, register
@@ -22,10 +22,12 @@ _ndarray = np.ndarray
 
 
 class ConcreteFunction:
-    """A graph specialized to one input signature; calling it runs the compiled plan."""
+    """A graph specialized to one input signature; calling it runs the graph compiled by
+    ``backend`` (by default the NumPy plan, ``runtime.backends.NUMPY``)."""
 
     def __init__(self, name: str, graph: Graph, key: tuple, param_names: Sequence[str],
-                 output_structure: Any, bind: Callable, pass_records: list):
+                 output_structure: Any, bind: Callable, pass_records: list, *,
+                 backend: Backend = NUMPY):
         self.name = name
         self.graph = graph
         self.key = key
@@ -33,8 +35,9 @@ class ConcreteFunction:
         self.pass_records = pass_records
         self.unoptimized_graph: Graph | None = None  # the traced graph before the passes
         self._bind = bind
-        self._plan = Plan(graph, name)
-        self._run = self._plan.run
+        self.backend = backend
+        self.executable = backend.compile(graph, name)
+        self._run = self.executable.run
         self._pack = _make_packer(output_structure)
         self.structured_outputs = output_structure
 
@@ -59,13 +62,13 @@ class ConcreteFunction:
         try:
             results = self._run(*arrays)
         except Exception as error:
-            raise self._plan.translate_error(error) from error
+            raise self.executable.translate_error(error) from error
         return self._pack(results)
 
     @functools.cached_property
     def fast_entry(self) -> Callable | None:
         """``entry(args)`` for calls matching this signature exactly (see ``fast_call``)."""
-        return make_entry(self.key, self._run, self._pack, self._plan.translate_error)
+        return make_entry(self.key, self._run, self._pack, self.executable.translate_error)
 
     # -- describing -------------------------------------------------------------------------
 
@@ -80,8 +83,8 @@ class ConcreteFunction:
 
     @property
     def plan_source(self) -> str:
-        """The Python code the graph was compiled into."""
-        return self._plan.source
+        """What the backend compiled the graph into (the NumPy plan: its Python code)."""
+        return self.executable.source
 
     def pretty_printed_signature(self) -> str:
         lines = [f"{self.name}({', '.join(self.param_names)})", "  Args:"]

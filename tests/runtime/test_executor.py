@@ -119,10 +119,10 @@ def test_plan_is_compiled_once():
     def f(x):
         return x + 1
     concrete = f.get_concrete_function(rt.TensorSpec([], rt.int32))
-    plan = concrete._plan
+    plan = concrete.executable
     for value in range(3):
         assert int(f(rt.constant(value))) == value + 1
-    assert f.get_concrete_function(rt.TensorSpec([], rt.int32))._plan is plan
+    assert f.get_concrete_function(rt.TensorSpec([], rt.int32)).executable is plan
 
 
 def test_constant_outputs_are_fresh_writable_arrays():

@@ -1,8 +1,14 @@
 """Common-subexpression elimination: pure nodes computing the same thing are merged.
 
 Two nodes of one graph are the same computation when they have the same op, the same input
-values and equal attributes; constants are the same when dtype, shape and bytes are. Effects,
-random draws, variable reads and control flow are never merged: each must run where it is.
+values and equal attributes; constants are the same when dtype, shape and bytes are (so
+``-0.0`` is not ``0.0``, and NaNs are equal only with the same payload). Effects, random
+draws, variable reads and control flow are never merged: each must run where it is.
+
+A node's key holds small arrays' bytes; a larger array is keyed by dtype, shape and a sample
+of its elements, and nodes whose keys agree are then compared byte for byte. Hashing every
+byte of a hundred weight matrices on every round cost milliseconds; two different matrices
+that agree on the sample only cost one comparison.
 """
 
 from __future__ import annotations
@@ -13,50 +19,79 @@ from runtime.graph import Graph, Node
 from runtime.ops.registry import PLACEHOLDER
 from runtime.passes.rewrite import Rewrite, rewrite
 
-_MAX_CONSTANT_BYTES = 1 << 16  # larger constants are compared by identity only
+_MAX_KEYED_BYTES = 256  # arrays up to this size are keyed by all their bytes
+_SAMPLED_ELEMENTS = 16  # larger ones by this many elements spread over them, and the last
 
 
 def run(graph: Graph) -> list[str]:
     """Merges duplicates in ``graph`` and its subgraphs; returns one line per removed node."""
-    seen: dict = {}
+    seen: dict = {}  # key -> [(node, its sampled arrays)]
 
     def merge(node: Node) -> Rewrite | None:
-        key = _key(node)
+        sampled: list[np.ndarray] = []
+        key = _key(node, sampled)
         if key is None:
             return None
-        original = seen.setdefault(key, node)
-        if original is node:
-            return None
-        return Rewrite(f"the same as {original.reference()}", original.outputs)
+        try:
+            candidates = seen.setdefault(key, [])
+        except TypeError:
+            return None  # an attribute without a value identity: keep the node
+        for original, arrays in candidates:
+            if all(_same_bytes(a, b) for a, b in zip(arrays, sampled)):
+                return Rewrite(f"the same as {original.reference()}", original.outputs)
+        candidates.append((node, sampled))
+        return None
     return rewrite(graph, merge)
 
 
-def _key(node: Node):
-    if node.op is PLACEHOLDER or node.subgraphs or node.stateful:
+def _key(node: Node, sampled: list):
+    """A key of what ``node`` computes (None: never merged), hashable unless an attribute has
+    no value identity; arrays keyed by a sample are appended to ``sampled``, in key order."""
+    op = node.op
+    # node.stateful, less what was just checked: no subgraph can hold an effect or a read.
+    if op is PLACEHOLDER or node.subgraphs or node.effect or op.stateful:
         return None
+    inputs = tuple([id(v) for v in node.inputs])
+    if not node.attrs:
+        return (id(node.graph), op, inputs)
     try:
-        attrs = tuple(sorted((name, _freeze(value)) for name, value in node.attrs.items()))
-        key = (id(node.graph), node.op, tuple(id(v) for v in node.inputs), attrs)
-        hash(key)
+        attrs = tuple(sorted([(name, _freeze(value, sampled))
+                              for name, value in node.attrs.items()]))
     except TypeError:
-        return None  # an attribute without a value identity: keep the node
-    return key
+        return None  # attribute names that do not sort
+    return (id(node.graph), op, inputs, attrs)
 
 
-def _freeze(value):
-    """A hashable stand-in for an attribute value, equal exactly when the values are."""
+def _freeze(value, sampled: list):
+    """A hashable stand-in for an attribute value, equal exactly when the values are (for a
+    sampled array, equal when the sample is: the bytes are compared afterwards)."""
     if isinstance(value, np.ndarray):
-        if value.nbytes > _MAX_CONSTANT_BYTES or value.dtype.kind == "O":
+        if value.dtype.kind == "O":
             return ("array", id(value))
-        return ("array", value.dtype.str, value.shape, value.tobytes())
+        if value.nbytes <= _MAX_KEYED_BYTES:
+            return ("array", value.dtype.str, value.shape, value.tobytes())
+        sampled.append(value)
+        return ("sampled array", value.dtype.str, value.shape, _sample(value))
     if isinstance(value, slice):
-        return ("slice", _freeze(value.start), _freeze(value.stop), _freeze(value.step))
+        return ("slice", _freeze(value.start, sampled), _freeze(value.stop, sampled),
+                _freeze(value.step, sampled))
     if isinstance(value, (list, tuple)):
-        return (type(value).__name__,) + tuple(_freeze(v) for v in value)
+        return (type(value).__name__,) + tuple(_freeze(v, sampled) for v in value)
     if isinstance(value, dict):
-        return ("dict",) + tuple(sorted((k, _freeze(v)) for k, v in value.items()))
+        return ("dict",) + tuple(sorted((k, _freeze(v, sampled)) for k, v in value.items()))
     if isinstance(value, (float, np.floating)):
         return (type(value).__name__, float(value).hex())  # -0.0 is not 0.0; NaN equals NaN
     if isinstance(value, (complex, np.complexfloating)):
         return (type(value).__name__, float(value.real).hex(), float(value.imag).hex())
     return (type(value).__name__, value)
+
+
+def _sample(array: np.ndarray) -> bytes:
+    flat = array.reshape(-1)  # a view when the array is contiguous, as constants are
+    step = max(1, flat.size // _SAMPLED_ELEMENTS)
+    return flat[::step].tobytes() + flat[-1:].tobytes()
+
+
+def _same_bytes(a: np.ndarray, b: np.ndarray) -> bool:
+    """True when the arrays (same dtype and shape, by their keys) hold the same bytes."""
+    return a is b or a.tobytes() == b.tobytes()

@@ -3,6 +3,7 @@
     python examples/benchmark.py             # full run, one table
     python examples/benchmark.py --quick     # fewer repeats (under a minute)
     python examples/benchmark.py --json results.json --only W3,W6
+    python examples/benchmark.py --scaling   # W2, W4, W5, W6 as the work grows (a few minutes)
 
 Each workload is written once as plain Python on `rt` ops; "eager" runs that source on eager
 tensors, "graph" runs it through `transpiler.function`. "numpy" is the same computation written
@@ -16,13 +17,20 @@ fresh model and optimizer: TensorFlow's step is a `tf.function` with `GradientTa
 Adam, JAX's is `jax.jit` of `value_and_grad` and a hand-written Adam update. A step returns the
 loss before its update; the first two losses (the second shows the update) are checked against
 a NumPy reference.
+
+--scaling reruns W2, W4, W5 and W6 at growing sizes (layers, loop iterations, elements) in graph,
+NumPy and JAX: per-call medians, first calls of a new function object, peak memory of one call,
+and at every size the graph's result checked against NumPy (integers exactly, floats to 1e-6 of
+the result's largest magnitude). A failed check is printed and makes the script exit with 1.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
+import os
 import platform
 import statistics
 import subprocess
@@ -30,6 +38,7 @@ import sys
 import time
 import tracemalloc
 import types
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -39,6 +48,7 @@ import runtime as rt
 import transpiler
 from local_fit import LocalFits, make_train_step, pseudo_data
 from physics_kinematics import cross_section
+from runtime.errors import RetracingWarning
 from transpiler.api import clear_conversion_cache
 
 # -- the workloads, as a user would write them ------------------------------------------------
@@ -59,6 +69,17 @@ def dense_model(x):
     return rt.matmul(x, w) + b
 
 
+def dense_model_of(layers):
+    """W2's model over other layers (a list of (w, b) constants): for --scaling."""
+    def dense_model(x):
+        x = rt.reshape(x, (20, -1))
+        for w, b in layers[:-1]:
+            x = rt.nn.relu(rt.matmul(x, w) + b)
+        w, b = layers[-1]
+        return rt.matmul(x, w) + b
+    return dense_model
+
+
 def mean_squared_error(a, b):
     return rt.reduce_mean(rt.square(a - b))
 
@@ -72,6 +93,21 @@ def collatz_steps(n):
             n = 3 * n + 1
         steps += 1
     return steps
+
+
+def collatz_walk(x, n):
+    """n steps of the Collatz map from x (while + if), the sum of the values visited: W4 with
+    an iteration count that scales (collatz_steps of any int32 stops within ~1,000 steps)."""
+    total = 0
+    i = 0
+    while i < n:
+        if x % 2 == 0:
+            x = x // 2
+        else:
+            x = 3 * x + 1
+        total += x
+        i += 1
+    return total
 
 
 def sum_of_squares(n):
@@ -152,12 +188,17 @@ def numpy_power(x, y):
     return result
 
 
-def numpy_dense_model(x):
-    x = x.reshape(20, -1)
-    for w, b in _WEIGHTS[:-1]:
-        x = np.maximum(x @ w + b, 0)
-    w, b = _WEIGHTS[-1]
-    return x @ w + b
+def numpy_dense_model_of(weights):
+    def numpy_dense_model(x):
+        x = x.reshape(20, -1)
+        for w, b in weights[:-1]:
+            x = np.maximum(x @ w + b, 0)
+        w, b = weights[-1]
+        return x @ w + b
+    return numpy_dense_model
+
+
+numpy_dense_model = numpy_dense_model_of(_WEIGHTS)
 
 
 def numpy_mean_squared_error(a, b):
@@ -173,11 +214,31 @@ def numpy_collatz_steps(n):
     return steps
 
 
+def numpy_collatz_walk(x, n):
+    total = np.int32(0)
+    for _ in range(n):
+        x = x // 2 if x % 2 == 0 else 3 * x + 1
+        total += x
+    return total
+
+
 def numpy_sum_of_squares(n):
     s = 0
     for i in range(n):
         s += i * i
     return s
+
+
+def numpy_sum_of_squares_int32(n):
+    """numpy_sum_of_squares wrapped to int32 as the graph computes it (from n = 1862 on)."""
+    s = numpy_sum_of_squares(n)
+    return np.int32((s + 2 ** 31) % 2 ** 32 - 2 ** 31)
+
+
+def numpy_vectorized_sum_of_squares(n):
+    """What a NumPy user would write instead of the loop: O(n) memory."""
+    i = np.arange(n, dtype=np.int32)
+    return np.sum(i * i, dtype=np.int32)  # int32 products and sum wrap as the graph's do
 
 
 def numpy_my_function(x):
@@ -419,6 +480,34 @@ def jax_versions(jax) -> dict:
             "W7": jax_cross_section_fit_step, "W8": jax_mlp_training_step}
 
 
+def jax_scaling_versions(jax) -> dict:
+    """For --scaling: key -> (size -> the function to jit); W5 and W6 are those above."""
+    jnp, lax = jax.numpy, jax.lax
+    fixed = jax_versions(jax)
+
+    def jax_dense_of(weights):
+        layers = [(jnp.asarray(w), jnp.asarray(b)) for w, b in weights]
+
+        def jax_dense(x):
+            x = jnp.reshape(x, (20, -1))
+            for w, b in layers[:-1]:
+                x = jax.nn.relu(x @ w + b)
+            w, b = layers[-1]
+            return x @ w + b
+        return jax_dense
+
+    def jax_collatz_walk(x, n):
+        def step(_, state):
+            x, total = state
+            x = jnp.where(x % 2 == 0, x // 2, 3 * x + 1)
+            return x, total + x
+        return lax.fori_loop(0, n, step, (x, jnp.int32(0)))[1]
+
+    return {"W2": lambda size: jax_dense_of(dense_weights(size)),
+            "W4": lambda size: jax_collatz_walk,
+            "W5": lambda size: fixed["W5"], "W6": lambda size: fixed["W6"]}
+
+
 # -- the table of workloads ---------------------------------------------------------------------
 
 
@@ -523,9 +612,9 @@ def print_first_call_ms(key: str) -> None:
     print(first_call_seconds(make_graph(w)) * 1e3)  # converting is part of the first call's cost
 
 
-def peak_bytes(call: Callable[[], object]) -> int:
+def peak_bytes(call: Callable[[], object], warmups: int = 3) -> int:
     """Peak bytes allocated during one call, after warm-up calls (tracing, fast paths)."""
-    for _ in range(3):
+    for _ in range(warmups):
         call()
     tracemalloc.start()
     try:
@@ -609,6 +698,17 @@ def checked_result(w: Workload, call: Callable[[], object]):
     return np.array([np.asarray(call()) for _ in range(CHECKED_STEPS)])
 
 
+def make_jitted(jax, fn: Callable, w: Workload):
+    """Like make_graph: each make() jits `fn` anew (its first call traces and compiles)."""
+    args = tuple(jax.numpy.asarray(a) for a in w.arrays)
+    static = w.python_args
+
+    def make():
+        jitted = jax.jit(lambda *a: fn(*a, *static))
+        return lambda: jitted(*args).block_until_ready()
+    return make
+
+
 def optional_modes() -> list[Mode]:
     modes = []
     try:
@@ -631,15 +731,13 @@ def optional_modes() -> list[Mode]:
         jax_workloads = jax_versions(jax)
 
         def make_jax(w: Workload):
+            if not w.training:
+                return make_jitted(jax, jax_workloads[w.key], w)
             args = tuple(jax.numpy.asarray(a) for a in w.arrays)
-            static = w.python_args
 
             def make():
-                if w.training:
-                    step = jax_workloads[w.key]()  # jitted inside, around its own state
-                    return lambda: jax.block_until_ready(step(*args))
-                fn = jax.jit(lambda *a: jax_workloads[w.key](*a, *static))
-                return lambda: fn(*args).block_until_ready()
+                step = jax_workloads[w.key]()  # jitted inside, around its own state
+                return lambda: jax.block_until_ready(step(*args))
             return make
         modes.append(Mode("jax.jit", make_jax, f"JAX {jax.__version__}"))
     except ImportError:
@@ -755,22 +853,255 @@ def print_report(report: dict) -> None:
     print(f"import runtime, transpiler: {report['import_s']:.3f} s (target <= 0.3 s)")
 
 
+# -- scaling: the same workloads as the work grows ---------------------------------------------
+
+
+@functools.lru_cache(maxsize=None)
+def dense_weights(layers: int) -> list:
+    """`layers` Dense layers, 784 -> 64 -> ... -> 64 -> 10, the 64 -> 64 ones near the identity
+    (I + noise): after 1,000 of them the output still depends on the input and stays near 1.
+    Random (He) layers collapse to one input-independent output by then, which a check could
+    not tell from a graph that ignores its input; W2's own weights shrink to zero."""
+    rng = np.random.RandomState(layers)
+    first = (rng.randn(784, 64) * np.sqrt(2 / 784), rng.randn(64) * 0.01)
+    hidden = [(np.eye(64) + rng.randn(64, 64) * (0.03 / 8), rng.randn(64) * 0.01)
+              for _ in range(layers - 2)]
+    last = (rng.randn(64, 10) / 8, np.zeros(10))
+    return [(w.astype(np.float32), b.astype(np.float32)) for w, b in (first, *hidden, last)]
+
+
+def w2_of(layers: int) -> Workload:
+    weights = dense_weights(layers)
+    model = dense_model_of([(rt.constant(w), rt.constant(b)) for w, b in weights])
+    return Workload("W2", "", model, numpy_dense_model_of(weights),
+                    (np.random.RandomState(2).randn(20, 28, 28).astype(np.float32),))
+
+
+def w4_of(iterations: int) -> Workload:
+    return Workload("W4", "", collatz_walk, numpy_collatz_walk,
+                    (np.array(27, np.int32), np.array(iterations, np.int32)))
+
+
+def w5_of(n: int) -> Workload:
+    return Workload("W5", "", sum_of_squares, numpy_sum_of_squares_int32,
+                    (np.array(n, np.int32),))
+
+
+def w6_of(elements: int) -> Workload:
+    return Workload("W6", "", my_function, numpy_my_function,
+                    (np.linspace(-1, 1, elements).astype(np.float32) + np.float32(0.01),))
+
+
+@dataclass
+class Scaling:
+    key: str
+    title: str
+    unit: str                 # what the size counts
+    sizes: tuple
+    quick_sizes: tuple
+    workload: Callable[[int], Workload]
+    vectorized: Callable | None = None  # a vectorized NumPy version, timed and checked too
+
+
+SCALINGS = [
+    Scaling("W2", "Dense(64) layers on [20, 28, 28], relu on all but the last", "layers",
+            (10, 30, 100, 300, 1000), (10, 30), w2_of),
+    Scaling("W4", "collatz_walk(27, n): n iterations of a while loop around an if", "iterations",
+            (10, 100, 10 ** 3, 10 ** 4, 10 ** 5, 10 ** 6), (10, 100), w4_of),
+    Scaling("W5", "sum of i * i for i in range(n), int32 (wraps around from n = 1862)", "n",
+            (10 ** 3, 10 ** 4, 10 ** 5, 10 ** 6, 10 ** 7), (100, 1000), w5_of,
+            vectorized=numpy_vectorized_sum_of_squares),
+    Scaling("W6", "if reduce_sum(x) <= 1: x * x else x - 1, f32[n] (x * x for n = 10)", "elements",
+            tuple(10 ** k for k in range(1, 8)), (10, 1000), w6_of),
+]
+
+GRAPH_TOLERANCE = 1e-6  # floats: max |graph - numpy| / max |numpy|; integers must be equal
+JAX_TOLERANCE = 1e-4    # XLA's matmul sums in another order: 3e-5 after 1,000 layers
+
+
+def deviation(result, expected) -> float | None:
+    """0.0 when equal; for floats of the same shape, max |result - expected| / max |expected|;
+    None when shapes or kinds (integer, float) differ, or integers differ at all."""
+    got, expected = np.asarray(result), np.asarray(expected)
+    if got.shape != expected.shape or (got.dtype.kind == "f") != (expected.dtype.kind == "f"):
+        return None
+    if np.array_equal(got, expected):
+        return 0.0
+    if expected.dtype.kind != "f":
+        return None
+    scale = float(np.max(np.abs(expected)))
+    return float(np.max(np.abs(got - expected))) / scale if scale else math.inf
+
+
+def scaled_per_call_seconds(call: Callable[[], object], settings: Settings) -> float:
+    """per_call_seconds, except that a call slower than a repeat's budget is timed alone a few
+    times after one warm-up (two 2-second calls, not 3 warm-ups and several repeats)."""
+    start = time.perf_counter()
+    call()
+    warm = time.perf_counter() - start
+    if warm < settings.budget_s:
+        return per_call_seconds(call, settings)
+    samples = []
+    for _ in range(min(settings.repeats, 3 if warm < 1 else 2)):
+        start = time.perf_counter()
+        call()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def scaling_makers(s: Scaling, size: int, jax_scaling: dict | None) -> tuple[Workload, dict]:
+    w = s.workload(size)
+    makers = {"graph": make_graph(w), "numpy": make_numpy(w)}
+    if s.vectorized is not None:
+        makers["numpy, vectorized"] = lambda: (lambda: s.vectorized(*w.arrays))
+    if jax_scaling is not None:
+        import jax
+        makers["jax.jit"] = make_jitted(jax, jax_scaling[s.key](size), w)
+    return w, makers
+
+
+def scaling_row(s: Scaling, size: int, jax_scaling: dict | None, settings: Settings) -> dict:
+    """One size: each mode checked against NumPy, then (if it passed) timed and measured."""
+    w, makers = scaling_makers(s, size, jax_scaling)
+    expected = w.numpy(*w.arrays)
+    row: dict = {"size": size, "per_call_us": {}, "first_call_ms": {}, "peak_kB": {},
+                 "deviation": {}, "failures": []}
+    for name, make in makers.items():
+        first = first_call_seconds(make) if name in ("graph", "jax.jit") else None
+        call = make()
+        error = deviation(call(), expected)
+        row["deviation"][name] = error
+        if error is None or error > (JAX_TOLERANCE if name == "jax.jit" else GRAPH_TOLERANCE):
+            row["failures"].append(name)
+            continue
+        if first is not None:
+            row["first_call_ms"][name] = round(first * 1e3, 2)
+        row["per_call_us"][name] = round(scaled_per_call_seconds(call, settings) * 1e6, 2)
+        if name in ("graph", "numpy"):  # JAX allocates outside tracemalloc's view
+            row["peak_kB"][name] = round(peak_bytes(call, warmups=0) / 1e3, 1)
+    return row
+
+
+def run_scaling(scalings: list[Scaling], settings: Settings, quick: bool) -> dict:
+    """Measures and prints one table per workload as it completes (a full run takes minutes)."""
+    try:
+        import jax
+        jax_scaling, note = jax_scaling_versions(jax), f"JAX {jax.__version__}"
+    except ImportError:
+        jax_scaling, note = None, "JAX is not installed: no jax.jit column"
+    report: dict = {"machine": f"{platform.machine()}, Python {platform.python_version()}, "
+                               f"NumPy {np.__version__}", "notes": [note], "scaling": {}}
+    print_scaling_header(report)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    for s in scalings:
+        rows = []
+        for size in s.quick_sizes if quick else s.sizes:
+            with warnings.catch_warnings():  # new function objects on purpose, for first calls
+                warnings.simplefilter("ignore", RetracingWarning)
+                rows.append(scaling_row(s, size, jax_scaling, settings))
+        report["scaling"][s.key] = {"title": s.title, "unit": s.unit, "rows": rows}
+        print_scaling_table(s.key, report["scaling"][s.key])
+    if load is not None:  # multithreaded BLAS (W2) is slow and erratic on a busy machine
+        threads = [f"{k}={os.environ[k]}" for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+                                                    "MKL_NUM_THREADS") if k in os.environ]
+        report["notes"].append(f"load average {load:.1f} before, {os.getloadavg()[0]:.1f} after, "
+                               f"on {os.cpu_count()} CPUs; BLAS threads: "
+                               + (", ".join(threads) or "default"))
+        print(f"\nnote: {report['notes'][-1]}")
+    failures = scaling_failures(report)
+    if failures:
+        print("\nFAILED checks (these were not timed): " + "; ".join(failures))
+    return report
+
+
+def growth(rows: list[dict], mode: str) -> str:
+    """log-log slopes of per-call time between consecutive sizes: 1 is linear, 0 is flat."""
+    points = [(r["size"], r["per_call_us"][mode]) for r in rows if mode in r["per_call_us"]]
+    slopes = [math.log(t1 / t0) / math.log(s1 / s0)
+              for (s0, t0), (s1, t1) in zip(points, points[1:])]
+    return " ".join(f"{slope:.2f}" for slope in slopes)
+
+
+def check_label(error: float | None, failed: bool) -> str:
+    label = "differs" if error is None else "exact" if error == 0 else f"{error:.0e}"
+    return ("FAIL " if failed else "") + label
+
+
+SHORT_NAMES = {"graph": "graph", "numpy": "numpy", "numpy, vectorized": "vec",
+               "jax.jit": "jax"}
+
+
+def print_scaling_header(report: dict) -> None:
+    print(f"eager2graph scaling ({report['machine']})")
+    for note in report["notes"]:
+        print(f"  note: {note}")
+    print("us: per-call median; first: a new function object's first call, with conversion, "
+          "trace,\n  optimization and compilation (ms); peak: tracemalloc's peak during one call "
+          "(kB; Python and\n  NumPy allocations, JAX's are invisible to it); check: against "
+          "NumPy, integers exactly, floats\n  max |diff| / max |numpy| "
+          f"(limits: graph {GRAPH_TOLERANCE:g}, jax {JAX_TOLERANCE:g}); vec: NumPy vectorized")
+
+
+def print_scaling_table(key: str, entry: dict) -> None:
+    rows = entry["rows"]
+    timed = [m for m in SHORT_NAMES if any(m in r["per_call_us"] or m in r["failures"]
+                                           for r in rows)]
+    others = [m for m in timed if m != "graph"]
+    columns = ([f"{SHORT_NAMES[m]} us" for m in timed]
+               + [f"graph/{SHORT_NAMES[m]}" for m in others]
+               + ["first graph", "first jax", "peak graph", "peak numpy", "check graph",
+                  "check jax"])
+    print(f"\n{key}: {entry['title']}")
+    print(f"{entry['unit']:>10}" + "".join(f"{c:>12}" for c in columns))
+    for r in rows:
+        t, first, peak = r["per_call_us"], r["first_call_ms"], r["peak_kB"]
+        cells = [f"{t[m]:.1f}" if m in t else "-" for m in timed]
+        cells += [f"{t['graph'] / t[m]:.2f}" if "graph" in t and m in t else "-"
+                  for m in others]
+        cells += [f"{d[m]:.1f}" if m in d else "-" for d, m in (
+            (first, "graph"), (first, "jax.jit"), (peak, "graph"), (peak, "numpy"))]
+        cells += [check_label(r["deviation"][m], m in r["failures"])
+                  if m in r["deviation"] else "-" for m in ("graph", "jax.jit")]
+        print(f"{r['size']:>10}" + "".join(f"{c:>12}" for c in cells))
+    print("  per-call growth, log-log slope between consecutive sizes (1 = linear): "
+          + "; ".join(f"{SHORT_NAMES[m]} {growth(rows, m)}" for m in timed), flush=True)
+
+
+def scaling_failures(report: dict) -> list[str]:
+    return [f"{key} {r['size']}: {', '.join(r['failures'])}"
+            for key, entry in report["scaling"].items() for r in entry["rows"] if r["failures"]]
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer, shorter repeats")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     parser.add_argument("--only", metavar="W1,W3", help="run only these workloads")
+    parser.add_argument("--scaling", action="store_true",
+                        help="W2, W4, W5, W6 at growing sizes (with --quick: small sizes only)")
     parser.add_argument("--first-call-of", metavar="W1", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
     if options.first_call_of:
         print_first_call_ms(options.first_call_of)
         return
+    if options.scaling:
+        chosen = [s for s in SCALINGS if not options.only or s.key in options.only.split(",")]
+        settings = Settings(3, 0.01) if options.quick else Settings(5, 0.1)
+        report = run_scaling(chosen, settings, quick=options.quick)
+        write_json(report, options.json)
+        if scaling_failures(report):
+            sys.exit(1)
+        return
     chosen = [w for w in WORKLOADS if not options.only or w.key in options.only.split(",")]
     settings = Settings(repeats=3, budget_s=0.05) if options.quick else Settings(repeats=7, budget_s=0.3)
     report = run(chosen, settings)
     print_report(report)
-    if options.json:
-        with open(options.json, "w", encoding="utf-8") as handle:
+    write_json(report, options.json)
+
+
+def write_json(report: dict, path: str | None) -> None:
+    if path:
+        with open(path, "w", encoding="utf-8") as handle:
             json.dump(report, handle, indent=2)
 
 

@@ -36,8 +36,8 @@ def test_equal_large_constants_merge_and_results_stay_the_same():
 def test_weight_matrices_larger_than_any_former_size_limit_merge():
     w = np.random.RandomState(1).randn(200, 100).astype(np.float32)  # 80 KB each
     spec = rt.TensorSpec([3, 200], rt.float32)
-    graph = traced_graph(lambda x: (rt.matmul(x, rt.constant(w)), rt.matmul(x, rt.constant(w.copy()))),
-                         spec)
+    graph = traced_graph(lambda x: (rt.matmul(x, rt.constant(w)),
+                                    rt.matmul(x, rt.constant(w.copy()))), spec)
     apply(cse.run, graph)
     assert [node.op.name for node in graph.nodes].count("matmul") == 1
 

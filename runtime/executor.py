@@ -17,16 +17,12 @@ from typing import Callable
 
 import numpy as np
 
-from runtime import counted_loops
 from runtime.errors import AssertionFailedError, InvalidArgumentError
 from runtime.graph import Graph, Node
 from runtime.ops.registry import COND, CONST, PLACEHOLDER, WHILE_LOOP
 from runtime.tensor import EagerTensor
 
 _plan_ids = itertools.count(1)
-# Counted integer reductions over ranges up to this long run as array code (see counted_loops);
-# longer ones keep their loop, so memory stays bounded.
-VECTORIZED_MAX_LENGTH = 1 << 16
 
 # Ufuncs written as operators: the same ufunc runs for arrays (ndarray's operators call it),
 # and NumPy scalars use their much cheaper scalar arithmetic with identical results. Integer
@@ -220,9 +216,6 @@ class _Emitter:
         if self.in_loop:
             self.loop_statement(node, indent)
             return
-        reduction = counted_loops.recognize(node)
-        if reduction is not None:
-            indent = self.vectorized(node, reduction, indent)
         # Loops run integer arithmetic on NumPy scalars too (see _OPERATORS), silencing the
         # wrap-around warnings that array arithmetic would not give.
         self.globals["errstate"] = np.errstate
@@ -232,54 +225,6 @@ class _Emitter:
             self.loop_statement(node, indent + "    ")
         finally:
             self.in_loop = False
-
-    def vectorized(self, node: Node, reduction, indent: str) -> str:
-        """``if`` the range is short enough: the reduction as array code; returns the indent
-        for the loop itself, emitted in the ``else``."""
-        count = node.attrs["num_vars"]
-        body = node.subgraphs["body"]
-        names = [self.names[id(v)] for v in node.inputs]
-        start = names[reduction.index]
-        bound = self.outer_name(node, reduction.bound)
-        for name, value in (("arange", np.arange), ("add", np.add), ("maximum", np.maximum)):
-            self.globals[f"np_{name}"] = value
-        self.globals[f"dtype{node.id}"] = node.inputs[reduction.index].dtype
-        inner = indent + "    "
-        reachable = "" if reduction.counter_max is None else \
-            f" and int({bound}) <= {reduction.counter_max}"
-        self.emit(f"{indent}if int({bound}) - int({start}) <= {VECTORIZED_MAX_LENGTH}{reachable}:",
-                  node)
-        self.emit(f"{inner}i{node.id} = np_arange({start}, {bound}, dtype=dtype{node.id})", node)
-        for param, outer in zip(body.inputs, names):
-            self.names[id(param)] = outer
-        self.names[id(body.inputs[reduction.index])] = f"i{node.id}"
-        for inner_node in body.nodes:
-            if inner_node.op is CONST:
-                self.constant(inner_node)
-        for term_node in reduction.term_nodes:
-            kernel = term_node.op.bound_kernel(term_node.attrs, [(v.dtype, v.shape) for v in term_node.inputs])
-            self.call(term_node, kernel, inner, dying=set())
-        results = [f"dtype{node.id}.type(np_maximum({start}, {bound}))" if position == reduction.index else
-                   f"np_add({names[position]}, np_add.reduce({self.names[id(reduction.terms[position])]}, "
-                   f"dtype=dtype{node.id}_{position}))" if position in reduction.terms else
-                   self.output_expr(node.inputs[position]) for position in range(count)]
-        for position in reduction.terms:
-            self.globals[f"dtype{node.id}_{position}"] = node.outputs[position].dtype
-        self.emit(f"{inner}{', '.join(f'w{node.id}_{i}' for i in range(count))} = {', '.join(results)}", node)
-        self.emit(f"{indent}else:", node)
-        return inner
-
-    def outer_name(self, node: Node, value) -> str:
-        """The enclosing graph's name for a value of ``node``'s cond subgraph."""
-        if value.node.op is CONST:
-            self.constant(value.node)
-            return self.names[id(value)]
-        cond = node.subgraphs["cond"]
-        position = next(i for i, p in enumerate(cond.inputs) if p is value)
-        arguments = list(node.inputs)
-        if node.attrs["maximum_iterations"] == "input":
-            del arguments[node.attrs["num_vars"]]
-        return self.names[id(arguments[position])]
 
     def loop_statement(self, node: Node, indent: str) -> None:
         num_vars = node.attrs["num_vars"]

@@ -1,11 +1,14 @@
-"""Runs the passes in a fixed order until none changes the graph, recording what each did."""
+"""Runs the passes in a fixed order until none changes the graph, recording what each did;
+then the rewrites that must run only once, each followed by the passes again if it changed
+the graph."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from runtime.graph import Graph
-from runtime.passes import constant_folding, cse, dead_loops, inline_cond, prune, simplify
+from runtime.passes import (constant_folding, counted_loops, cse, dead_loops, inline_cond, prune,
+                            simplify)
 
 # (name, pass): each pass changes the graph in place and returns one line per change.
 PASSES = (
@@ -16,6 +19,11 @@ PASSES = (
     ("inline cond", inline_cond.run),    # predicates folded above become branches
     ("dead loops", dead_loops.run),      # conditions folded above end loops before they start
     ("prune", prune.run),                # last: what the passes above left unused
+)
+# Rewrites that keep what they rewrote next to their result (a loop in a cond branch, which
+# would match again): run once each, after the fixed point, which then folds their guards.
+ONCE = (
+    ("counted loops", counted_loops.run),
 )
 # A fixed point comes in two or three rounds; the limit only guards against a pass that
 # would undo another's work forever.
@@ -38,7 +46,21 @@ def optimize(graph: Graph, check: bool = False) -> list[PassRecord]:
     """Optimizes ``graph`` in place; returns one record per pass run that changed something.
     With ``check``, the graph is linted after every pass (for tests)."""
     records: list[PassRecord] = []
-    for round_number in range(1, MAX_ROUNDS + 1):
+    round_number = _fixed_point(graph, records, 1, check)
+    for name, run in ONCE:
+        changes = run(graph)
+        if check:
+            graph.lint()
+        if changes:
+            records.append(PassRecord(round_number, name, tuple(changes)))
+            round_number = _fixed_point(graph, records, round_number + 1, check)
+    return records
+
+
+def _fixed_point(graph: Graph, records: list[PassRecord], first: int, check: bool) -> int:
+    """Runs ``PASSES`` in rounds numbered from ``first`` until one changes nothing; returns
+    the number of that last round."""
+    for round_number in range(first, first + MAX_ROUNDS):
         changed = False
         for name, run in PASSES:
             changes = run(graph)
@@ -49,4 +71,4 @@ def optimize(graph: Graph, check: bool = False) -> list[PassRecord]:
                 changed = True
         if not changed:
             break
-    return records
+    return round_number

@@ -29,9 +29,10 @@ class Rewrite:
 Rule = Callable[[Node], "Rewrite | None"]
 
 
-def rewrite(graph: Graph, rule: Rule) -> list[str]:
+def rewrite(graph: Graph, rule: Rule, enter: Callable[[Node], bool] | None = None) -> list[str]:
     """Applies ``rule`` to every node of ``graph`` and its subgraphs, in place; returns one
-    line per rewritten node."""
+    line per rewritten node. With ``enter``, only the subgraphs of nodes it accepts are
+    visited."""
     changes: list[str] = []
     values: dict[int, SymbolicTensor] = {}
     ordering: dict[int, list[Node]] = {}  # a removed node -> the nodes now ordered in its place
@@ -44,8 +45,9 @@ def rewrite(graph: Graph, rule: Rule) -> list[str]:
         if ordering and node.control_inputs:
             node.control_inputs = _unique(
                 [c for old in node.control_inputs for c in ordering.get(id(old), [old])])
-        for sub in node.subgraphs.values():
-            changes += rewrite(sub, rule)
+        if enter is None or enter(node):
+            for sub in node.subgraphs.values():
+                changes += rewrite(sub, rule, enter)
         result = rule(node)
         if result is None:
             nodes.append(node)

@@ -89,3 +89,21 @@ def test_a_pruned_graph_gives_the_same_results():
     before = run_graph(graph, x)
     apply(prune.run, graph)
     np.testing.assert_array_equal(run_graph(graph, x)[0], before[0])
+
+
+def test_a_cond_loses_the_outputs_nothing_reads(capsys):
+    def f(x):
+        a, b, c = rt.cond(rt.reduce_sum(x) > 0, lambda: (rt.exp(x), x + 1.0, (rt.print("then"), x)[1]),
+                          lambda: (x, x - 1.0, x * 2.0))
+        return b
+    graph = traced_graph(f, F32)
+    x = np.array([1.5, -1.0], np.float32)
+    before = run_graph(graph, x)
+    changes = apply(prune.run, graph)
+    cond = next(node for node in graph.nodes if node.op.name == "cond")
+    assert [out.index for out in cond.outputs] == [0] and graph.outputs[0] is cond.outputs[0]
+    assert any(line.startswith(f"cond {cond.reference()}: unused outputs") for line in changes)
+    assert "exp" not in all_ops(graph) and "multiply" not in all_ops(graph)
+    assert "print" in all_ops(graph)  # effects in a branch stay
+    np.testing.assert_array_equal(run_graph(graph, x)[0], before[0])
+    assert capsys.readouterr().out == "then\nthen\n"

@@ -19,7 +19,7 @@ from typing import Any
 
 from runtime.graph import Graph, Node
 
-_lock = threading.Lock()
+_lock = threading.RLock()
 
 
 class TracedGraph(Graph):
@@ -33,9 +33,17 @@ class TracedGraph(Graph):
         if name.startswith("__") or name == "_record":
             raise AttributeError(name)
         with _lock:
-            if type(self) is TracedGraph:
-                _restore(self.__dict__.pop("_record"), None, {}, into=self)
+            record = self.__dict__.pop("_record", None)
+            if record is not None:
+                try:
+                    _restore(record, None, {}, into=self)
+                except BaseException:
+                    self.__dict__.clear()
+                    self._record = record
+                    raise
                 self.__class__ = Graph  # the same layout: from now on a plain Graph
+            elif type(self) is TracedGraph:  # asked for while this thread rebuilds it
+                raise AttributeError(name)
         return getattr(self, name)
 
 

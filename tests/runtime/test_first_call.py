@@ -4,6 +4,7 @@ copy taken before the passes (printed text, ids, types, captures, behaviour)."""
 
 import sys
 import textwrap
+import threading
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
@@ -93,6 +94,22 @@ def test_the_rebuilt_graph_is_independent_of_the_optimized_one(monkeypatch):
     rebuilt.nodes.clear()  # changing it changes neither the optimized graph nor the function
     x = np.ones(3, np.float32)
     assert_identical([concrete(x).numpy()], run_graph(copies[0], x))
+
+
+def test_threads_asking_at_once_get_one_rebuilt_graph():
+    concrete = rt.function(lambda x: rt.exp(x) * 2.0).get_concrete_function(F32)
+    traced, seen, start = concrete.unoptimized_graph, [], threading.Barrier(4)
+
+    def read():
+        start.wait()
+        seen.append((traced.nodes, str(traced)))
+    threads = [threading.Thread(target=read) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert type(traced) is Graph and all(nodes is traced.nodes for nodes, _ in seen)
+    assert len({text for _, text in seen}) == 1
 
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import threading
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -15,6 +16,7 @@ from runtime.fast_call import make_entry
 from runtime.graph import Graph
 from runtime.ops.registry import OpDef, register
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, format_shape
+from runtime.traced_graph import GraphRecord
 from runtime.trace_keys import describe, encode, is_tensor_key, matches, spec_of
 
 _asarray = np.asarray
@@ -27,13 +29,16 @@ class ConcreteFunction:
 
     def __init__(self, name: str, graph: Graph, key: tuple, param_names: Sequence[str],
                  output_structure: Any, bind: Callable, pass_records: list, *,
-                 backend: Backend = NUMPY):
+                 backend: Backend = NUMPY, traced: GraphRecord | None = None):
+        """``traced``: the graph before the passes, for ``unoptimized_graph``."""
         self.name = name
         self.graph = graph
         self.key = key
         self.param_names = list(param_names)
         self.pass_records = pass_records
-        self.unoptimized_graph: Graph | None = None  # the traced graph before the passes
+        self._traced = traced
+        self._unoptimized: Graph | None = None
+        self._unoptimized_lock = threading.Lock()
         self._bind = bind
         self.backend = backend
         self.executable = backend.compile(graph, name)
@@ -71,6 +76,15 @@ class ConcreteFunction:
         return make_entry(self.key, self._run, self._pack, self.executable.translate_error)
 
     # -- describing -------------------------------------------------------------------------
+
+    @property
+    def unoptimized_graph(self) -> Graph | None:
+        """The graph as traced, before the passes (rebuilt from its record when first asked
+        for: most functions never need it). None for a loaded function."""
+        with self._unoptimized_lock:
+            if self._unoptimized is None and self._traced is not None:
+                self._unoptimized, self._traced = self._traced.rebuild(), None
+            return self._unoptimized
 
     @property
     def signature(self) -> str:

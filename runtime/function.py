@@ -23,7 +23,7 @@ from runtime.ops.dispatch import constant_in_graph
 from runtime.passes import optimize
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec, format_shape
 from runtime.trace_keys import encode, generalize, is_tensor_key, matches
-from runtime.traced_graph import TracedGraph
+from runtime.traced_graph import GraphRecord
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
@@ -239,11 +239,10 @@ class Function:
                     f"recursion as a loop, or make its depth a Python value.") from None
             outputs = _graph_outputs(result, graph)
         graph.received = None  # the graph must not keep the caller's objects alive
-        traced = TracedGraph(graph)  # the graph before the passes, rebuilt only if asked for
+        traced = GraphRecord(graph)  # the graph before the passes, rebuilt only if asked for
         records = optimize(graph)
         concrete = ConcreteFunction(name, graph, key, self._param_names, outputs,
-                                    self._bind_pair, records)
-        concrete.unoptimized_graph = traced
+                                    self._bind_pair, records, traced=traced)
         self._concretes.append(concrete)
         return concrete
 

@@ -2,11 +2,10 @@
 
 The passes rewrite the traced graph in place. Copying it first (``Graph.copy``) cost a
 first call 1-3 ms for a few hundred nodes, for a graph that is only printed when someone
-debugs. Instead ``TracedGraph(graph)`` records, before the passes run, every field that
+debugs. Instead ``GraphRecord(graph)`` records, before the passes run, every field that
 ``Graph.copy`` reads (node lists, inputs, control inputs, attributes, outputs, captures, ids,
-value types): a tuple per node, several times cheaper than a node copy. The first use of
-the object rebuilds the copy from that record into the object itself, which from then on is
-a plain ``Graph``, equal to what ``graph.copy()`` would have given before the passes.
+value types): a tuple per node, several times cheaper than a node copy. ``rebuild()`` makes
+from it the graph ``graph.copy()`` would have given before the passes.
 
 The record is exactly as deep as ``Graph.copy``: lists and attribute dicts are copied, the
 values inside attributes (arrays, tuples) are shared, as the copy shares them.
@@ -14,37 +13,19 @@ values inside attributes (arrays, tuples) are shared, as the copy shares them.
 
 from __future__ import annotations
 
-import threading
-from typing import Any
-
 from runtime.graph import Graph, Node
 
-_lock = threading.RLock()
 
+class GraphRecord:
+    """A graph as it was when recorded, rebuilt on demand."""
 
-class TracedGraph(Graph):
-    """A ``Graph`` rebuilt on first use from a record of ``graph`` taken now."""
+    __slots__ = ("_record",)
 
-    def __init__(self, graph: Graph):  # Graph.__init__ runs when the graph is rebuilt
+    def __init__(self, graph: Graph):
         self._record = _record(graph)
 
-    def __getattr__(self, name: str) -> Any:
-        # Called only for attributes the object does not have, so only until it is rebuilt.
-        if name.startswith("__") or name == "_record":
-            raise AttributeError(name)
-        with _lock:
-            record = self.__dict__.pop("_record", None)
-            if record is not None:
-                try:
-                    _restore(record, None, {}, into=self)
-                except BaseException:
-                    self.__dict__.clear()
-                    self._record = record
-                    raise
-                self.__class__ = Graph  # the same layout: from now on a plain Graph
-            elif type(self) is TracedGraph:  # asked for while this thread rebuilds it
-                raise AttributeError(name)
-        return getattr(self, name)
+    def rebuild(self) -> Graph:
+        return _restore(self._record, None, {})
 
 
 def _record(graph: Graph) -> tuple:
@@ -58,13 +39,11 @@ def _record(graph: Graph) -> tuple:
     return graph.name, inputs, nodes, list(graph.outputs), list(graph.captures)
 
 
-def _restore(record: tuple, parent: Graph | None, values: dict, into: Graph | None = None) -> Graph:
+def _restore(record: tuple, parent: Graph | None, values: dict) -> Graph:
     """``Graph.copy`` (ids kept) of the recorded graph; ``values`` maps recorded values of
     enclosing graphs to their copies."""
     name, inputs, nodes, outputs, captures = record
-    clone = into if into is not None else Graph(name, parent)
-    if into is not None:
-        Graph.__init__(into, name, parent)
+    clone = Graph(name, parent)
     for value, dtype, shape, label, node_id, weak in inputs:
         new = clone.add_placeholder(dtype, shape, label)
         new.node.id = node_id

@@ -61,16 +61,8 @@ def power(x, y):
     return result
 
 
-def dense_model(x):
-    x = rt.reshape(x, (20, -1))
-    for w, b in LAYERS[:-1]:
-        x = rt.nn.relu(rt.matmul(x, w) + b)
-    w, b = LAYERS[-1]
-    return rt.matmul(x, w) + b
-
-
 def dense_model_of(layers):
-    """W2's model over other layers (a list of (w, b) constants): for --scaling."""
+    """W2's model over a list of (w, b) constants (other depths for --scaling)."""
     def dense_model(x):
         x = rt.reshape(x, (20, -1))
         for w, b in layers[:-1]:
@@ -169,6 +161,7 @@ _WEIGHTS = ([(_rng.randn(784, 64).astype(np.float32) * 0.05, np.zeros(64, np.flo
                for _ in range(99)]
             + [(_rng.randn(64, 10).astype(np.float32) * 0.1, np.zeros(10, np.float32))])
 LAYERS = [(rt.constant(w), rt.constant(b)) for w, b in _WEIGHTS]
+dense_model = dense_model_of(LAYERS)
 
 _mlp_rng = np.random.RandomState(8)
 _MLP_WEIGHTS = [(_mlp_rng.randn(m, n).astype(np.float32) * np.float32(np.sqrt(2 / m)),

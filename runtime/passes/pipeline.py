@@ -48,13 +48,20 @@ def optimize(graph: Graph, check: bool = False) -> list[PassRecord]:
     records: list[PassRecord] = []
     round_number = _fixed_point(graph, records, 1, check)
     for name, run in ONCE:
-        changes = run(graph)
-        if check:
-            graph.lint()
-        if changes:
-            records.append(PassRecord(round_number, name, tuple(changes)))
+        if _run_pass(graph, name, run, round_number, records, check):
             round_number = _fixed_point(graph, records, round_number + 1, check)
     return records
+
+
+def _run_pass(graph: Graph, name: str, run, round_number: int, records: list[PassRecord],
+              check: bool) -> bool:
+    """Runs one pass, records what it changed; returns whether it changed anything."""
+    changes = run(graph)
+    if check:
+        graph.lint()
+    if changes:
+        records.append(PassRecord(round_number, name, tuple(changes)))
+    return bool(changes)
 
 
 def _fixed_point(graph: Graph, records: list[PassRecord], first: int, check: bool) -> int:
@@ -63,12 +70,7 @@ def _fixed_point(graph: Graph, records: list[PassRecord], first: int, check: boo
     for round_number in range(first, first + MAX_ROUNDS):
         changed = False
         for name, run in PASSES:
-            changes = run(graph)
-            if check:
-                graph.lint()
-            if changes:
-                records.append(PassRecord(round_number, name, tuple(changes)))
-                changed = True
+            changed |= _run_pass(graph, name, run, round_number, records, check)
         if not changed:
             break
     return round_number

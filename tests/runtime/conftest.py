@@ -1,5 +1,5 @@
-"""Shared fixtures for the runtime tests: a clean global state around every test, and a helper
-that runs one function both eagerly and through ``rt.function``."""
+"""Shared helpers for the runtime tests: one function run both eagerly and through
+``rt.function`` (the clean global state around every test is in tests/conftest.py)."""
 
 import sys
 from pathlib import Path
@@ -12,17 +12,6 @@ if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
 import runtime as rt  # noqa: E402
-from runtime import retracing  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def clean_runtime_state():
-    """Retracing history and the eager switch are global; no test may leak them to another."""
-    retracing.reset()
-    rt.config.run_functions_eagerly(False)
-    yield
-    rt.config.run_functions_eagerly(False)
-    retracing.reset()
 
 
 def _as_arrays(result):

@@ -19,18 +19,7 @@ import pytest
 
 import runtime as rt
 import transpiler
-from runtime import retracing
 from runtime.errors import GradientWarning
-
-
-@pytest.fixture(autouse=True)
-def clean_runtime_state():
-    """The eager switch and the retracing history are global: no test may leak them."""
-    retracing.reset()
-    rt.config.run_functions_eagerly(False)
-    yield
-    rt.config.run_functions_eagerly(False)
-    retracing.reset()
 
 
 @contextlib.contextmanager

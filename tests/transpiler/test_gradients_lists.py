@@ -9,7 +9,6 @@ import runtime as rt
 from runtime.errors import GradientError
 from tests.transpiler.test_gradients_converted import (DTYPES, FOUR, ROWS, THREE, check,
                                                        eager_gradient, graph_gradient)
-from tests.transpiler.test_gradients_converted import clean_runtime_state  # noqa: F401 (autouse)
 from transpiler import set_loop_options
 
 

@@ -13,7 +13,6 @@ import transpiler
 from runtime.errors import GradientError
 from tests.transpiler.test_gradients_converted import (assert_close, both_ways, check,
                                                        finite_difference, functions_run_eagerly)
-from tests.transpiler.test_gradients_converted import clean_runtime_state  # noqa: F401 (autouse)
 
 
 # --------------------------------------------------------------------------------------------

@@ -10,7 +10,6 @@ import runtime as rt
 from tests.transpiler.test_gradients_converted import (assert_close, both_ways, check,
                                                        eager_gradient, finite_difference,
                                                        graph_gradient)
-from tests.transpiler.test_gradients_converted import clean_runtime_state  # noqa: F401 (autouse)
 
 
 # --------------------------------------------------------------------------------------------

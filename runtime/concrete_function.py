@@ -11,12 +11,15 @@ import numpy as np
 from runtime import nest
 from runtime.autodiff import recording
 from runtime.backends import NUMPY, Backend
+from runtime.backends.jit import INSTALL_HINT as JIT_INSTALL_HINT
+from runtime.backends.jit import available as jit_available
 from runtime.errors import GradientError
 from runtime.fast_call import make_entry
 from runtime.graph import Graph
 from runtime.ops.registry import OpDef, register
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, format_shape
 from runtime.traced_graph import GraphRecord
+from runtime.tiering import BackgroundCompile
 from runtime.trace_keys import describe, encode, is_tensor_key, matches, spec_of
 
 _asarray = np.asarray
@@ -29,8 +32,11 @@ class ConcreteFunction:
 
     def __init__(self, name: str, graph: Graph, key: tuple, param_names: Sequence[str],
                  output_structure: Any, bind: Callable, pass_records: list, *,
-                 backend: Backend = NUMPY, traced: GraphRecord | None = None):
-        """``traced``: the graph before the passes, for ``unoptimized_graph``."""
+                 backend: Backend = NUMPY, traced: GraphRecord | None = None,
+                 jit_compile: bool | None = None):
+        """``traced``: the graph before the passes, for ``unoptimized_graph``.
+        ``jit_compile``: True runs the compiled tier from the first call, False never, None
+        moves to it in the background once the function is called often (when installed)."""
         self.name = name
         self.graph = graph
         self.key = key
@@ -40,9 +46,17 @@ class ConcreteFunction:
         self._unoptimized: Graph | None = None
         self._unoptimized_lock = threading.Lock()
         self._bind = bind
+        self.jit_compile = jit_compile
+        if jit_compile:
+            from runtime.backends.jit import JIT
+            backend = JIT
         self.backend = backend
         self.executable = backend.compile(graph, name)
         self._run = self.executable.run
+        self._background: BackgroundCompile | None = None
+        if jit_compile is None and backend is NUMPY and jit_available():
+            self._background = BackgroundCompile(graph, name, self._run, self._install)
+            self._run = self._background.run
         self._pack = _make_packer(output_structure)
         self.structured_outputs = output_structure
 
@@ -74,6 +88,37 @@ class ConcreteFunction:
     def fast_entry(self) -> Callable | None:
         """``entry(args)`` for calls matching this signature exactly (see ``fast_call``)."""
         return make_entry(self.key, self._run, self._pack, self.executable.translate_error)
+
+    def _install(self, executable) -> None:
+        """Runs ``executable`` from the next call on (None: the plan, without counting)."""
+        if executable is not None:
+            self.executable = executable
+        self._run = self.executable.run
+        entry = self.__dict__.get("fast_entry")
+        if entry is not None:  # its globals are read on every call: the swap is immediate
+            entry.__globals__["run"] = self._run
+            entry.__globals__["translate"] = self.executable.translate_error
+
+    def wait_for_jit(self, timeout: float | None = None) -> bool:
+        """Waits for a background compile started by ``jit_compile=None`` (starting it now if
+        it has not started); True when it has finished, whatever its outcome."""
+        if self._background is None:
+            return True
+        self._background.start()
+        return self._background.done.wait(timeout)
+
+    @property
+    def jit_report(self) -> str:
+        """What runs compiled and what stays on the NumPy plan, and why."""
+        report = getattr(self.executable, "report", None)
+        if report is not None:
+            return report
+        if self._background is not None:
+            return self._background.describe()
+        if self.jit_compile is False:
+            return "runs on the NumPy plan (jit_compile=False)."
+        return (f"runs on the NumPy plan: the compiled tier is not installed "
+                f"({JIT_INSTALL_HINT}).")
 
     # -- describing -------------------------------------------------------------------------
 

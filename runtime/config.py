@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 _run_functions_eagerly = False
 
 
@@ -16,3 +18,20 @@ def run_functions_eagerly(run_eagerly: bool) -> None:
 
 def functions_run_eagerly() -> bool:
     return _run_functions_eagerly
+
+
+_jit_cache_directory: str | None = None
+
+
+def set_jit_cache_directory(path: str | None) -> None:
+    """Where the compiled tier keeps kernels across processes (None: the default,
+    ``$XDG_CACHE_HOME/eager2graph/kernels`` or ``~/.cache/eager2graph/kernels``)."""
+    global _jit_cache_directory
+    _jit_cache_directory = None if path is None else str(path)
+
+
+def jit_cache_directory() -> str:
+    if _jit_cache_directory is not None:
+        return _jit_cache_directory
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "eager2graph", "kernels")

@@ -16,6 +16,8 @@ import numpy as np
 
 from runtime import config, dtypes, nest, outside_objects, retracing, tracing
 from runtime.autodiff import recording
+from runtime.backends.jit import INSTALL_HINT as JIT_INSTALL_HINT
+from runtime.backends.jit import available as jit_available
 from runtime.concrete_function import ConcreteFunction
 from runtime.fast_call import MISS
 from runtime.graph import Graph
@@ -33,9 +35,17 @@ class Function:
 
     def __init__(self, python_function: Callable, *, input_signature: Sequence | None = None,
                  reduce_retracing: bool = False, name: str | None = None,
-                 trace_function: Callable | None = None):
+                 trace_function: Callable | None = None, jit_compile: bool | None = None):
         """``trace_function`` (default: ``python_function``) is what gets traced; the
-        transpiler passes the converted function here and keeps the original for eager runs."""
+        transpiler passes the converted function here and keeps the original for eager runs.
+        ``jit_compile`` (TensorFlow's name): True runs the compiled tier from the first call
+        (it needs ``pip install "eager2graph[jit]"``), False never, None (the default) moves
+        a function called often to it in the background when it is installed."""
+        if jit_compile is True and not jit_available():
+            raise ImportError(f"jit_compile=True needs Numba, the compiled tier's compiler; "
+                              f"install it with {JIT_INSTALL_HINT}, or leave jit_compile=None "
+                              f"to compile only where it is installed.")
+        self.jit_compile = jit_compile
         self.python_function = python_function
         self._trace_function = trace_function or python_function
         self.reduce_retracing = bool(reduce_retracing)
@@ -242,7 +252,8 @@ class Function:
         traced = GraphRecord(graph)  # the graph before the passes, rebuilt only if asked for
         records = optimize(graph)
         concrete = ConcreteFunction(name, graph, key, self._param_names, outputs,
-                                    self._bind_pair, records, traced=traced)
+                                    self._bind_pair, records, traced=traced,
+                                    jit_compile=self.jit_compile)
         self._concretes.append(concrete)
         return concrete
 
@@ -377,11 +388,12 @@ def _exact_array(number) -> np.ndarray:
 
 
 def function(func: Callable | None = None, *, input_signature: Sequence | None = None,
-             reduce_retracing: bool = False):
+             reduce_retracing: bool = False, jit_compile: bool | None = None):
     """Decorator: run ``func`` as cached graphs. Python control flow on tensors is not
     rewritten here; use ``transpiler.function`` for that (or rt.cond / rt.while_loop)."""
     def wrap(fn: Callable) -> Function:
-        wrapped = Function(fn, input_signature=input_signature, reduce_retracing=reduce_retracing)
+        wrapped = Function(fn, input_signature=input_signature, reduce_retracing=reduce_retracing,
+                           jit_compile=jit_compile)
         functools.update_wrapper(wrapped, fn, updated=())
         return wrapped
     return wrap if func is None else wrap(func)

@@ -146,11 +146,12 @@ def to_code(fn: Callable) -> str:
 
 
 def function(func: Callable | None = None, *, input_signature: Sequence | None = None,
-             reduce_retracing: bool = False):
+             reduce_retracing: bool = False, jit_compile: bool | None = None):
     """Like ``rt.function``, but converts the source first: what users decorate with."""
     def wrap(fn: Callable) -> rt.Function:
         wrapped = rt.Function(fn, input_signature=input_signature,
-                              reduce_retracing=reduce_retracing, trace_function=convert(fn))
+                              reduce_retracing=reduce_retracing, trace_function=convert(fn),
+                              jit_compile=jit_compile)
         functools.update_wrapper(wrapped, fn, updated=())
         return wrapped
     return wrap if func is None else wrap(func)

@@ -1,0 +1,102 @@
+"""The compiled tier: regions of a graph compiled to machine code with Numba (an optional
+extra, ``pip install "eager2graph[jit]"``), the rest on the NumPy plan.
+
+``JIT.compile(graph, name)`` copies the optimized graph, replaces each region the tier can
+run (see ``regions``) by a ``compiled_region`` node calling its kernel, and builds the NumPy
+plan of the result. Compile cost grows with the kinds of work, not the graph's size: kernels
+are keyed by their source, which identical layers share, and cached on disk by Numba.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+from runtime.backends.jit.codegen import KernelWriter
+from runtime.backends.jit.rolling import Chain, chain_region, group_chains, rolled_source
+from runtime.backends.jit.regions import (COMPILED_REGION, hoist_constants, partition,
+                                          region_interface, replace_region)
+from runtime.executor import Plan
+from runtime.graph import Graph
+
+INSTALL_HINT = 'pip install "eager2graph[jit]"'
+
+
+def available() -> bool:
+    """Whether Numba can be imported (without importing it)."""
+    return importlib.util.find_spec("numba") is not None
+
+
+class CompiledPlan:
+    """The NumPy plan of a graph whose compilable regions run as compiled kernels."""
+
+    def __init__(self, graph: Graph, name: str):
+        if not available():
+            raise ImportError(f"jit_compile=True needs Numba, the compiled tier's compiler; "
+                              f"install it with {INSTALL_HINT}, or pass jit_compile=None to "
+                              f"compile only when it is installed.")
+        from runtime.backends.jit.kernels import compile_kernel
+
+        self.graph = graph.copy()
+        found = partition(self.graph)
+        self.kernels = []
+        replaced: dict = {}
+        for owner, items in _by_graph(found.regions):
+            for item in group_chains(owner, items):
+                if isinstance(item, Chain):
+                    region, source = chain_region(owner, item), rolled_source(item)
+                else:
+                    region, source = item
+                kernel = compile_kernel(source)
+                replace_region(owner, region, kernel, replaced)
+                self.kernels.append((region, kernel))
+        for node in self.graph.walk():
+            for sub in node.subgraphs.values():
+                hoist_constants(sub)
+        hoist_constants(self.graph)
+        self.refused = found.refused
+        self.plan = Plan(self.graph, name)
+        self.run = self.plan.run
+        self.translate_error = self.plan.translate_error
+        kernel_sources = {repr(k): k.source.text for _, k in self.kernels}
+        self.source = self.plan.source + "".join(
+            f"\n# {name}\n{text}" for name, text in kernel_sources.items())
+
+    @property
+    def report(self) -> str:
+        """Which parts of the graph run compiled, which stay on NumPy, and why."""
+        distinct = {repr(k) for _, k in self.kernels}
+        lines = [f"compiled tier: {len(self.kernels)} regions, {len(distinct)} distinct kernels"]
+        for region, kernel in self.kernels:
+            first = region.nodes[0]
+            ops = sorted({n.op.name for n in region.nodes})
+            lines.append(f"  {kernel!r}: {len(region.nodes)} nodes ({', '.join(ops)}) "
+                         f"from {first.location_text()}")
+        if self.refused:
+            lines.append("left on the NumPy plan:")
+            lines += [f"  {node.op.name} {node.reference()} at {node.location_text()}: {reason}"
+                      for node, reason in self.refused]
+        return "\n".join(lines)
+
+
+def _by_graph(regions) -> list:
+    """The regions of each graph in program order, with their interfaces and kernels."""
+    grouped: dict[int, tuple] = {}
+    for owner, region in regions:
+        region_interface(owner, region)
+        source = KernelWriter(region.nodes, region.inputs, region.outputs).write()
+        grouped.setdefault(id(owner), (owner, []))[1].append((region, source))
+    return list(grouped.values())
+
+
+class CompiledTierBackend:
+    """Compiles graphs into ``CompiledPlan``s."""
+
+    name = "jit"
+
+    def compile(self, graph: Graph, name: str) -> CompiledPlan:
+        return CompiledPlan(graph, name)
+
+
+JIT = CompiledTierBackend()
+
+__all__ = ["JIT", "COMPILED_REGION", "CompiledPlan", "available", "INSTALL_HINT"]

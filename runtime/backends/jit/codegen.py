@@ -1,0 +1,315 @@
+"""Writes the Numba source of one region of a graph.
+
+A region is a list of nodes the tier can compile (see ``regions``). Its kernel takes the
+region's inputs as arguments (scalars for 0-d values, C-contiguous arrays otherwise) and
+returns the values used outside it. Scalars become local variables; runs of elementwise ops
+over arrays of one shape become one loop nest that computes every element through all of
+them (no temporary arrays, bias and activation fused into whatever precedes them); a matmul
+becomes a loop nest; ``cond`` an ``if`` and ``while_loop`` a ``while`` around their inlined
+subgraphs. Names in the source depend only on the region's structure, never on node ids, so
+identical layers of a model write identical kernels, compiled once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from runtime.backends.jit.element_rules import (SUPPORTED_DTYPES, element_expression,
+                                                literal, numba_type)
+from runtime.graph import Graph, Node
+from runtime.ops.linalg_ops import MATMUL
+from runtime.ops.registry import COND, CONST, WHILE_LOOP
+
+def why_not(node: Node) -> str | None:
+    """Why the tier cannot compile ``node`` (None: it can, subgraphs included)."""
+    for value in list(node.inputs) + list(node.outputs):
+        if value.dtype not in SUPPORTED_DTYPES:
+            return f"its dtype {value.dtype.name} is not compiled"
+        if value.shape is None or None in value.shape:
+            return "a shape is not fully known while tracing"
+    if node.op is CONST:
+        return None
+    if node.stateful or not node.outputs:
+        return "it has effects or reads state"
+    if node.op is MATMUL:
+        return _why_not_matmul(node)
+    if node.op is COND or node.op is WHILE_LOOP:
+        for key, sub in node.subgraphs.items():
+            for inner in sub.nodes:
+                reason = why_not(inner)
+                if reason is not None:
+                    return f"its {key} holds {inner.op.name}, which cannot be compiled: {reason}"
+        return None
+    args = [f"x{i}" for i in range(len(node.inputs))]
+    if element_expression(node.op, args, [v.dtype for v in node.inputs], node.outputs[0].dtype,
+                          node.attrs) is None:
+        return f"{node.op.name} on these dtypes has no compiled form"
+    return None
+
+
+def _why_not_matmul(node: Node) -> str | None:
+    if len(node.inputs[0].shape) != 2 or len(node.inputs[1].shape) != 2:
+        return "only 2-D matmuls are compiled"
+    dtype = node.outputs[0].dtype
+    if node.inputs[0].dtype != dtype or node.inputs[1].dtype != dtype or dtype.kind == "b":
+        return "its operands' dtypes differ or are bool"
+    return None
+
+
+@dataclass
+class KernelSource:
+    """The source of one kernel and the types of its arguments and results."""
+
+    text: str
+    arg_types: list = field(default_factory=list)     # (dtype, ndim) per argument
+    result_types: list = field(default_factory=list)  # (dtype, shape) per result
+    # Functions of ``text`` that ``kernel`` calls (compiled with it, for the types it passes).
+    inner_functions: tuple = ()
+
+
+@dataclass
+class _Array:
+    name: str
+    shape: tuple
+
+
+@dataclass
+class _Nest:
+    """Elementwise nodes waiting to be written as one loop nest over ``shape``."""
+
+    shape: tuple
+    nodes: list = field(default_factory=list)
+    elements: dict = field(default_factory=dict)  # id(value) -> element variable
+
+
+class KernelWriter:
+    """Writes one region's kernel (see the module docstring)."""
+
+    def __init__(self, nodes: list[Node], inputs: list, outputs: list):
+        self.lines: list[str] = []
+        self.bindings: dict[int, object] = {}  # id(value) -> scalar expression or _Array
+        self.counter = 0
+        self.args: list[str] = []
+        self.arg_types: list = []
+        self.inputs = list(inputs)
+        for value in inputs:
+            self._bind_argument(value)
+        self.nodes, self.outputs = nodes, outputs
+
+    def write(self) -> KernelSource:
+        body_start = len(self.lines)
+        self.block(self.nodes, "    ", keep=self.outputs)
+        results = [self._whole(v) for v in self.outputs]
+        self.lines.append("    return (" + "".join(r + ", " for r in results) + ")")
+        header = f"def kernel({', '.join(self.args)}):"
+        text = "\n".join([header] + self.lines[body_start:]) + "\n"
+        return KernelSource(text, self.arg_types,
+                            [(v.dtype, v.shape) for v in self.outputs])
+
+    # -- names --------------------------------------------------------------------------------
+
+    def fresh(self, prefix: str = "t") -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def _bind_argument(self, value) -> None:
+        name = f"a{len(self.args)}"
+        self.args.append(name)
+        self.arg_types.append((value.dtype, len(value.shape)))
+        self.bindings[id(value)] = name if value.shape == () else _Array(name, value.shape)
+
+    def _binding(self, value):
+        if id(value) not in self.bindings and value.node.op is CONST:
+            array = value.node.attrs["value"]
+            if array.ndim == 0:
+                return literal(array[()])
+            raise AssertionError("array constants are region inputs")  # regions guarantee it
+        return self.bindings[id(value)]
+
+    def _whole(self, value) -> str:
+        bound = self._binding(value)
+        return bound.name if isinstance(bound, _Array) else bound
+
+    # -- blocks -------------------------------------------------------------------------------
+
+    def block(self, nodes: list[Node], indent: str, keep) -> None:
+        """Writes ``nodes``; elementwise runs become nests, flushed before anything else."""
+        needed_later = _values_needed_after(nodes, keep)
+        nest: _Nest | None = None
+        for position, node in enumerate(nodes):
+            if node.op is CONST:
+                continue
+            shape = node.outputs[0].shape if len(node.outputs) == 1 else None
+            if _is_elementwise(node) and shape != ():
+                if nest is not None and nest.shape != shape:
+                    self.flush(nest, indent, needed_later[position - 1])
+                    nest = None
+                nest = nest or _Nest(shape)
+                nest.nodes.append(node)
+                continue
+            if nest is not None:
+                self.flush(nest, indent, needed_later[position - 1])
+                nest = None
+            if node.op is COND:
+                self.cond(node, indent)
+            elif node.op is WHILE_LOOP:
+                self.while_loop(node, indent)
+            elif node.op is MATMUL:
+                self.matmul(node, indent)
+            else:  # a scalar elementwise op
+                name = self.fresh()
+                self.lines.append(f"{indent}{name} = {self._expression(node, self._scalar)}")
+                self.bindings[id(node.outputs[0])] = name
+        if nest is not None:
+            self.flush(nest, indent, needed_later[len(nodes) - 1])
+        if not any(node.op is not CONST for node in nodes):
+            self.lines.append(f"{indent}pass")
+
+    def _scalar(self, value) -> str:
+        bound = self._binding(value)
+        assert not isinstance(bound, _Array), "a scalar op has an array operand"
+        return bound
+
+    def _expression(self, node: Node, operand) -> str:
+        args = [operand(v) for v in node.inputs]
+        expression = element_expression(node.op, args, [v.dtype for v in node.inputs],
+                                        node.outputs[0].dtype, node.attrs)
+        assert expression is not None, f"{node.op.name} was chosen but has no rule"
+        return expression
+
+    # -- elementwise nests --------------------------------------------------------------------
+
+    def flush(self, nest: _Nest, indent: str, needed: set) -> None:
+        """Writes the nest: one loop per axis, every node once per element; values needed
+        after it are stored in new arrays."""
+        stored = [v for n in nest.nodes for v in n.outputs if id(v) in needed]
+        for value in stored:
+            name = self.fresh()
+            self.lines.append(f"{indent}{name} = np.empty({value.shape!r}, {numba_type(value.dtype)})")
+            self.bindings[id(value)] = _Array(name, value.shape)
+        indices = [self.fresh("i") for _ in nest.shape]
+        inner = indent
+        for index, size in zip(indices, nest.shape):
+            self.lines.append(f"{inner}for {index} in range({size}):")
+            inner += "    "
+
+        def element(value) -> str:
+            if id(value) in nest.elements:
+                return nest.elements[id(value)]
+            bound = self._binding(value)
+            if not isinstance(bound, _Array):
+                return bound
+            return f"{bound.name}[{_broadcast_index(bound.shape, nest.shape, indices)}]"
+
+        for node in nest.nodes:
+            name = self.fresh("e")
+            self.lines.append(f"{inner}{name} = {self._expression(node, element)}")
+            nest.elements[id(node.outputs[0])] = name
+        for value in stored:
+            self.lines.append(f"{inner}{self.bindings[id(value)].name}[{', '.join(indices)}] = "
+                              f"{nest.elements[id(value)]}")
+
+    # -- matmul, cond, while ------------------------------------------------------------------
+
+    def matmul(self, node: Node, indent: str) -> None:
+        """Floats through BLAS (Numba calls SciPy's), integers as a loop nest (NumPy has no
+        integer BLAS either; both wrap around the same way)."""
+        a, b = (self._binding(v).name for v in node.inputs)
+        (m, k), (_, n) = node.inputs[0].shape, node.inputs[1].shape
+        if node.outputs[0].dtype.kind == "f":
+            out = self.fresh()
+            self.lines.append(f"{indent}{out} = np.dot({a}, {b})")
+            self.bindings[id(node.outputs[0])] = _Array(out, (m, n))
+            return
+        out, row, inner_index, column, factor = (self.fresh(), self.fresh("i"), self.fresh("i"),
+                                                 self.fresh("i"), self.fresh("e"))
+        dtype = node.outputs[0].dtype
+        self.lines += [
+            f"{indent}{out} = np.zeros(({m}, {n}), {numba_type(dtype)})",
+            f"{indent}for {row} in range({m}):",
+            f"{indent}    for {inner_index} in range({k}):",
+            f"{indent}        {factor} = {a}[{row}, {inner_index}]",
+            f"{indent}        for {column} in range({n}):",
+            f"{indent}            {out}[{row}, {column}] += {factor} * {b}[{inner_index}, {column}]",
+        ]
+        self.bindings[id(node.outputs[0])] = _Array(out, (m, n))
+
+    def _assign(self, targets: list[str], values: list, indent: str) -> None:
+        if targets:
+            self.lines.append(f"{indent}{', '.join(targets)} = "
+                              f"{', '.join(self._whole(v) for v in values)}")
+
+    def _bind_targets(self, node: Node, targets: list[str]) -> None:
+        for name, value in zip(targets, node.outputs):
+            self.bindings[id(value)] = name if value.shape == () else _Array(name, value.shape)
+
+    def _bind_parameters(self, sub: Graph, values: list) -> None:
+        for placeholder, value in zip(sub.inputs, values):
+            self.bindings[id(placeholder)] = self._binding(value)
+
+    def cond(self, node: Node, indent: str) -> None:
+        predicate, *operands = node.inputs
+        targets = [self.fresh() for _ in node.outputs]
+        self.lines.append(f"{indent}if {self._scalar(predicate)}:")
+        for key in ("then", "else"):
+            if key == "else":
+                self.lines.append(f"{indent}else:")
+            sub = node.subgraphs[key]
+            self._bind_parameters(sub, operands)
+            self.block(sub.nodes, indent + "    ", keep=sub.outputs)
+            self._assign(targets, sub.outputs, indent + "    ")
+        self._bind_targets(node, targets)
+
+    def while_loop(self, node: Node, indent: str) -> None:
+        num_vars = node.attrs["num_vars"]
+        carried_values, rest = node.inputs[:num_vars], list(node.inputs[num_vars:])
+        limit = node.attrs["maximum_iterations"]
+        if limit == "input":
+            limit, rest = self._scalar(rest[0]), rest[1:]
+        carried = [self.fresh("w") for _ in range(num_vars)]
+        self._assign(carried, carried_values, indent)
+        inner = indent + "    "
+        counter = self.fresh("n")
+        if limit is not None:
+            self.lines.append(f"{indent}{counter} = 0")
+        self.lines.append(f"{indent}while True:")
+        if limit is not None:
+            self.lines += [f"{inner}if {counter} >= {limit}:", f"{inner}    break",
+                           f"{inner}{counter} += 1"]
+        cond_graph, body_graph = node.subgraphs["cond"], node.subgraphs["body"]
+        self._bind_targets(node, carried)
+        parameters = list(node.outputs) + rest
+        self._bind_parameters(cond_graph, parameters)
+        self.block(cond_graph.nodes, inner, keep=cond_graph.outputs)
+        self.lines += [f"{inner}if not {self._scalar(cond_graph.outputs[0])}:", f"{inner}    break"]
+        self._bind_parameters(body_graph, parameters)
+        self.block(body_graph.nodes, inner, keep=body_graph.outputs)
+        self._assign(carried, body_graph.outputs, inner)
+        self._bind_targets(node, carried)
+
+
+def _is_elementwise(node: Node) -> bool:
+    return node.op is not COND and node.op is not WHILE_LOOP and node.op is not MATMUL
+
+
+def _broadcast_index(shape: tuple, full: tuple, indices: list[str]) -> str:
+    """The index of an operand of ``shape`` at element ``indices`` of ``full`` (NumPy's
+    broadcasting: trailing axes line up, an axis of size 1 repeats)."""
+    offset = len(full) - len(shape)
+    parts = ["0" if size == 1 and full[offset + axis] != 1 else indices[offset + axis]
+             for axis, size in enumerate(shape)]
+    return ", ".join(parts) if parts else "()"
+
+
+def _values_needed_after(nodes: list[Node], keep) -> list[set]:
+    """For each position, the ids of values made at or before it that a later node (or
+    ``keep``) reads: what a nest ending there must store."""
+    needed = {id(v) for v in keep}
+    result: list[set] = [set() for _ in nodes]
+    for position in range(len(nodes) - 1, -1, -1):
+        result[position] = set(needed)
+        node = nodes[position]
+        needed |= {id(v) for v in node.inputs}  # captured values are inputs too
+    return result

@@ -12,6 +12,7 @@ from runtime import nest
 from runtime.autodiff import recording
 from runtime.backends import NUMPY, Backend
 from runtime.backends.jit import INSTALL_HINT as JIT_INSTALL_HINT
+from runtime.backends.jit import JIT
 from runtime.backends.jit import available as jit_available
 from runtime.errors import GradientError
 from runtime.fast_call import make_entry
@@ -48,7 +49,6 @@ class ConcreteFunction:
         self._bind = bind
         self.jit_compile = jit_compile
         if jit_compile:
-            from runtime.backends.jit import JIT
             backend = JIT
         self.backend = backend
         self.executable = backend.compile(graph, name)

@@ -35,3 +35,20 @@ def jit_cache_directory() -> str:
         return _jit_cache_directory
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "eager2graph", "kernels")
+
+
+_jit_auto_compile_after: int | None = 64
+
+
+def set_jit_auto_compile(after_calls: int | None) -> None:
+    """With ``jit_compile=None`` (the default), a concrete function moves to the compiled
+    tier in the background after this many calls; None never starts a background compile
+    (a service that must not spawn threads, or a test that compares exact bits)."""
+    global _jit_auto_compile_after
+    if after_calls is not None and (not isinstance(after_calls, int) or after_calls < 1):
+        raise ValueError(f"after_calls must be a positive int or None, got {after_calls!r}.")
+    _jit_auto_compile_after = after_calls
+
+
+def jit_auto_compile_after() -> int | None:
+    return _jit_auto_compile_after

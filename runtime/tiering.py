@@ -1,7 +1,8 @@
 """``jit_compile=None``: start on the NumPy plan, move to the compiled tier when a function
 proves hot, without ever making a call wait.
 
-A concrete function counts its calls; at ``AUTO_COMPILE_AFTER_CALLS`` a daemon thread
+A concrete function counts its calls; after ``config.set_jit_auto_compile`` calls (64 unless
+set) a daemon thread
 compiles its graph with the compiled tier while calls go on running the NumPy plan. When the
 kernels are ready the function swaps its executable (one attribute write, atomic for the
 interpreter); if the tier finds nothing worth compiling, or fails, the function stays on the
@@ -13,9 +14,9 @@ from __future__ import annotations
 import threading
 from typing import Callable
 
+from runtime import config
+from runtime.backends.jit import JIT
 from runtime.graph import Graph
-
-AUTO_COMPILE_AFTER_CALLS = 64
 
 
 class BackgroundCompile:
@@ -35,7 +36,8 @@ class BackgroundCompile:
     def run(self, *arrays):
         """The NumPy plan, counting calls until the compile starts."""
         self.calls += 1
-        if self.calls >= AUTO_COMPILE_AFTER_CALLS:
+        threshold = config._jit_auto_compile_after
+        if threshold is not None and self.calls >= threshold:
             self.start()
         return self.plan_run(*arrays)
 
@@ -49,8 +51,6 @@ class BackgroundCompile:
         self._thread.start()
 
     def _compile(self) -> None:
-        from runtime.backends.jit import JIT
-
         try:
             executable = JIT.compile(self.graph, self.name)
         except Exception as error:  # noqa: BLE001 - the plan keeps running; the report says why
@@ -64,8 +64,12 @@ class BackgroundCompile:
 
     def describe(self) -> str:
         if self.outcome == "waiting":
+            threshold = config.jit_auto_compile_after()
+            if threshold is None:
+                return ("runs on the NumPy plan: background compiles are off "
+                        "(rt.config.set_jit_auto_compile(None)).")
             return (f"runs on the NumPy plan; the compiled tier takes over in the background "
-                    f"after {AUTO_COMPILE_AFTER_CALLS} calls ({self.calls} so far).")
+                    f"after {threshold} calls ({self.calls} so far).")
         if self.outcome == "compiling":
             return "runs on the NumPy plan while the compiled tier compiles in the background."
         if self.outcome == "failed":

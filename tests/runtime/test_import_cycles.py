@@ -15,7 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 RUNTIME_DIR = ROOT / "runtime"
 # ``str(graph)`` delegates to the printer, which formats graphs: a view of the IR, imported
 # when a graph is printed.
-ALLOWED_LATE = {("runtime/graph.py", "runtime.printing")}
+ALLOWED_LATE = {("runtime/graph.py", "runtime.printing"),
+                # Imports Numba (an optional extra, slow to import): only when compiling.
+                ("runtime/backends/jit/kernels.py", "runtime.backends.jit.helpers")}
 
 
 def _modules() -> dict[str, Path]:

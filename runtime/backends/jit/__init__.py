@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 
 from runtime.backends.jit.codegen import KernelWriter
+from runtime.backends.jit.kernels import compile_kernel
 from runtime.backends.jit.rolling import Chain, chain_region, group_chains, rolled_source
 from runtime.backends.jit.regions import (COMPILED_REGION, hoist_constants, partition,
                                           region_interface, replace_region)
@@ -34,8 +35,6 @@ class CompiledPlan:
             raise ImportError(f"jit_compile=True needs Numba, the compiled tier's compiler; "
                               f"install it with {INSTALL_HINT}, or pass jit_compile=None to "
                               f"compile only when it is installed.")
-        from runtime.backends.jit.kernels import compile_kernel
-
         self.graph = graph.copy()
         found = partition(self.graph)
         self.kernels = []

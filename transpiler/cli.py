@@ -109,6 +109,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dot", metavar="FILE", help="write the graph as Graphviz DOT")
     parser.add_argument("--svg", metavar="FILE", help="write the graph as SVG (needs Graphviz)")
     parser.add_argument("--png", metavar="FILE", help="write the graph as PNG (needs Graphviz)")
+    parser.add_argument("--jit", action="store_true",
+                        help="compile with the compiled tier (needs eager2graph[jit]) and print "
+                             "what runs compiled, what stays on NumPy and why, and the kernels")
     options = parser.parse_args(argv)
     try:
         run(options)
@@ -124,12 +127,16 @@ def main(argv: list[str] | None = None) -> int:
 def run(options) -> None:
     fn = load_function(options.target)
     wants_graph = options.graph or options.unoptimized or options.table or options.dot \
-        or options.svg or options.png
+        or options.svg or options.png or options.jit
     if not wants_graph:
         print(api.to_code(fn), end="")
         return
     specs = parse_specs(options.args) if options.args else []
-    concrete = _concrete(fn, specs)
+    concrete = _concrete(fn, specs, jit_compile=True if options.jit else None)
+    if options.jit:
+        print(concrete.jit_report)
+        print()
+        print(concrete.plan_source, end="")
     if options.graph:
         print(concrete.graph)
     if options.unoptimized:
@@ -144,9 +151,11 @@ def run(options) -> None:
             rt.visualize.render(concrete, path)
 
 
-def _concrete(fn, specs: list):
+def _concrete(fn, specs: list, jit_compile: bool | None):
     try:
-        return api.function(fn).get_concrete_function(*specs)
+        return api.function(fn, jit_compile=jit_compile).get_concrete_function(*specs)
+    except ImportError as error:
+        raise CommandError(str(error)) from None
     except TypeError as error:
         if "missing" in str(error) and not specs:
             raise CommandError(f"{error}. Give the argument specs with --args, e.g. "

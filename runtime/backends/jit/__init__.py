@@ -64,7 +64,8 @@ class CompiledPlan:
     def report(self) -> str:
         """Which parts of the graph run compiled, which stay on NumPy, and why."""
         distinct = {repr(k) for _, k in self.kernels}
-        lines = [f"compiled tier: {len(self.kernels)} regions, {len(distinct)} distinct kernels"]
+        lines = [f"compiled tier: {_count(len(self.kernels), 'region')}, "
+                 f"{_count(len(distinct), 'distinct kernel')}"]
         for region, kernel in self.kernels:
             first = region.nodes[0]
             ops = sorted({n.op.name for n in region.nodes})
@@ -75,6 +76,10 @@ class CompiledPlan:
             lines += [f"  {node.op.name} {node.reference()} at {node.location_text()}: {reason}"
                       for node, reason in self.refused]
         return "\n".join(lines)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
 def _by_graph(regions) -> list:

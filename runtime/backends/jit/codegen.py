@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from runtime.backends.jit.element_rules import (SUPPORTED_DTYPES, element_expression,
-                                                literal, numba_type)
+from runtime.backends.jit.element_rules import (ELEMENT_RULES, SUPPORTED_DTYPES,
+                                                element_expression, literal, numba_type)
 from runtime.graph import Graph, Node
 from runtime.ops.linalg_ops import MATMUL
 from runtime.ops.registry import COND, CONST, WHILE_LOOP
@@ -42,10 +42,13 @@ def why_not(node: Node) -> str | None:
                 if reason is not None:
                     return f"its {key} holds {inner.op.name}, which cannot be compiled: {reason}"
         return None
+    if node.op not in ELEMENT_RULES:
+        return f"{node.op.name} has no compiled form yet"
     args = [f"x{i}" for i in range(len(node.inputs))]
-    if element_expression(node.op, args, [v.dtype for v in node.inputs], node.outputs[0].dtype,
-                          node.attrs) is None:
-        return f"{node.op.name} on these dtypes has no compiled form"
+    in_dtypes = [v.dtype for v in node.inputs]
+    if element_expression(node.op, args, in_dtypes, node.outputs[0].dtype, node.attrs) is None:
+        return (f"{node.op.name} of {', '.join(d.name for d in in_dtypes)} has no compiled form "
+                f"that gives NumPy's result")
     return None
 
 
@@ -271,8 +274,8 @@ class KernelWriter:
         carried = [self.fresh("w") for _ in range(num_vars)]
         self._assign(carried, carried_values, indent)
         inner = indent + "    "
-        counter = self.fresh("n")
         if limit is not None:
+            counter = self.fresh("n")
             self.lines.append(f"{indent}{counter} = 0")
         self.lines.append(f"{indent}while True:")
         if limit is not None:

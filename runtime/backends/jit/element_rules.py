@@ -22,8 +22,8 @@ from runtime.ops.math_ops import (ABS, ADD, BITWISE_AND, BITWISE_OR, BITWISE_XOR
                                   DIVIDE, EQUAL, EXP, FLOOR, FLOORDIV, GREATER, GREATER_EQUAL,
                                   INVERT, LESS, LESS_EQUAL, LOG, LOG1P, LOGICAL_AND, LOGICAL_NOT,
                                   LOGICAL_OR, LOGICAL_XOR, MAXIMUM, MINIMUM, MOD, MULTIPLY,
-                                  NEGATIVE, NOT_EQUAL, POSITIVE, ROUND, SIGMOID, SIN, SQRT, SQUARE,
-                                  SUBTRACT, TAN, TANH)
+                                  NEGATIVE, NOT_EQUAL, POSITIVE, POW, ROUND, SIGMOID, SIN, SQRT,
+                                  SQUARE, SUBTRACT, TAN, TANH)
 from runtime.ops.nn_ops import RELU
 from runtime.ops.registry import OpDef
 
@@ -141,6 +141,13 @@ def _selection(helper: str) -> Rule:
     return rule
 
 
+def _power(args, in_dtypes, out, attrs):
+    # Integer powers raise in NumPy for negative exponents: they stay on the plan.
+    if not _same_inputs(in_dtypes) or in_dtypes[0].kind != "f" or out != in_dtypes[0]:
+        return None
+    return f"{numba_type(out)}({args[0]} ** {args[1]})"
+
+
 def _relu(args, in_dtypes, out, attrs):
     if out != in_dtypes[0] or not _numeric(out):
         return None
@@ -175,7 +182,7 @@ def _identity(args, in_dtypes, out, attrs):
 
 ELEMENT_RULES: dict[OpDef, Rule] = {
     ADD: _arithmetic("+"), SUBTRACT: _arithmetic("-"), MULTIPLY: _arithmetic("*"),
-    DIVIDE: _divide, FLOORDIV: _floor_rule("int_floordiv"), MOD: _floor_rule("int_mod"),
+    DIVIDE: _divide, POW: _power, FLOORDIV: _floor_rule("int_floordiv"), MOD: _floor_rule("int_mod"),
     MAXIMUM: _selection("float_maximum"), MINIMUM: _selection("float_minimum"),
     EQUAL: _comparison("=="), NOT_EQUAL: _comparison("!="), LESS: _comparison("<"),
     LESS_EQUAL: _comparison("<="), GREATER: _comparison(">"), GREATER_EQUAL: _comparison(">="),

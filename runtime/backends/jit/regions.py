@@ -4,8 +4,8 @@ A region is a run of nodes in program order that the tier can compile (``codegen
 and whose operands all exist when the run starts, so the ``compiled_region`` node that
 replaces it can stand where its first node stood. Loops, branches and matmuls start new regions, and regions are short, so a kernel is one
 kind of work that repeats (a layer) rather than the whole graph. A region is kept only where a kernel call
-pays off: it holds a loop or a matmul, or at least two elementwise ops on arrays (a single op
-is one NumPy call either way). Control flow the tier cannot compile as a whole is searched
+pays off: it holds a loop or an integer matmul, or at least two ops on arrays (a single
+elementwise op or float matmul is one NumPy call either way). Control flow the tier cannot compile as a whole is searched
 for regions inside its branches and bodies. Everything else stays on the NumPy plan, and each
 refused node keeps its reason for the report.
 """
@@ -97,8 +97,8 @@ def _close(graph: Graph, region: Region | None, found: Partition) -> None:
 def _pays_off(nodes: list[Node]) -> bool:
     array_ops = 0
     for node in nodes:
-        if node.op is WHILE_LOOP or node.op is MATMUL:
-            return True
+        if node.op is WHILE_LOOP or (node.op is MATMUL and node.outputs[0].dtype.kind != "f"):
+            return True  # a float matmul alone is one BLAS call either way
         if node.op is COND:
             if any(_pays_off(sub.nodes) for sub in node.subgraphs.values()):
                 return True

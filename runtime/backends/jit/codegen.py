@@ -4,9 +4,9 @@ A region is a list of nodes the tier can compile (see ``regions``). Its kernel t
 region's inputs as arguments (scalars for 0-d values, C-contiguous arrays otherwise) and
 returns the values used outside it. Scalars become local variables; runs of elementwise ops
 over arrays of one shape become one loop nest that computes every element through all of
-them (no temporary arrays, bias and activation fused into whatever precedes them); a matmul
-becomes a loop nest; ``cond`` an ``if`` and ``while_loop`` a ``while`` around their inlined
-subgraphs. Names in the source depend only on the region's structure, never on node ids, so
+them (no temporary arrays, bias and activation fused into whatever precedes them, reductions
+folding the elements as they are made); a matmul becomes a loop nest or a BLAS call;
+``cond`` an ``if`` and ``while_loop`` a ``while`` around their inlined subgraphs. Names in the source depend only on the region's structure, never on node ids, so
 identical layers of a model write identical kernels, compiled once.
 """
 
@@ -18,6 +18,8 @@ import numpy as np
 
 from runtime.backends.jit.element_rules import (ELEMENT_RULES, SUPPORTED_DTYPES,
                                                 element_expression, literal, numba_type)
+from runtime.backends.jit.reduction_rules import (element_count, fold_for, is_reduction,
+                                                  reduced_axes)
 from runtime.graph import Graph, Node
 from runtime.ops.linalg_ops import MATMUL
 from runtime.ops.registry import COND, CONST, WHILE_LOOP
@@ -41,6 +43,12 @@ def why_not(node: Node) -> str | None:
                 reason = why_not(inner)
                 if reason is not None:
                     return f"its {key} holds {inner.op.name}, which cannot be compiled: {reason}"
+        return None
+    if is_reduction(node.op):
+        if node.inputs[0].shape == ():
+            return "it reduces a scalar"
+        if fold_for(node) is None:
+            return f"{node.op.name} of {node.inputs[0].dtype.name} has no compiled form"
         return None
     if node.op not in ELEMENT_RULES:
         return f"{node.op.name} has no compiled form yet"
@@ -80,11 +88,18 @@ class _Array:
 
 @dataclass
 class _Nest:
-    """Elementwise nodes waiting to be written as one loop nest over ``shape``."""
+    """Elementwise nodes waiting to be written as one loop nest over ``shape``, and the
+    reductions that fold its elements."""
 
     shape: tuple
     nodes: list = field(default_factory=list)
+    reductions: list = field(default_factory=list)
     elements: dict = field(default_factory=dict)  # id(value) -> element variable
+
+    def reduces_into(self, node: Node) -> bool:
+        """Whether ``node`` reads a reduction of this nest (known only after the nest)."""
+        made = {id(r.outputs[0]) for r in self.reductions}
+        return any(id(v) in made for v in node.inputs)
 
 
 class KernelWriter:
@@ -144,13 +159,19 @@ class KernelWriter:
         for position, node in enumerate(nodes):
             if node.op is CONST:
                 continue
-            shape = node.outputs[0].shape if len(node.outputs) == 1 else None
-            if _is_elementwise(node) and shape != ():
+            if nest is not None and nest.reduces_into(node):
+                self.flush(nest, indent, needed_later[position - 1])
+                nest = None
+            if is_reduction(node.op):
+                shape = node.inputs[0].shape  # a reduction joins the nest of its operand
+            else:
+                shape = node.outputs[0].shape if len(node.outputs) == 1 else None
+            if (_is_elementwise(node) and shape != ()) or is_reduction(node.op):
                 if nest is not None and nest.shape != shape:
                     self.flush(nest, indent, needed_later[position - 1])
                     nest = None
                 nest = nest or _Nest(shape)
-                nest.nodes.append(node)
+                (nest.reductions if is_reduction(node.op) else nest.nodes).append(node)
                 continue
             if nest is not None:
                 self.flush(nest, indent, needed_later[position - 1])
@@ -188,6 +209,7 @@ class KernelWriter:
         """Writes the nest: one loop per axis, every node once per element; values needed
         after it are stored in new arrays."""
         stored = [v for n in nest.nodes for v in n.outputs if id(v) in needed]
+        accumulators = [self._accumulator(node, indent) for node in nest.reductions]
         for value in stored:
             name = self.fresh()
             self.lines.append(f"{indent}{name} = np.empty({value.shape!r}, {numba_type(value.dtype)})")
@@ -213,6 +235,48 @@ class KernelWriter:
         for value in stored:
             self.lines.append(f"{inner}{self.bindings[id(value)].name}[{', '.join(indices)}] = "
                               f"{nest.elements[id(value)]}")
+        for node, accumulator in zip(nest.reductions, accumulators):
+            self._fold(node, accumulator, element(node.inputs[0]), indices, inner)
+        for node, accumulator in zip(nest.reductions, accumulators):
+            self._finish(node, accumulator, indent)
+
+    def _accumulator(self, node: Node, indent: str) -> str:
+        """Declares the accumulator of a reduction (a scalar when it reduces every axis)."""
+        fold, name = fold_for(node), self.fresh("r")
+        shape = node.inputs[0].shape
+        if len(reduced_axes(node)) == len(shape):
+            self.lines.append(f"{indent}{name} = {fold.initial}")
+        else:
+            kept = tuple(1 if axis in reduced_axes(node) else size for axis, size in enumerate(shape))
+            self.lines.append(f"{indent}{name} = np.full({kept!r}, {fold.initial}, "
+                              f"{numba_type(fold.accumulator)})")
+        return name
+
+    def _fold(self, node: Node, accumulator: str, element: str, indices: list, indent: str) -> None:
+        fold, axes = fold_for(node), reduced_axes(node)
+        if len(axes) == len(node.inputs[0].shape):
+            self.lines.append(f"{indent}{accumulator} = "
+                              f"{fold.combine.format(acc=accumulator, x=element)}")
+            return
+        place = ", ".join("0" if axis in axes else index for axis, index in enumerate(indices))
+        current = f"{accumulator}[{place}]"
+        self.lines.append(f"{indent}{current} = {fold.combine.format(acc=current, x=element)}")
+
+    def _finish(self, node: Node, accumulator: str, indent: str) -> None:
+        fold, value = fold_for(node), node.outputs[0]
+        dtype, name = numba_type(value.dtype), self.fresh()
+        finished = fold.finish.format(acc=accumulator, count=element_count(node))
+        if len(reduced_axes(node)) == len(node.inputs[0].shape):
+            if value.shape == ():
+                self.lines.append(f"{indent}{name} = {dtype}({finished})")
+                self.bindings[id(value)] = name
+                return
+            self.lines.append(f"{indent}{name} = np.full({value.shape!r}, {dtype}({finished}), {dtype})")
+        else:
+            if fold.accumulator != value.dtype or finished != accumulator:
+                finished = f"({finished}).astype({dtype})"
+            self.lines.append(f"{indent}{name} = {finished}.reshape({value.shape!r})")
+        self.bindings[id(value)] = _Array(name, value.shape)
 
     # -- matmul, cond, while ------------------------------------------------------------------
 
@@ -294,7 +358,7 @@ class KernelWriter:
 
 
 def _is_elementwise(node: Node) -> bool:
-    return node.op is not COND and node.op is not WHILE_LOOP and node.op is not MATMUL
+    return node.op not in (COND, WHILE_LOOP, MATMUL) and not is_reduction(node.op)
 
 
 def _broadcast_index(shape: tuple, full: tuple, indices: list[str]) -> str:

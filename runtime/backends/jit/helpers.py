@@ -43,5 +43,13 @@ def float_minimum(a, b):
     return b
 
 
+@_jit
+def truncated_mean(total, count):
+    """The runtime's integer mean: the int64 total divided toward zero (as TensorFlow)."""
+    sign = (total > 0) - (total < 0)
+    return sign * (np.abs(total) // count)
+
+
 HELPERS = {"np": np, "int_floordiv": int_floordiv, "int_mod": int_mod,
-           "float_maximum": float_maximum, "float_minimum": float_minimum}
+           "float_maximum": float_maximum, "float_minimum": float_minimum,
+           "truncated_mean": truncated_mean}

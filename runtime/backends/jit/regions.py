@@ -102,7 +102,7 @@ def _pays_off(nodes: list[Node]) -> bool:
         if node.op is COND:
             if any(_pays_off(sub.nodes) for sub in node.subgraphs.values()):
                 return True
-        elif node.op is not CONST and node.outputs and node.outputs[0].shape != ():
+        elif node.op is not CONST and any(v.shape != () for v in node.inputs + node.outputs):
             array_ops += 1
     return array_ops >= 2
 

@@ -14,8 +14,9 @@ import importlib.util
 from runtime.backends.jit.codegen import KernelWriter
 from runtime.backends.jit.kernels import compile_kernel
 from runtime.backends.jit.rolling import Chain, chain_region, group_chains, rolled_source
-from runtime.backends.jit.regions import (COMPILED_REGION, hoist_constants, partition,
-                                          region_interface, replace_region)
+from runtime.backends.jit.regions import (COMPILED_REGION, hoist_constants,
+                                          hoist_variable_reads, partition, region_interface,
+                                          replace_region)
 from runtime.executor import Plan
 from runtime.graph import Graph
 
@@ -36,6 +37,7 @@ class CompiledPlan:
                               f"install it with {INSTALL_HINT}, or pass jit_compile=None to "
                               f"compile only when it is installed.")
         self.graph = graph.copy()
+        hoist_variable_reads(self.graph)
         found = partition(self.graph)
         self.kernels = []
         replaced: dict = {}

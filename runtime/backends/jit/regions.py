@@ -153,6 +153,30 @@ def replace_region(graph: Graph, region: Region, kernel, replaced: dict) -> Node
     return node
 
 
+def hoist_variable_reads(graph: Graph) -> None:
+    """Each read of a variable moves up to just after the last node before it that may
+    assign that variable: it reads the same value there, and the elementwise work that
+    uses it (an optimizer's update of many variables) is no longer cut into a region per
+    read. Reads inside branches and loops stay where they are."""
+    placed: list[Node] = []
+    for node in graph.nodes:
+        variable = node.attrs.get("variable") if node.op.reads_variable else None
+        if variable is None:
+            placed.append(node)
+            continue
+        position = len(placed)
+        while position > 0 and not _may_assign(placed[position - 1], variable):
+            position -= 1
+        placed.insert(position, node)
+    graph.nodes = placed
+
+
+def _may_assign(node: Node, variable) -> bool:
+    candidates = [node] + [inner for sub in node.subgraphs.values() for inner in sub.walk()]
+    return any(n.effect and n.attrs.get("variable") is variable and not n.op.reads_variable
+               for n in candidates)
+
+
 def hoist_constants(graph: Graph) -> None:
     """Constants first: a region node may stand before a constant it reads."""
     graph.nodes = [n for n in graph.nodes if n.op is CONST] + \

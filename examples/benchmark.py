@@ -1,16 +1,22 @@
 """eager2graph side by side with hand-written NumPy, its own eager mode, TensorFlow and JAX.
 
     python examples/benchmark.py             # full run, one table
-    python examples/benchmark.py --quick     # fewer repeats (under a minute)
+    python examples/benchmark.py --quick     # fewer repeats (a minute or two)
     python examples/benchmark.py --json results.json --only W3,W6
-    python examples/benchmark.py --scaling   # W2, W4, W5, W6 as the work grows (a few minutes)
+    python examples/benchmark.py --scaling   # W2, W4, W5, W6 as the work grows (many minutes)
 
 Each workload is written once as plain Python on `rt` ops; "eager" runs that source on eager
-tensors, "graph" runs it through `transpiler.function`. "numpy" is the same computation written
-by hand in NumPy (the floor). TensorFlow (`tf.function`) and JAX (`jax.jit`) columns appear
-when those packages are installed; they are not dependencies. Times are per-call medians over
-several repeats after warm-up, all measured in this one process, so ratios are comparable even
-on a busy machine; absolute times are not. Every mode's result is checked against NumPy first.
+tensors, "graph" runs it through `transpiler.function(fn, jit_compile=False)` (the NumPy plan,
+never a switch to the compiled tier in the middle of the run), "compiled" through
+`transpiler.function(fn, jit_compile=True)` (regions of the graph compiled by Numba; "n/a"
+when Numba is not installed). "numpy" is the same computation written by hand in NumPy (the
+floor). TensorFlow (`tf.function`) and JAX (`jax.jit`) columns appear when those packages are
+installed; they are not dependencies. Times are per-call medians over several repeats after
+warm-up, all measured in this one process, so ratios are comparable even on a busy machine;
+absolute times are not. The ratios are graph / NumPy, each other mode / graph (below 1: faster
+than the graph) and compiled / jax.jit. Every mode's result is checked against NumPy first:
+integers exactly, floats to rtol = atol = 1e-4; the JSON report also has each mode's deviation,
+max |result - numpy| / max |numpy|, and what the compiled tier compiled (`jit_report`).
 
 W7 and W8 are training steps (forward pass, gradient, Adam update). Each mode builds its own
 fresh model and optimizer: TensorFlow's step is a `tf.function` with `GradientTape` and Keras'
@@ -18,16 +24,26 @@ Adam, JAX's is `jax.jit` of `value_and_grad` and a hand-written Adam update. A s
 loss before its update; the first two losses (the second shows the update) are checked against
 a NumPy reference.
 
+First calls (a new function object: conversion, trace, optimization, compilation) are timed in
+this warmed-up process and in new processes: the graph's, and the compiled tier's twice, with
+an empty kernel cache directory (a cold compile, with Numba's import) and then with the
+directory that run filled (Numba loads the kernels from disk). Kernels go to temporary
+directories of this run, never the user's cache. In this process Numba is imported and started
+by one small compile before any timing, and the compiled mode's first call reads the directory
+the new processes filled.
+
 --scaling reruns W2, W4, W5 and W6 at growing sizes (layers, loop iterations, elements) in graph,
-NumPy and JAX: per-call medians, first calls of a new function object, peak memory of one call,
-and at every size the graph's result checked against NumPy (integers exactly, floats to 1e-6 of
-the result's largest magnitude). A failed check is printed and makes the script exit with 1.
+compiled, NumPy and JAX: per-call medians, first calls of a new function object, peak memory of
+one call, and at every size the graph's and the compiled tier's results checked against NumPy
+(integers exactly, floats to 1e-6 of the result's largest magnitude). A failed check is printed
+and makes the script exit with 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import importlib.util
 import json
 import math
 import os
@@ -35,12 +51,14 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 import types
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -593,16 +611,65 @@ def first_call_seconds(make: Callable[[], Callable[[], object]]) -> float:
     return time.perf_counter() - start
 
 
-def fresh_process_first_call_ms(key: str) -> float:
-    """The graph mode's first call in a new process (nothing converted or warmed up yet)."""
-    completed = subprocess.run([sys.executable, __file__, "--first-call-of", key],
-                               capture_output=True, text=True, check=True)
+def fresh_process_first_call_ms(key: str, kernel_cache: str | None = None) -> float:
+    """The graph mode's first call in a new process (nothing converted or warmed up yet); with
+    `kernel_cache`, the compiled mode's, its kernels cached in that directory."""
+    command = [sys.executable, __file__, "--first-call-of", key]
+    if kernel_cache is not None:
+        command += ["--compiled-with-kernel-cache", kernel_cache]
+    completed = subprocess.run(command, capture_output=True, text=True)
+    if completed.returncode != 0:
+        raise RuntimeError(f"the first call of {key} in a new process failed: "
+                           f"{completed.stderr.strip().splitlines()[-1:]}")
     return float(completed.stdout)
 
 
-def print_first_call_ms(key: str) -> None:
+def print_first_call_ms(key: str, kernel_cache: str | None = None) -> None:
     w = next(w for w in WORKLOADS if w.key == key)
-    print(first_call_seconds(make_graph(w)) * 1e3)  # converting is part of the first call's cost
+    if kernel_cache is None:
+        make = make_graph(w)
+    else:  # Numba's import is part of this first call: the tier imports it on its first compile
+        rt.config.set_jit_cache_directory(kernel_cache)
+        make = make_graph(w, jit_compile=True)
+    print(first_call_seconds(make) * 1e3)  # converting is part of the first call's cost
+
+
+def compiled_tier_available() -> bool:
+    """Whether Numba can be imported: the runtime asks the same way before it compiles."""
+    return importlib.util.find_spec("numba") is not None
+
+
+def count_down(n):
+    """Compiled once before any timing (a while loop: the tier makes it one kernel)."""
+    total = 0
+    while n > 0:
+        total += n
+        n -= 1
+    return total
+
+
+def prepare_compiled_tier() -> str:
+    """The compiled mode's note. With Numba, imports it and compiles one small kernel into the
+    current kernel cache: first calls in this (warmed-up) process then leave out Numba's import
+    and its one-time start-up (new processes pay them: comp, cold and comp, warm)."""
+    if not compiled_tier_available():
+        return "Numba is not installed: the compiled column is n/a"
+    import numba
+    transpiler.function(count_down, jit_compile=True)(rt.constant(np.int32(3)))
+    return f"Numba {numba.__version__}: compiled = transpiler.function(fn, jit_compile=True)"
+
+
+@contextmanager
+def temporary_kernel_cache() -> Iterator[str]:
+    """A temporary directory for the compiled tier's kernels, the runtime's setting restored
+    after (the user's own kernel cache is neither read nor filled)."""
+    previous = rt.config.jit_cache_directory()
+    with tempfile.TemporaryDirectory(prefix="eager2graph-benchmark-kernels-") as directory:
+        rt.config.set_jit_cache_directory(directory)
+        try:
+            yield directory
+        finally:
+            rt.config.set_jit_cache_directory(previous)
 
 
 def peak_bytes(call: Callable[[], object], warmups: int = 3) -> int:
@@ -617,8 +684,8 @@ def peak_bytes(call: Callable[[], object], warmups: int = 3) -> int:
         tracemalloc.stop()
 
 
-def import_seconds() -> float:
-    code = ("import time; t = time.perf_counter(); import runtime, transpiler; "
+def import_seconds(modules: str = "runtime, transpiler") -> float:
+    code = (f"import time; t = time.perf_counter(); import {modules}; "
             "print(time.perf_counter() - t)")
     runs = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                  check=True).stdout) for _ in range(3)]
@@ -626,8 +693,13 @@ def import_seconds() -> float:
 
 
 def same(result, expected) -> bool:
-    got = np.asarray(result)
-    return got.shape == np.shape(expected) and np.allclose(got, expected, rtol=1e-4, atol=1e-4)
+    """Integers (and booleans) exactly, floats to rtol = atol = 1e-4; shapes and kinds equal."""
+    got, expected = np.asarray(result), np.asarray(expected)
+    if got.shape != expected.shape or (got.dtype.kind == "f") != (expected.dtype.kind == "f"):
+        return False
+    if expected.dtype.kind != "f":
+        return bool(np.array_equal(got, expected))
+    return bool(np.allclose(got, expected, rtol=1e-4, atol=1e-4))
 
 
 # -- modes ------------------------------------------------------------------------------------
@@ -655,14 +727,33 @@ def make_eager(w: Workload):
     return lambda: (lambda: w.source(*args))
 
 
-def make_graph(w: Workload):
+def make_graph(w: Workload, jit_compile: bool = False):
+    """The graph mode: the NumPy plan, jit_compile=False (the default, None, would move to the
+    compiled tier in the background after 64 calls, in the middle of the timing). With
+    jit_compile=True, the compiled mode. A call's `function` is the `transpiler.function`."""
     args = _rt_args(w)
 
     def make():
         clear_conversion_cache()
-        fn = transpiler.function(w.source() if w.training else w.source)
-        return lambda: fn(*args)
+        fn = transpiler.function(w.source() if w.training else w.source, jit_compile=jit_compile)
+
+        def call():
+            return fn(*args)
+        call.function = fn
+        return call
     return make
+
+
+def make_compiled(w: Workload):
+    """The compiled mode (None without Numba: the column is n/a)."""
+    return make_graph(w, jit_compile=True) if compiled_tier_available() else None
+
+
+def jit_report_of(call: Callable) -> str | None:
+    """What the compiled tier made of the function behind a graph or compiled call."""
+    function = getattr(call, "function", None)
+    concrete = function.concrete_functions() if function is not None else []
+    return concrete[0].jit_report if concrete else None
 
 
 def make_numpy(w: Workload):
@@ -742,37 +833,83 @@ def optional_modes() -> list[Mode]:
 
 
 def run(workloads: list[Workload], settings: Settings) -> dict:
-    modes = [Mode("numpy", make_numpy), Mode("eager", make_eager), Mode("graph", make_graph)]
-    modes += optional_modes()
-    report: dict = {"machine": f"{platform.machine()}, Python {platform.python_version()}, "
-                               f"NumPy {np.__version__}",
-                    "notes": [m.note for m in modes if m.note], "workloads": {}}
-    for w in workloads:
-        expected = expected_result(w)
-        entry: dict = {"title": w.title, "per_call_us": {}, "first_call_ms": {}, "failures": []}
-        if w.numpy_note:
-            entry["numpy"] = w.numpy_note
-        for mode in modes:
-            make = mode.make(w)
-            if make is None:
-                continue
+    compiled = compiled_tier_available()
+    with temporary_kernel_cache() as kernels:
+        modes = [Mode("numpy", make_numpy), Mode("eager", make_eager), Mode("graph", make_graph),
+                 Mode("compiled", make_compiled, prepare_compiled_tier())]
+        modes += optional_modes()
+        report: dict = {"machine": f"{platform.machine()}, Python {platform.python_version()}, "
+                                   f"NumPy {np.__version__}",
+                        "notes": [m.note for m in modes if m.note],
+                        "compiled_available": compiled, "workloads": {}}
+        with warnings.catch_warnings():  # new function objects on purpose (first calls)
+            warnings.simplefilter("ignore", RetracingWarning)
+            for w in workloads:
+                report["workloads"][w.key] = run_workload(w, modes, settings, kernels)
+            if any(w.key == "W2" for w in workloads):
+                w2 = next(w for w in workloads if w.key == "W2")
+                graph_call, numpy_call = make_graph(w2)(), make_numpy(w2)()
+                report["w2_peak_memory"] = {"graph_bytes": peak_bytes(graph_call),
+                                            "numpy_bytes": peak_bytes(numpy_call)}
+    report["import_s"] = round(import_seconds(), 3)
+    if compiled:
+        report["import_numba_s"] = round(import_seconds("numba"), 3)
+    return report
+
+
+def run_workload(w: Workload, modes: list[Mode], settings: Settings, kernels: str) -> dict:
+    """One workload in every mode: checked against NumPy, then (if it passed) timed."""
+    expected = expected_result(w)
+    entry: dict = {"title": w.title, "per_call_us": {}, "first_call_ms": {}, "deviation": {},
+                   "failures": []}
+    if w.numpy_note:
+        entry["numpy"] = w.numpy_note
+    new_processes: dict = {}
+    if compiled_tier_available():
+        # in new processes first: a cold compile into an empty directory, then the same first
+        # call with the kernels that run left there; this process then reads them too
+        cache = os.path.join(kernels, w.key)
+        try:
+            for name in ("compiled, new process, cold cache", "compiled, new process, warm cache"):
+                new_processes[name] = round(fresh_process_first_call_ms(w.key, cache), 2)
+        except RuntimeError as error:
+            entry.setdefault("errors", {})["compiled, new process"] = str(error)
+        rt.config.set_jit_cache_directory(cache)
+    for mode in modes:
+        make = mode.make(w)
+        if make is None:
+            continue
+        try:
             first = first_call_seconds(make)
             call = make()
-            if not same(checked_result(w, call), expected):
-                entry["failures"].append(mode.name)
-                continue
-            entry["first_call_ms"][mode.name] = round(first * 1e3, 2)
-            entry["per_call_us"][mode.name] = round(per_call_seconds(call, settings) * 1e6, 2)
-        entry["first_call_ms"]["graph, new process"] = round(fresh_process_first_call_ms(w.key), 2)
-        entry["targets"] = targets(w, entry)
-        report["workloads"][w.key] = entry
-    if any(w.key == "W2" for w in workloads):
-        w2 = next(w for w in workloads if w.key == "W2")
-        graph_call, numpy_call = make_graph(w2)(), make_numpy(w2)()
-        report["w2_peak_memory"] = {"graph_bytes": peak_bytes(graph_call),
-                                    "numpy_bytes": peak_bytes(numpy_call)}
-    report["import_s"] = round(import_seconds(), 3)
-    return report
+            result = checked_result(w, call)
+        except Exception as error:  # noqa: BLE001 - a mode that fails is reported, not fatal
+            entry["failures"].append(mode.name)
+            entry.setdefault("errors", {})[mode.name] = f"{type(error).__name__}: {error}"
+            continue
+        entry["deviation"][mode.name] = deviation(result, expected)
+        if mode.name == "compiled":
+            entry["jit_report"] = jit_report_of(call)
+        if not same(result, expected):
+            entry["failures"].append(mode.name)
+            continue
+        entry["first_call_ms"][mode.name] = round(first * 1e3, 2)
+        entry["per_call_us"][mode.name] = round(per_call_seconds(call, settings) * 1e6, 2)
+    entry["first_call_ms"]["graph, new process"] = round(fresh_process_first_call_ms(w.key), 2)
+    entry["first_call_ms"].update(new_processes)
+    entry["ratios"] = ratios(entry["per_call_us"])
+    entry["targets"] = targets(w, entry)
+    return entry
+
+
+RATIOS = [("graph", "numpy"), ("eager", "graph"), ("compiled", "graph"), ("tf.function", "graph"),
+          ("jax.jit", "graph"), ("compiled", "jax.jit")]
+
+
+def ratios(times: dict) -> dict:
+    """The table's ratios of per-call times, "a/b" for each pair in RATIOS both modes have."""
+    return {f"{a}/{b}": round(times[a] / times[b], 3) for a, b in RATIOS
+            if a in times and b in times}
 
 
 def targets(w: Workload, entry: dict) -> dict:
@@ -808,32 +945,57 @@ def faster_name(other: str, factor: float) -> str:
     return f"graph >= {factor:g}x faster than {other}"
 
 
+MODES = ["numpy", "eager", "graph", "compiled", "tf.function", "jax.jit"]
+FIRST_CALLS = {  # the first-call table's columns: key in first_call_ms -> header
+    **{m: m for m in MODES}, "graph, new process": "graph, new",
+    "compiled, new process, cold cache": "comp, cold", "compiled, new process, warm cache":
+    "comp, warm"}
+
+
+def cell(times: dict, key: str, width: int, unavailable: bool, digits: int = 1) -> str:
+    """A time (or ratio) right-aligned, "n/a" for a mode that cannot run, "-" when missing."""
+    text = f"{times[key]:.{digits}f}" if key in times else "n/a" if unavailable else "-"
+    return f"{text:>{width}}"
+
+
 def print_report(report: dict) -> None:
-    modes = ["numpy", "eager", "graph", "tf.function", "jax.jit"]
-    shown = [m for m in modes if any(m in e["per_call_us"] for e in report["workloads"].values())]
+    workloads = report["workloads"].values()
+    na = not report.get("compiled_available", True)  # the compiled column says n/a
+    shown = [m for m in MODES if any(m in e["per_call_us"] for e in workloads)
+             or (m == "compiled" and na)]
     print(f"eager2graph benchmark ({report['machine']})")
     for note in report["notes"]:
         print(f"  note: {note}")
-    print("\nper call, median (us); ratios are graph / numpy and other / graph")
+    ratio_columns = ["graph/numpy"] + [f"{m}/graph" for m in shown if m not in ("numpy", "graph")]
+    if "compiled" in shown and "jax.jit" in shown:
+        ratio_columns.append("compiled/jax.jit")
+    print("\nper call, median (us); ratios are graph / numpy, other / graph (below 1: faster "
+          "than the graph)" + ("\nand compiled / jax.jit" if "compiled/jax.jit" in ratio_columns
+                               else ""))
     header = f"{'':4} " + "".join(f"{m:>12}" for m in shown) + f"{'graph/np':>10}"
-    header += "".join(f"{m + '/graph':>18}" for m in shown if m not in ("numpy", "graph"))
+    header += "".join(f"{r:>18}" for r in ratio_columns[1:])
     print(header)
     for key, entry in report["workloads"].items():
-        t = entry["per_call_us"]
-        row = f"{key:4} " + "".join(f"{t[m]:>12.1f}" if m in t else f"{'-':>12}" for m in shown)
-        graph = t.get("graph")
-        row += f"{graph / t['numpy']:>10.2f}" if graph and "numpy" in t else f"{'-':>10}"
-        for m in shown:
-            if m not in ("numpy", "graph"):
-                row += f"{t[m] / graph:>18.2f}" if graph and m in t else f"{'-':>18}"
+        t, r = entry["per_call_us"], entry["ratios"]
+        row = f"{key:4} " + "".join(cell(t, m, 12, na and m == "compiled") for m in shown)
+        row += cell(r, "graph/numpy", 10, False, 2)
+        row += "".join(cell(r, c, 18, na and "compiled" in c, 2) for c in ratio_columns[1:])
         print(row + ("   FAIL: " + ", ".join(entry["failures"]) if entry["failures"] else ""))
     for key, entry in report["workloads"].items():
         if "numpy" in entry:
             print(f"{key:4} numpy {entry['numpy']}")
+        for mode, error in entry.get("errors", {}).items():
+            print(f"{key:4} {mode} failed: {error}")
     print("\nfirst call (ms): conversion + trace + optimize + compile, in this warmed-up process "
-          "and, for graph, in a new one")
+          "and in new\nprocesses (graph, new; the compiled tier's with an empty kernel cache, "
+          "comp, cold, with Numba's\nimport, and with the kernels that run cached, comp, warm)")
+    columns = [k for k in FIRST_CALLS if any(k in e["first_call_ms"] for e in workloads)
+               or (na and k.startswith("compiled"))]
+    print(f"{'':4} " + "".join(f"{FIRST_CALLS[k]:>12}" for k in columns))
     for key, entry in report["workloads"].items():
-        print(f"{key:4} " + "".join(f"{m}: {v:.1f}  " for m, v in entry["first_call_ms"].items()))
+        print(f"{key:4} " + "".join(cell(entry["first_call_ms"], k, 12,
+                                         na and k.startswith("compiled")) for k in columns))
+    print_compiled_tier(report)
     print("\ntargets")
     for key, entry in report["workloads"].items():
         for name, ok in entry["targets"].items():
@@ -844,6 +1006,32 @@ def print_report(report: dict) -> None:
         print(f"\nW2 peak memory: graph {memory['graph_bytes'] / 1e3:.0f} kB, numpy "
               f"{memory['numpy_bytes'] / 1e3:.0f} kB ({ratio:.2f}x; target <= 1.10x)")
     print(f"import runtime, transpiler: {report['import_s']:.3f} s (target <= 0.3 s)")
+    if "import_numba_s" in report:
+        print(f"import numba: {report['import_numba_s']:.3f} s (part of comp, cold and comp, warm)")
+
+
+def print_compiled_tier(report: dict) -> None:
+    """What the compiled tier compiled (jit_report's first line), how far its result is from
+    NumPy's, and where it is slower than the graph."""
+    if not report.get("compiled_available", True):
+        return
+    print("\ncompiled tier: what it compiled; check: max |compiled - numpy| / max |numpy|")
+    slower = []
+    for key, entry in report["workloads"].items():
+        jit_report = entry.get("jit_report") or entry.get("errors", {}).get("compiled", "-")
+        lines = jit_report.splitlines() or ["-"]
+        kept = (len(lines) - 1 - lines.index("left on the NumPy plan:")
+                if "left on the NumPy plan:" in lines else 0)
+        check = (check_label(entry["deviation"]["compiled"], "compiled" in entry["failures"])
+                 if "compiled" in entry["deviation"] else "-")
+        print(f"{key:4} {lines[0]}; {kept} op{'' if kept == 1 else 's'} left on the NumPy plan; "
+              f"check {check}")
+        ratio = entry["ratios"].get("compiled/graph")
+        if ratio is not None and ratio > 1:
+            none = lines[0].startswith("compiled tier: 0 regions")
+            slower.append(f"{key} ({ratio:.2f}x{', nothing compiled' if none else ''})")
+    if slower:
+        print("compiled slower than graph: " + ", ".join(slower))
 
 
 # -- scaling: the same workloads as the work grows ---------------------------------------------
@@ -944,7 +1132,10 @@ def scaled_per_call_seconds(call: Callable[[], object], settings: Settings) -> f
 
 def scaling_makers(s: Scaling, size: int, jax_scaling: dict | None) -> tuple[Workload, dict]:
     w = s.workload(size)
-    makers = {"graph": make_graph(w), "numpy": make_numpy(w)}
+    makers = {"graph": make_graph(w)}
+    if compiled_tier_available():
+        makers["compiled"] = make_graph(w, jit_compile=True)
+    makers["numpy"] = make_numpy(w)
     if s.vectorized is not None:
         makers["numpy, vectorized"] = lambda: (lambda: s.vectorized(*w.arrays))
     if jax_scaling is not None:
@@ -960,7 +1151,7 @@ def scaling_row(s: Scaling, size: int, jax_scaling: dict | None, settings: Setti
     row: dict = {"size": size, "per_call_us": {}, "first_call_ms": {}, "peak_kB": {},
                  "deviation": {}, "failures": []}
     for name, make in makers.items():
-        first = first_call_seconds(make) if name in ("graph", "jax.jit") else None
+        first = first_call_seconds(make) if name in ("graph", "compiled", "jax.jit") else None
         call = make()
         error = deviation(call(), expected)
         row["deviation"][name] = error
@@ -982,18 +1173,22 @@ def run_scaling(scalings: list[Scaling], settings: Settings, quick: bool) -> dic
         jax_scaling, note = jax_scaling_versions(jax), f"JAX {jax.__version__}"
     except ImportError:
         jax_scaling, note = None, "JAX is not installed: no jax.jit column"
-    report: dict = {"machine": f"{platform.machine()}, Python {platform.python_version()}, "
-                               f"NumPy {np.__version__}", "notes": [note], "scaling": {}}
-    print_scaling_header(report)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    for s in scalings:
-        rows = []
-        for size in s.quick_sizes if quick else s.sizes:
-            with warnings.catch_warnings():  # new function objects on purpose, for first calls
-                warnings.simplefilter("ignore", RetracingWarning)
-                rows.append(scaling_row(s, size, jax_scaling, settings))
-        report["scaling"][s.key] = {"title": s.title, "unit": s.unit, "rows": rows}
-        print_scaling_table(s.key, report["scaling"][s.key])
+    with temporary_kernel_cache():
+        report: dict = {"machine": f"{platform.machine()}, Python {platform.python_version()}, "
+                                   f"NumPy {np.__version__}",
+                        "notes": [note, prepare_compiled_tier()],
+                        "compiled_available": compiled_tier_available(), "scaling": {}}
+        print_scaling_header(report)
+        for s in scalings:
+            rows = []
+            for size in s.quick_sizes if quick else s.sizes:
+                with warnings.catch_warnings():  # new function objects on purpose (first calls)
+                    warnings.simplefilter("ignore", RetracingWarning)
+                    rows.append(scaling_row(s, size, jax_scaling, settings))
+            report["scaling"][s.key] = {"title": s.title, "unit": s.unit, "rows": rows}
+            print_scaling_table(s.key, report["scaling"][s.key],
+                                compiled_available=report["compiled_available"])
     if load is not None:  # multithreaded BLAS (W2) is slow and erratic on a busy machine
         threads = [f"{k}={os.environ[k]}" for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
                                                     "MKL_NUM_THREADS") if k in os.environ]
@@ -1020,7 +1215,7 @@ def check_label(error: float | None, failed: bool) -> str:
     return ("FAIL " if failed else "") + label
 
 
-SHORT_NAMES = {"graph": "graph", "numpy": "numpy", "numpy, vectorized": "vec",
+SHORT_NAMES = {"graph": "graph", "compiled": "comp", "numpy": "numpy", "numpy, vectorized": "vec",
                "jax.jit": "jax"}
 
 
@@ -1028,36 +1223,48 @@ def print_scaling_header(report: dict) -> None:
     print(f"eager2graph scaling ({report['machine']})")
     for note in report["notes"]:
         print(f"  note: {note}")
-    print("us: per-call median; first: a new function object's first call, with conversion, "
-          "trace,\n  optimization and compilation (ms); peak: tracemalloc's peak during one call "
-          "(kB; Python and\n  NumPy allocations, JAX's are invisible to it); check: against "
-          "NumPy, integers exactly, floats\n  max |diff| / max |numpy| "
-          f"(limits: graph {GRAPH_TOLERANCE:g}, jax {JAX_TOLERANCE:g}); vec: NumPy vectorized")
+    print("us: per-call median; comp: the compiled tier (jit_compile=True; n/a without Numba); "
+          "first: a new\n  function object's first call, with conversion, trace, optimization "
+          "and compilation (ms;\n  comp reuses the kernels this process compiled at smaller "
+          "sizes, identical sources only);\n  peak: tracemalloc's peak during one call (kB; "
+          "Python and NumPy allocations, JAX's and\n  Numba's are invisible to it); check: "
+          "against NumPy, integers exactly, floats\n  max |diff| / max |numpy| "
+          f"(limits: graph and comp {GRAPH_TOLERANCE:g}, jax {JAX_TOLERANCE:g}); vec: NumPy "
+          "vectorized")
 
 
-def print_scaling_table(key: str, entry: dict) -> None:
+def print_scaling_table(key: str, entry: dict, compiled_available: bool = True) -> None:
     rows = entry["rows"]
     timed = [m for m in SHORT_NAMES if any(m in r["per_call_us"] or m in r["failures"]
-                                           for r in rows)]
-    others = [m for m in timed if m != "graph"]
+                                           for r in rows)
+             or (m == "compiled" and not compiled_available)]
+    baselines = [m for m in timed if m not in ("graph", "compiled")]
+    ratios = [(a, b) for a in ("graph", "compiled") if a in timed for b in baselines]
+    checked = [m for m in ("graph", "compiled", "jax.jit") if m in timed]
     columns = ([f"{SHORT_NAMES[m]} us" for m in timed]
-               + [f"graph/{SHORT_NAMES[m]}" for m in others]
-               + ["first graph", "first jax", "peak graph", "peak numpy", "check graph",
-                  "check jax"])
+               + [f"{SHORT_NAMES[a]}/{SHORT_NAMES[b]}" for a, b in ratios]
+               + [f"first {SHORT_NAMES[m]}" for m in ("graph", "compiled") if m in timed]
+               + ["first jax", "peak graph", "peak numpy"]
+               + [f"check {SHORT_NAMES[m]}" for m in checked if m != "jax.jit"] + ["check jax"])
+    na = {"compiled"} if not compiled_available else set()
     print(f"\n{key}: {entry['title']}")
     print(f"{entry['unit']:>10}" + "".join(f"{c:>12}" for c in columns))
     for r in rows:
         t, first, peak = r["per_call_us"], r["first_call_ms"], r["peak_kB"]
-        cells = [f"{t[m]:.1f}" if m in t else "-" for m in timed]
-        cells += [f"{t['graph'] / t[m]:.2f}" if "graph" in t and m in t else "-"
-                  for m in others]
+        cells = [f"{t[m]:.1f}" if m in t else "n/a" if m in na else "-" for m in timed]
+        cells += [f"{t[a] / t[b]:.2f}" if a in t and b in t else "n/a" if a in na else "-"
+                  for a, b in ratios]
+        cells += [f"{first[m]:.1f}" if m in first else "n/a" if m in na else "-"
+                  for m in ("graph", "compiled") if m in timed]
         cells += [f"{d[m]:.1f}" if m in d else "-" for d, m in (
-            (first, "graph"), (first, "jax.jit"), (peak, "graph"), (peak, "numpy"))]
-        cells += [check_label(r["deviation"][m], m in r["failures"])
-                  if m in r["deviation"] else "-" for m in ("graph", "jax.jit")]
+            (first, "jax.jit"), (peak, "graph"), (peak, "numpy"))]
+        cells += [check_label(r["deviation"][m], m in r["failures"]) if m in r["deviation"]
+                  else "n/a" if m in na else "-"
+                  for m in [m for m in checked if m != "jax.jit"] + ["jax.jit"]]
         print(f"{r['size']:>10}" + "".join(f"{c:>12}" for c in cells))
     print("  per-call growth, log-log slope between consecutive sizes (1 = linear): "
-          + "; ".join(f"{SHORT_NAMES[m]} {growth(rows, m)}" for m in timed), flush=True)
+          + "; ".join(f"{SHORT_NAMES[m]} {growth(rows, m)}" for m in timed if m not in na),
+          flush=True)
 
 
 def scaling_failures(report: dict) -> list[str]:
@@ -1073,9 +1280,10 @@ def main(argv=None) -> None:
     parser.add_argument("--scaling", action="store_true",
                         help="W2, W4, W5, W6 at growing sizes (with --quick: small sizes only)")
     parser.add_argument("--first-call-of", metavar="W1", help=argparse.SUPPRESS)
+    parser.add_argument("--compiled-with-kernel-cache", metavar="DIR", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
     if options.first_call_of:
-        print_first_call_ms(options.first_call_of)
+        print_first_call_ms(options.first_call_of, options.compiled_with_kernel_cache)
         return
     if options.scaling:
         chosen = [s for s in SCALINGS if not options.only or s.key in options.only.split(",")]

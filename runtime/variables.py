@@ -32,11 +32,17 @@ READ = register(OpDef("read_variable", _read_kernel, lambda variable: (variable.
                       stateful=True, reads_variable=True,
                       bind=lambda attrs, _types: _reader(attrs["variable"])))
 ASSIGN = register(OpDef("assign_variable", _assign_kernel, lambda value, variable, mode: (),
-                        effect=True, num_outputs=0))
+                        effect=True, num_outputs=0,
+                        bind=lambda attrs, _types: _assigner(attrs["variable"], attrs["mode"])))
 
 
 def _reader(variable):
     return lambda: variable._value
+
+
+def _assigner(variable, mode: str):
+    store = variable._store
+    return lambda value: store(value, mode)
 
 
 class Variable:
@@ -99,14 +105,17 @@ class Variable:
         if array.shape != self.shape:
             raise ValueError(f"cannot assign a value of shape {format_shape(array.shape)} to "
                              f"variable {self.name!r} of shape {format_shape(self.shape)}")
-        if mode == "add":
-            array = self._value + array
-        elif mode == "sub":
-            array = self._value - array
-        # Always a copy: a graph hands over the caller's own array, which they may change later.
-        # Read-only, as tensors that earlier reads returned may share it.
-        stored = np.array(array, dtype=self.dtype)
-        stored.flags.writeable = False
+        if mode != "assign":  # a new array of the variable's own: no copy needed
+            array = np.asarray(self._value + array if mode == "add" else self._value - array)
+            stored = array if array.dtype == self.dtype else array.astype(self.dtype)
+        elif type(array) is np.ndarray:
+            # A copy: a graph hands over the caller's own array, which they may change later.
+            stored = array.astype(self.dtype)
+        else:
+            stored = np.array(array, dtype=self.dtype)
+        # Read-only, as tensors that earlier reads returned may share it. (setflags costs a
+        # fifth of assigning to ``flags.writeable``: training steps assign many variables.)
+        stored.setflags(write=False)
         self._value = stored
 
     def __repr__(self) -> str:

@@ -57,7 +57,12 @@ def _mean_kernel(x, axis=None, keepdims=False):
         return (np.sign(total) * quotient).astype(x.dtype)
     if x.dtype == np.bool_:
         raise TypeError("reduce_mean is not defined for bool tensors; cast to a number first")
-    return np.mean(x, axis=_axis_arg(axis), keepdims=keepdims, dtype=x.dtype)
+    count = x.size if axis is None else int(np.prod([x.shape[a] for a in axis]))
+    if count == 0 or x.dtype.kind == "c":
+        return np.mean(x, axis=_axis_arg(axis), keepdims=keepdims, dtype=x.dtype)
+    # np.mean's own steps (a sum in the dtype, divided by a Python int count, which keeps the
+    # dtype), without its wrapper layers: a training step's loss is a mean.
+    return np.add.reduce(x, _axis_arg(axis), x.dtype, None, keepdims) / count
 
 
 def _bool_reduction(name: str, reducer) -> OpDef:

@@ -35,8 +35,9 @@ the new processes filled.
 --scaling reruns W2, W4, W5 and W6 at growing sizes (layers, loop iterations, elements) in graph,
 compiled, NumPy and JAX: per-call medians, first calls of a new function object, peak memory of
 one call, and at every size the graph's and the compiled tier's results checked against NumPy
-(integers exactly, floats to 1e-6 of the result's largest magnitude). A failed check is printed
-and makes the script exit with 1.
+(integers exactly, floats to 1e-6 of the result's largest magnitude for the graph, 1e-5 for the
+compiled tier, whose BLAS may round a long float32 dot product differently: the difference
+compounds over 1,000 layers). A failed check is printed and makes the script exit with 1.
 """
 
 from __future__ import annotations
@@ -1097,7 +1098,11 @@ SCALINGS = [
 ]
 
 GRAPH_TOLERANCE = 1e-6  # floats: max |graph - numpy| / max |numpy|; integers must be equal
+# Kernels call SciPy's BLAS, which can round a long float32 dot product differently in the last
+# bit than NumPy's: over 1,000 layers that compounds to 2e-6 (both are 4e-6 from float64).
+COMPILED_TOLERANCE = 1e-5
 JAX_TOLERANCE = 1e-4    # XLA's matmul sums in another order: 3e-5 after 1,000 layers
+TOLERANCES = {"jax.jit": JAX_TOLERANCE, "compiled": COMPILED_TOLERANCE}
 
 
 def deviation(result, expected) -> float | None:
@@ -1155,7 +1160,7 @@ def scaling_row(s: Scaling, size: int, jax_scaling: dict | None, settings: Setti
         call = make()
         error = deviation(call(), expected)
         row["deviation"][name] = error
-        if error is None or error > (JAX_TOLERANCE if name == "jax.jit" else GRAPH_TOLERANCE):
+        if error is None or error > TOLERANCES.get(name, GRAPH_TOLERANCE):
             row["failures"].append(name)
             continue
         if first is not None:
@@ -1229,7 +1234,8 @@ def print_scaling_header(report: dict) -> None:
           "sizes, identical sources only);\n  peak: tracemalloc's peak during one call (kB; "
           "Python and NumPy allocations, JAX's and\n  Numba's are invisible to it); check: "
           "against NumPy, integers exactly, floats\n  max |diff| / max |numpy| "
-          f"(limits: graph and comp {GRAPH_TOLERANCE:g}, jax {JAX_TOLERANCE:g}); vec: NumPy "
+          f"(limits: graph {GRAPH_TOLERANCE:g}, comp {COMPILED_TOLERANCE:g}, jax "
+          f"{JAX_TOLERANCE:g}); vec: NumPy "
           "vectorized")
 
 

@@ -22,6 +22,7 @@ from runtime.backends.jit.reduction_rules import (element_count, fold_for, is_re
                                                   reduced_axes)
 from runtime.graph import Graph, Node
 from runtime.ops.linalg_ops import MATMUL
+from runtime.ops.math_ops import POW
 from runtime.ops.registry import COND, CONST, WHILE_LOOP
 
 def why_not(node: Node) -> str | None:
@@ -50,7 +51,7 @@ def why_not(node: Node) -> str | None:
         if fold_for(node) is None:
             return f"{node.op.name} of {node.inputs[0].dtype.name} has no compiled form"
         return None
-    if node.op not in ELEMENT_RULES:
+    if node.op not in ELEMENT_RULES and node.op is not POW:
         return f"{node.op.name} has no compiled form yet"
     args = [f"x{i}" for i in range(len(node.inputs))]
     in_dtypes = [v.dtype for v in node.inputs]
@@ -184,7 +185,8 @@ class KernelWriter:
                 self.matmul(node, indent)
             else:  # a scalar elementwise op
                 name = self.fresh()
-                self.lines.append(f"{indent}{name} = {self._expression(node, self._scalar)}")
+                scalars = (True,) * len(node.inputs)
+                self.lines.append(f"{indent}{name} = {self._expression(node, self._scalar, scalars)}")
                 self.bindings[id(node.outputs[0])] = name
         if nest is not None:
             self.flush(nest, indent, needed_later[len(nodes) - 1])
@@ -196,10 +198,10 @@ class KernelWriter:
         assert not isinstance(bound, _Array), "a scalar op has an array operand"
         return bound
 
-    def _expression(self, node: Node, operand) -> str:
+    def _expression(self, node: Node, operand, scalars: tuple) -> str:
         args = [operand(v) for v in node.inputs]
         expression = element_expression(node.op, args, [v.dtype for v in node.inputs],
-                                        node.outputs[0].dtype, node.attrs)
+                                        node.outputs[0].dtype, node.attrs, scalars)
         assert expression is not None, f"{node.op.name} was chosen but has no rule"
         return expression
 
@@ -228,9 +230,13 @@ class KernelWriter:
                 return bound
             return f"{bound.name}[{_broadcast_index(bound.shape, nest.shape, indices)}]"
 
+        def is_scalar(value) -> bool:
+            return id(value) not in nest.elements and not isinstance(self._binding(value), _Array)
+
         for node in nest.nodes:
             name = self.fresh("e")
-            self.lines.append(f"{inner}{name} = {self._expression(node, element)}")
+            scalars = tuple(is_scalar(v) for v in node.inputs)
+            self.lines.append(f"{inner}{name} = {self._expression(node, element, scalars)}")
             nest.elements[id(node.outputs[0])] = name
         for value in stored:
             self.lines.append(f"{inner}{self.bindings[id(value)].name}[{', '.join(indices)}] = "
@@ -272,10 +278,20 @@ class KernelWriter:
                 self.bindings[id(value)] = name
                 return
             self.lines.append(f"{indent}{name} = np.full({value.shape!r}, {dtype}({finished}), {dtype})")
-        else:
-            if fold.accumulator != value.dtype or finished != accumulator:
-                finished = f"({finished}).astype({dtype})"
-            self.lines.append(f"{indent}{name} = {finished}.reshape({value.shape!r})")
+        elif fold.accumulator == value.dtype and finished == accumulator:
+            self.lines.append(f"{indent}{name} = {accumulator}.reshape({value.shape!r})")
+        else:  # finished element by element (the helpers take scalars)
+            kept = tuple(1 if axis in reduced_axes(node) else size
+                         for axis, size in enumerate(node.inputs[0].shape))
+            indices, inner = [self.fresh("i") for _ in kept], indent
+            self.lines.append(f"{indent}{name} = np.empty({kept!r}, {dtype})")
+            for index, size in zip(indices, kept):
+                self.lines.append(f"{inner}for {index} in range({size}):")
+                inner += "    "
+            place = ", ".join(indices)
+            each = fold.finish.format(acc=f"{accumulator}[{place}]", count=element_count(node))
+            self.lines += [f"{inner}{name}[{place}] = {dtype}({each})",
+                           f"{indent}{name} = {name}.reshape({value.shape!r})"]
         self.bindings[id(value)] = _Array(name, value.shape)
 
     # -- matmul, cond, while ------------------------------------------------------------------
@@ -293,13 +309,17 @@ class KernelWriter:
         out, row, inner_index, column, factor = (self.fresh(), self.fresh("i"), self.fresh("i"),
                                                  self.fresh("i"), self.fresh("e"))
         dtype = node.outputs[0].dtype
+        target, element = f"{out}[{row}, {column}]", f"{b}[{inner_index}, {column}]"
+        update = f"{target} += {factor} * {element}"
+        if dtype == np.int64:  # see helpers: Numba's int64 arithmetic may not wrap
+            update = f"{target} = wrapping_add({target}, wrapping_mul({factor}, {element}))"
         self.lines += [
             f"{indent}{out} = np.zeros(({m}, {n}), {numba_type(dtype)})",
             f"{indent}for {row} in range({m}):",
             f"{indent}    for {inner_index} in range({k}):",
             f"{indent}        {factor} = {a}[{row}, {inner_index}]",
             f"{indent}        for {column} in range({n}):",
-            f"{indent}            {out}[{row}, {column}] += {factor} * {b}[{inner_index}, {column}]",
+            f"{indent}            {update}",
         ]
         self.bindings[id(node.outputs[0])] = _Array(out, (m, n))
 

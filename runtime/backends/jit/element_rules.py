@@ -61,10 +61,15 @@ def _same_inputs(in_dtypes) -> bool:
     return len(set(in_dtypes)) == 1
 
 
+_WRAPPING = {"+": "wrapping_add", "-": "wrapping_sub", "*": "wrapping_mul"}
+
+
 def _arithmetic(operator: str, *, kinds: str = "iuf") -> Rule:
     def rule(args, in_dtypes, out, attrs):
         if not _same_inputs(in_dtypes) or in_dtypes[0].kind not in kinds or out != in_dtypes[0]:
             return None
+        if out == np.int64 and operator in _WRAPPING:  # see helpers: Numba's int64 may not wrap
+            return f"{_WRAPPING[operator]}({args[0]}, {args[1]})"
         return f"{numba_type(out)}({args[0]} {operator} {args[1]})"
     return rule
 
@@ -87,7 +92,9 @@ def _floor_rule(helper_for_ints: str) -> Rule:
         if out.kind == "f":
             operator = "//" if helper_for_ints == "int_floordiv" else "%"
             return f"{numba_type(out)}({args[0]} {operator} {args[1]})"
-        return f"{numba_type(out)}({helper_for_ints}({args[0]}, {args[1]}))"
+        helper = "uint_floordiv" if helper_for_ints == "int_floordiv" and out.kind == "u" \
+            else helper_for_ints
+        return f"{numba_type(out)}({helper}({args[0]}, {args[1]}))"
     return rule
 
 
@@ -124,10 +131,13 @@ def _float_function(function: str) -> Rule:
     return rule
 
 
-def _unary_operator(template: str, *, kinds: str = "iuf") -> Rule:
+def _unary_operator(template: str, *, kinds: str = "iuf", int64: str | None = None) -> Rule:
+    """``int64``: the template for int64 operands, through the wrapping helpers."""
     def rule(args, in_dtypes, out, attrs):
         if in_dtypes[0].kind not in kinds or out != in_dtypes[0]:
             return None
+        if out == np.int64 and int64 is not None:
+            return int64.format(args[0])
         return f"{numba_type(out)}({template.format(args[0])})"
     return rule
 
@@ -141,10 +151,13 @@ def _selection(helper: str) -> Rule:
     return rule
 
 
-def _power(args, in_dtypes, out, attrs):
-    # Integer powers raise in NumPy for negative exponents: they stay on the plan.
+def _power(args, in_dtypes, out, scalar_exponent: bool):
+    # Integer powers raise in NumPy for negative exponents: they stay on the plan. A scalar
+    # exponent takes NumPy's shortcuts (float_power); an array of exponents does not.
     if not _same_inputs(in_dtypes) or in_dtypes[0].kind != "f" or out != in_dtypes[0]:
         return None
+    if scalar_exponent:
+        return f"{numba_type(out)}(float_power({args[0]}, {args[1]}))"
     return f"{numba_type(out)}({args[0]} ** {args[1]})"
 
 
@@ -182,7 +195,7 @@ def _identity(args, in_dtypes, out, attrs):
 
 ELEMENT_RULES: dict[OpDef, Rule] = {
     ADD: _arithmetic("+"), SUBTRACT: _arithmetic("-"), MULTIPLY: _arithmetic("*"),
-    DIVIDE: _divide, POW: _power, FLOORDIV: _floor_rule("int_floordiv"), MOD: _floor_rule("int_mod"),
+    DIVIDE: _divide, FLOORDIV: _floor_rule("int_floordiv"), MOD: _floor_rule("int_mod"),
     MAXIMUM: _selection("float_maximum"), MINIMUM: _selection("float_minimum"),
     EQUAL: _comparison("=="), NOT_EQUAL: _comparison("!="), LESS: _comparison("<"),
     LESS_EQUAL: _comparison("<="), GREATER: _comparison(">"), GREATER_EQUAL: _comparison(">="),
@@ -191,8 +204,9 @@ ELEMENT_RULES: dict[OpDef, Rule] = {
         f"(not {args[0]})" if in_dtypes[0].kind == "b" else None),
     BITWISE_AND: _arithmetic("&", kinds="iu"), BITWISE_OR: _arithmetic("|", kinds="iu"),
     BITWISE_XOR: _arithmetic("^", kinds="iu"), INVERT: _unary_operator("~{}", kinds="iu"),
-    NEGATIVE: _unary_operator("-{}"), POSITIVE: _unary_operator("{}"),
-    ABS: _unary_operator("abs({})"), SQUARE: _unary_operator("{0} * {0}"),
+    NEGATIVE: _unary_operator("-{}", int64="wrapping_neg({})"), POSITIVE: _unary_operator("{}"),
+    ABS: _unary_operator("abs({})", int64="wrapping_abs({})"),
+    SQUARE: _unary_operator("{0} * {0}", int64="wrapping_mul({0}, {0})"),
     EXP: _float_function("np.exp"), LOG: _float_function("np.log"),
     LOG1P: _float_function("np.log1p"), SQRT: _float_function("np.sqrt"),
     SIN: _float_function("np.sin"), COS: _float_function("np.cos"),
@@ -203,12 +217,15 @@ ELEMENT_RULES: dict[OpDef, Rule] = {
 }
 
 
-def element_expression(op: OpDef, args: list, in_dtypes: list, out: np.dtype,
-                       attrs: dict) -> str | None:
+def element_expression(op: OpDef, args: list, in_dtypes: list, out: np.dtype, attrs: dict,
+                       scalar_operands: tuple = ()) -> str | None:
     """The expression for one element of ``op``'s result, or None if the tier cannot match
-    NumPy's result (unknown op, or dtypes it does not handle)."""
-    rule = ELEMENT_RULES.get(op)
-    if rule is None or out not in SUPPORTED_DTYPES or any(d not in SUPPORTED_DTYPES
-                                                           for d in in_dtypes):
+    NumPy's result (unknown op, or dtypes it does not handle). ``scalar_operands`` says which
+    operands are single values rather than elements of arrays (NumPy's power treats a scalar
+    exponent specially)."""
+    if out not in SUPPORTED_DTYPES or any(d not in SUPPORTED_DTYPES for d in in_dtypes):
         return None
-    return rule(args, in_dtypes, out, attrs)
+    if op is POW:
+        return _power(args, in_dtypes, out, bool(scalar_operands) and scalar_operands[1])
+    rule = ELEMENT_RULES.get(op)
+    return None if rule is None else rule(args, in_dtypes, out, attrs)

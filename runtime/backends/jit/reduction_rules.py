@@ -34,16 +34,20 @@ def _float_or_exact(dtype: np.dtype) -> np.dtype:
     return np.dtype(np.float64) if dtype.kind == "f" else dtype
 
 
+def _combine(accumulator: np.dtype, operator: str) -> str:
+    if accumulator == np.int64:  # see helpers: Numba's int64 arithmetic may not wrap
+        return ("wrapping_add" if operator == "+" else "wrapping_mul") + "({acc}, {x})"
+    return f"{numba_type(accumulator)}({{acc}} {operator} {{x}})"
+
+
 def _sum(dtype: np.dtype) -> Fold | None:
     accumulator = _float_or_exact(dtype)
-    return Fold(accumulator, literal(accumulator.type(0)),
-                f"{numba_type(accumulator)}({{acc}} + {{x}})")
+    return Fold(accumulator, literal(accumulator.type(0)), _combine(accumulator, "+"))
 
 
 def _prod(dtype: np.dtype) -> Fold | None:
     accumulator = _float_or_exact(dtype)
-    return Fold(accumulator, literal(accumulator.type(1)),
-                f"{numba_type(accumulator)}({{acc}} * {{x}})")
+    return Fold(accumulator, literal(accumulator.type(1)), _combine(accumulator, "*"))
 
 
 def _extreme(helper: str, largest: bool):
@@ -59,7 +63,7 @@ def _extreme(helper: str, largest: bool):
 
 def _mean(dtype: np.dtype) -> Fold | None:
     if dtype.kind != "f":  # an int64 total (wrapping as NumPy's), divided toward zero
-        return Fold(np.dtype(np.int64), "np.int64(0)", "np.int64({acc} + {x})",
+        return Fold(np.dtype(np.int64), "np.int64(0)", _combine(np.dtype(np.int64), "+"),
                     "truncated_mean({acc}, {count})")
     return Fold(np.dtype(np.float64), "np.float64(0)", "({acc} + {x})", "({acc} / {count})")
 

@@ -243,13 +243,24 @@ class KernelWriter:
                               f"{nest.elements[id(value)]}")
         for node, accumulator in zip(nest.reductions, accumulators):
             self._fold(node, accumulator, element(node.inputs[0]), indices, inner)
+        # Pairwise sums add up each run once its loops end, innermost runs first.
+        pairwise = [(min(reduced_axes(node)), node, accumulator)
+                    for node, accumulator in zip(nest.reductions, accumulators)
+                    if fold_for(node).pairwise]
+        for first, node, accumulator in sorted(pairwise, key=lambda entry: -entry[0]):
+            self._sum_run(node, accumulator, indices, indent + "    " * first)
         for node, accumulator in zip(nest.reductions, accumulators):
             self._finish(node, accumulator, indent)
 
     def _accumulator(self, node: Node, indent: str) -> str:
-        """Declares the accumulator of a reduction (a scalar when it reduces every axis)."""
+        """Declares the accumulator of a reduction (a scalar when it reduces every axis), and
+        for a pairwise sum the buffer that collects each run of terms."""
         fold, name = fold_for(node), self.fresh("r")
         shape = node.inputs[0].shape
+        if fold.pairwise:
+            run = int(np.prod([shape[axis] for axis in reduced_axes(node)], dtype=np.int64))
+            self.lines.append(f"{indent}{name}_run = np.empty({run}, "
+                              f"{numba_type(fold.accumulator)})")
         if len(reduced_axes(node)) == len(shape):
             self.lines.append(f"{indent}{name} = {fold.initial}")
         else:
@@ -258,8 +269,28 @@ class KernelWriter:
                               f"{numba_type(fold.accumulator)})")
         return name
 
+    def _sum_run(self, node: Node, accumulator: str, indices: list, indent: str) -> None:
+        """``accumulator[kept] = 0 + pairwise_sum(run)``: NumPy's order, so its bits."""
+        fold, shape, axes = fold_for(node), node.inputs[0].shape, reduced_axes(node)
+        run = int(np.prod([shape[axis] for axis in axes], dtype=np.int64))
+        total = (f"{numba_type(fold.accumulator)}({fold.initial} + "
+                 f"pairwise_sum({accumulator}_run, 0, {run}))")
+        if len(axes) == len(shape):
+            self.lines.append(f"{indent}{accumulator} = {total}")
+            return
+        # Kept axes inside the run have size 1 (the layout rule): their index is 0.
+        place = ", ".join("0" if axis in axes or axis > axes[0] else index
+                          for axis, index in enumerate(indices))
+        self.lines.append(f"{indent}{accumulator}[{place}] = {total}")
+
     def _fold(self, node: Node, accumulator: str, element: str, indices: list, indent: str) -> None:
         fold, axes = fold_for(node), reduced_axes(node)
+        if fold.pairwise:
+            shape, position = node.inputs[0].shape, "0"
+            for axis in axes:
+                position = f"({position}) * {shape[axis]} + {indices[axis]}"
+            self.lines.append(f"{indent}{accumulator}_run[{position}] = {element}")
+            return
         if len(axes) == len(node.inputs[0].shape):
             self.lines.append(f"{indent}{accumulator} = "
                               f"{fold.combine.format(acc=accumulator, x=element)}")

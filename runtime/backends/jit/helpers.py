@@ -99,10 +99,75 @@ def truncated_mean(total, count):
     return wrapping_neg(quotient) if total < 0 else quotient
 
 
+@_jit
+def _pairwise_block(values, start, count):
+    """NumPy's sum of at most 128 terms: below 8 one after another, else 8 interleaved
+    partial sums combined in pairs, then the remainder."""
+    if count < 8:
+        total = values.dtype.type(-0.0)
+        for i in range(start, start + count):
+            total += values[i]
+        return total
+    r0, r1, r2, r3 = values[start], values[start + 1], values[start + 2], values[start + 3]
+    r4, r5, r6, r7 = values[start + 4], values[start + 5], values[start + 6], values[start + 7]
+    end, i = start + count - count % 8, start + 8
+    while i < end:
+        r0 += values[i]
+        r1 += values[i + 1]
+        r2 += values[i + 2]
+        r3 += values[i + 3]
+        r4 += values[i + 4]
+        r5 += values[i + 5]
+        r6 += values[i + 6]
+        r7 += values[i + 7]
+        i += 8
+    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < start + count:
+        total += values[i]
+        i += 1
+    return total
+
+
+@numba.njit(cache=True, error_model="numpy")
+def pairwise_sum(values, start, count):
+    """NumPy's float sum of ``values[start:start + count]``, in NumPy's order (so with the
+    plan's bits): blocks of up to 128 terms (``_pairwise_block``), and beyond that the two
+    halves, split at a multiple of 8, summed separately and added. The halving is walked with
+    an explicit stack (recursion does not survive Numba's disk cache)."""
+    if count <= 128:
+        return _pairwise_block(values, start, count)
+    starts, counts = np.empty(64, np.int64), np.empty(64, np.int64)
+    left_done, left_sums = np.zeros(64, np.bool_), np.empty(64, values.dtype)
+    depth, starts[0], counts[0], left_done[0] = 0, start, count, False
+    while True:
+        if counts[depth] > 128:  # descend into the left half
+            half = counts[depth] // 2
+            half -= half % 8
+            starts[depth + 1], counts[depth + 1] = starts[depth], half
+            left_done[depth + 1] = False
+            depth += 1
+            continue
+        value = _pairwise_block(values, starts[depth], counts[depth])
+        while True:  # hand the value up until a parent still needs its right half
+            if depth == 0:
+                return value
+            depth -= 1
+            if left_done[depth]:
+                value = left_sums[depth] + value
+                continue
+            half = counts[depth] // 2
+            half -= half % 8
+            left_sums[depth], left_done[depth] = value, True
+            starts[depth + 1], counts[depth + 1] = starts[depth] + half, counts[depth] - half
+            left_done[depth + 1] = False
+            depth += 1
+            break
+
+
 HELPERS = {"np": np, "int_floordiv": int_floordiv, "uint_floordiv": uint_floordiv,
            "int_mod": int_mod,
            "float_maximum": float_maximum, "float_minimum": float_minimum,
            "float_power": float_power, "truncated_mean": truncated_mean,
            "wrapping_add": wrapping_add, "wrapping_sub": wrapping_sub,
            "wrapping_mul": wrapping_mul, "wrapping_neg": wrapping_neg,
-           "wrapping_abs": wrapping_abs}
+           "wrapping_abs": wrapping_abs, "pairwise_sum": pairwise_sum}

@@ -1,10 +1,12 @@
 """Reductions inside kernels: how each starts, folds in one element, and ends.
 
 A reduction reads the elements of the loop nest it joins (so ``sum(square(a - b))`` never
-makes the squared array). Integer sums and products fold in the node's dtype, wrapping
-around as NumPy's do (the result does not depend on the order). Float sums, products and
-means fold in float64 and round once at the end: NumPy's pairwise float32 sum differs from
-the exact one by a few units in the last place, and this one by at most one.
+makes the squared array). Integer sums and products wrap around as NumPy's do, and extremes
+and logical reductions are exact, so their order does not matter. Float sums and products
+round after every term, so they follow NumPy's order exactly and give the plan's bits: a sum
+over trailing axes (every term of a result contiguous in memory) is NumPy's pairwise sum of
+the run, and a sum or product over leading axes adds row after row. Float sums over axes in
+the middle of the shape stay on the plan.
 """
 
 from __future__ import annotations
@@ -22,16 +24,14 @@ from runtime.ops.registry import OpDef
 
 @dataclass(frozen=True)
 class Fold:
-    """``accumulator = combine(accumulator, element)`` from ``initial``, then ``finish``."""
+    """``accumulator = combine(accumulator, element)`` from ``initial``, then ``finish``.
+    A ``pairwise`` fold instead collects each run of terms and sums it as NumPy does."""
 
     accumulator: np.dtype
     initial: str
     combine: str          # a template of {acc} and {x}
     finish: str = "{acc}"  # a template of {acc} and {count}
-
-
-def _float_or_exact(dtype: np.dtype) -> np.dtype:
-    return np.dtype(np.float64) if dtype.kind == "f" else dtype
+    pairwise: bool = False
 
 
 def _combine(accumulator: np.dtype, operator: str) -> str:
@@ -41,13 +41,11 @@ def _combine(accumulator: np.dtype, operator: str) -> str:
 
 
 def _sum(dtype: np.dtype) -> Fold | None:
-    accumulator = _float_or_exact(dtype)
-    return Fold(accumulator, literal(accumulator.type(0)), _combine(accumulator, "+"))
+    return Fold(dtype, literal(dtype.type(0)), _combine(dtype, "+"))
 
 
 def _prod(dtype: np.dtype) -> Fold | None:
-    accumulator = _float_or_exact(dtype)
-    return Fold(accumulator, literal(accumulator.type(1)), _combine(accumulator, "*"))
+    return Fold(dtype, literal(dtype.type(1)), _combine(dtype, "*"))
 
 
 def _extreme(helper: str, largest: bool):
@@ -65,7 +63,7 @@ def _mean(dtype: np.dtype) -> Fold | None:
     if dtype.kind != "f":  # an int64 total (wrapping as NumPy's), divided toward zero
         return Fold(np.dtype(np.int64), "np.int64(0)", _combine(np.dtype(np.int64), "+"),
                     "truncated_mean({acc}, {count})")
-    return Fold(np.dtype(np.float64), "np.float64(0)", "({acc} + {x})", "({acc} / {count})")
+    return Fold(dtype, literal(dtype.type(0)), _combine(dtype, "+"), "({acc} / {count})")
 
 
 def _boolean(operator: str, initial: str):
@@ -93,7 +91,26 @@ def fold_for(node: Node) -> Fold | None:
         return None
     if node.op in (REDUCE_MAX, REDUCE_MIN, REDUCE_MEAN) and 0 in _reduced_sizes(node):
         return None  # the extreme (and the integer mean) of nothing raise on the plan
-    return _FOLDS[node.op](source)
+    fold = _FOLDS[node.op](source)
+    if fold is None or source.kind != "f" or node.op in (REDUCE_MAX, REDUCE_MIN):
+        return fold
+    layout = _layout(node)
+    if layout is None:
+        return None
+    pairwise = layout == "trailing" and node.op is not REDUCE_PROD  # NumPy pairs only sums
+    return Fold(fold.accumulator, fold.initial, fold.combine, fold.finish, pairwise)
+
+
+def _layout(node: Node) -> str | None:
+    """"trailing" when the reduced axes of size > 1 all follow the kept ones (each result's
+    terms are contiguous), "leading" when they all precede them, None otherwise."""
+    shape, reduced = node.inputs[0].shape, set(reduced_axes(node))
+    sizes = [(axis in reduced) for axis, size in enumerate(shape) if size != 1]
+    if sizes == sorted(sizes):
+        return "trailing"
+    if sizes == sorted(sizes, reverse=True):
+        return "leading"
+    return None
 
 
 def reduced_axes(node: Node) -> tuple[int, ...]:

@@ -1,0 +1,1606 @@
+"""The compiled tier (``runtime/backends/jit``), through the public API: a function run with
+``jit_compile=True`` must give exactly what the NumPy plan (``jit_compile=False``) gives.
+
+Integers and bools bit for bit (wrap-around, ``x // 0 == 0``, ``MIN // -1 == MIN``), floats
+to 1e-6 of the largest magnitude of the result, NaN and infinities where the plan has them,
+same dtypes and shapes. Covered:
+
+* every op of ``ELEMENT_RULES`` (and the reductions), on arrays (one loop nest per kernel) and
+  on scalars inside a ``while_loop`` (scalar code), for every dtype it applies to, on edge
+  values; casts between all dtypes; literals; broadcasting and odd layouts;
+* loops over scalars written in Python (``while``, ``for range(tensor)``, ``if``, ``break``,
+  ``return``), matmuls, chains of layers rolled into one kernel (and chains that must not
+  roll), regions next to what the tier leaves on NumPy, and ``jit_report``;
+* tiering (``jit_compile=None``), the error without Numba, and the kernel cache directory.
+
+Compiles are the cost here (0.1 to 1 s each): one function per dtype computes every op, and
+each op's test reads its share of the results.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("numba")
+
+import functools  # noqa: E402
+import importlib  # noqa: E402
+import itertools  # noqa: E402
+import operator  # noqa: E402
+import os  # noqa: E402
+import re  # noqa: E402
+import threading  # noqa: E402
+import warnings  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import runtime as rt  # noqa: E402
+import transpiler  # noqa: E402
+from runtime import tiering  # noqa: E402
+from runtime.backends.jit.element_rules import ELEMENT_RULES  # noqa: E402
+from runtime.ops import math_ops  # noqa: E402
+from runtime.ops.dispatch import apply_op  # noqa: E402
+
+function_module = importlib.import_module("runtime.function")
+concrete_module = importlib.import_module("runtime.concrete_function")
+
+
+_KERNEL_CACHE: list = []  # the directory of this module's kernels
+
+
+@pytest.fixture(scope="module", autouse=True)
+def kernel_cache(tmp_path_factory: pytest.TempPathFactory):
+    """Kernels of this module go to a private directory of this test session."""
+    previous = rt.config.jit_cache_directory()
+    path = tmp_path_factory.mktemp("jit_tier_kernels")
+    _KERNEL_CACHE[:] = [str(path)]
+    rt.config.set_jit_cache_directory(path)
+    yield path
+    rt.config.set_jit_cache_directory(previous)
+
+
+@contextmanager
+def cache_directory(path):
+    """The kernel cache at ``path`` for a block (then this module's again)."""
+    rt.config.set_jit_cache_directory(path)
+    try:
+        yield
+    finally:
+        rt.config.set_jit_cache_directory(_KERNEL_CACHE[0])
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers
+
+
+@contextmanager
+def quiet():
+    """NumPy's warnings for what the edge values do on purpose (0 divisors, overflow, NaN)."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
+
+
+class Both:
+    """``fn`` on the NumPy plan (``jit_compile=False``) and on the compiled tier."""
+
+    def __init__(self, fn, decorate=rt.function, **options):
+        self.plan_fn = decorate(fn, jit_compile=False, **options)
+        self.jit_fn = decorate(fn, jit_compile=True, **options)
+
+    def __call__(self, *args):
+        """(plan result, jit result) after checking that they agree."""
+        with quiet():
+            plan, jit = self.plan_fn(*args), self.jit_fn(*args)
+        assert_same(plan, jit, f"arguments {args!r}")
+        return plan, jit
+
+    def report(self, *args) -> str:
+        return report_of(self.jit_fn, *args)
+
+
+def on_both(fn, *args, decorate=rt.function):
+    """``fn`` on the NumPy plan and on the compiled tier once: (plan result, jit result,
+    jit function), without comparing them."""
+    both = Both(fn, decorate)
+    with quiet():
+        return both.plan_fn(*args), both.jit_fn(*args), both.jit_fn
+
+
+def report_of(function, *args) -> str:
+    return function.get_concrete_function(*args).jit_report
+
+
+def counts(report: str) -> tuple[int, int]:
+    """(regions, distinct kernels) of a report of the compiled tier."""
+    match = re.match(r"compiled tier: (\d+) regions?, (\d+) distinct kernels?", report)
+    assert match, report
+    return int(match.group(1)), int(match.group(2))
+
+
+def compiled_ops(report: str) -> set[str]:
+    """The op names of the nodes the report says run in kernels."""
+    names: set[str] = set()
+    for line in report.splitlines():
+        match = re.match(r"\s+kernel_\w+: \d+ nodes? \(([^)]*)\)", line)
+        if match:
+            names.update(name.strip() for name in match.group(1).split(","))
+    return names
+
+
+def left_on_plan(report: str) -> list[str]:
+    """The lines under "left on the NumPy plan:"."""
+    lines = report.splitlines()
+    if "left on the NumPy plan:" not in lines:
+        return []
+    return lines[lines.index("left on the NumPy plan:") + 1:]
+
+
+def as_array(value) -> np.ndarray:
+    return np.asarray(value.numpy() if isinstance(value, rt.Tensor) else value)
+
+
+def mismatch(plan, jit) -> str | None:
+    """Why two arrays differ beyond what the tier allows (None: they match)."""
+    a, b = as_array(plan), as_array(jit)
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return f"dtype/shape {a.dtype}{a.shape} vs {b.dtype}{b.shape}"
+    if a.dtype.kind != "f":
+        bad = a != b
+    else:
+        nan_a, nan_b = np.isnan(a), np.isnan(b)
+        inf_a = np.isinf(a)
+        finite = ~nan_a & ~inf_a
+        scale = float(np.abs(a[finite]).max()) if finite.any() else 0.0
+        with np.errstate(invalid="ignore"):
+            bad = (nan_a != nan_b) | (inf_a & (a != b)) | (finite & (np.isinf(b) | nan_b)) | \
+                (finite & ~(np.abs(a - b) <= 1e-6 * scale))
+    if not np.any(bad):
+        return None
+    where = np.argwhere(np.atleast_1d(bad))[:5]
+    flat_a, flat_b = np.atleast_1d(a), np.atleast_1d(b)
+    shown = ", ".join(f"at {tuple(i)}: plan {flat_a[tuple(i)]!r}, jit {flat_b[tuple(i)]!r}"
+                      for i in where)
+    return f"{int(np.sum(bad))} elements differ: {shown}"
+
+
+def assert_same(plan, jit, context: str = "") -> None:
+    """Same structure, dtypes, shapes and values (see the module docstring)."""
+    plan_leaves, jit_leaves = rt.nest.flatten(plan), rt.nest.flatten(jit)
+    assert rt.nest.structure_of(plan) == rt.nest.structure_of(jit), (plan, jit)
+    assert len(plan_leaves) == len(jit_leaves)
+    for index, (p, j) in enumerate(zip(plan_leaves, jit_leaves)):
+        if isinstance(p, rt.Tensor) or isinstance(j, rt.Tensor):
+            assert isinstance(p, rt.Tensor) and isinstance(j, rt.Tensor), (p, j)
+            problem = mismatch(p, j)
+            assert problem is None, f"{context} output {index}: {problem}"
+        else:
+            assert p == j
+
+
+def signs_match(plan, jit) -> bool:
+    """Zeros of the same sign (what ``1 / x`` tells apart)."""
+    a, b = as_array(plan), as_array(jit)
+    zeros = a == 0
+    return bool(np.array_equal(np.signbit(a[zeros]), np.signbit(b[zeros])))
+
+
+_unique = itertools.count(1)
+
+
+def unique_constant() -> float:
+    """A float no other kernel of this process has as a literal: its kernel is compiled (and
+    written to the cache directory) anew."""
+    return 1.0 + next(_unique) / 1024.0 + os.getpid() % 97 / 2**20
+
+
+# --------------------------------------------------------------------------------------------
+# Operands: edge values of every dtype
+
+INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint32", "uint64"]
+FLOAT_DTYPES = ["float32", "float64"]
+DTYPES = ["bool"] + INT_DTYPES + FLOAT_DTYPES
+
+
+def _kind(dtype: str) -> str:
+    return np.dtype(dtype).kind
+
+
+def int_operands(dtype: str) -> tuple[np.ndarray, np.ndarray]:
+    """64 pairs (8 x 8): MIN // -1, zero divisors, negative operands of // and %, overflow of
+    + - * both ways, then random pairs."""
+    info = np.iinfo(dtype)
+    lo, hi = int(info.min), int(info.max)
+    pairs = [(lo, -1), (lo, 1), (lo, 2), (lo, -2), (lo, lo), (lo, hi), (hi, lo), (hi, hi),
+             (hi, 1), (hi, -1), (hi, 2), (hi, -2), (7, 0), (-7, 0), (0, 0), (lo, 0), (hi, 0),
+             (7, 2), (-7, 2), (7, -2), (-7, -2), (6, 3), (-6, 3), (6, -3), (-6, -3), (1, 7),
+             (-1, 7), (1, -7), (-1, -7), (0, 5), (0, -5), (hi // 2 + 1, 2), (lo // 2, 3),
+             (hi, hi // 2), (lo + 1, -1), (-1, -1), (-1, lo), (3, hi)]
+    rng = np.random.default_rng(sum(map(ord, dtype)))
+    while len(pairs) < 64:
+        pairs.append(tuple(int(v) for v in rng.integers(lo, hi, 2, dtype=dtype, endpoint=True)))
+    wrap = (lambda v: v % 2**info.bits) if lo == 0 else (lambda v: v)
+    a = np.array([wrap(p) for p, _ in pairs], dtype=dtype).reshape(8, 8)
+    b = np.array([wrap(q) for _, q in pairs], dtype=dtype).reshape(8, 8)
+    return a, b
+
+
+FLOAT_VALUES = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 7.0, -7.0, 1e-30, 1e30, 1e300, np.nan,
+                np.inf, -np.inf, 2.5, 0.1, -1e-40]  # (-1e-40: subnormal in float32)
+
+
+def float_operands(dtype: str) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair of 18 values (18 x 18): signed zeros, NaN, infinities, huge and tiny."""
+    with quiet():  # 1e300 is inf in float32
+        values = np.array(FLOAT_VALUES, dtype=dtype)
+    a, b = np.meshgrid(values, values, indexing="ij")
+    return np.ascontiguousarray(a), np.ascontiguousarray(b)
+
+
+def operands(dtype: str) -> tuple[np.ndarray, np.ndarray]:
+    if dtype == "bool":
+        return np.array([[True, True], [False, False]]), np.array([[True, False], [True, False]])
+    if _kind(dtype) == "f":
+        return float_operands(dtype)
+    return int_operands(dtype)
+
+
+# --------------------------------------------------------------------------------------------
+# The ops: name -> (how to apply it to (a, b), the dtype kinds it is compiled for)
+
+NUMERIC, INTEGRAL, FLOATING, BOOLEAN, ANY = "iuf", "iu", "f", "b", "biuf"
+
+OPS: dict[str, tuple] = {
+    "add": (rt.add, NUMERIC),
+    "subtract": (rt.subtract, NUMERIC),
+    "multiply": (rt.multiply, NUMERIC),
+    "divide": (rt.divide, NUMERIC),
+    "floordiv": (rt.floordiv, NUMERIC),
+    "mod": (rt.mod, NUMERIC),
+    "pow": (rt.pow, FLOATING),
+    "maximum": (rt.maximum, NUMERIC),
+    "minimum": (rt.minimum, NUMERIC),
+    "equal": (rt.equal, ANY),
+    "not_equal": (rt.not_equal, ANY),
+    "less": (rt.less, ANY),
+    "less_equal": (rt.less_equal, ANY),
+    "greater": (rt.greater, ANY),
+    "greater_equal": (rt.greater_equal, ANY),
+    "logical_and": (rt.logical_and, BOOLEAN),
+    "logical_or": (rt.logical_or, BOOLEAN),
+    "logical_xor": (rt.logical_xor, BOOLEAN),
+    "logical_not": (lambda a, b: rt.logical_not(a), BOOLEAN),
+    "bitwise_and": (operator.and_, INTEGRAL),
+    "bitwise_or": (operator.or_, INTEGRAL),
+    "bitwise_xor": (operator.xor, INTEGRAL),
+    "invert": (lambda a, b: ~a, INTEGRAL),
+    "where": (lambda a, b: rt.where(rt.less(a, b), a, b), ANY),
+    "negative": (lambda a, b: -a, NUMERIC),
+    "positive": (lambda a, b: apply_op(math_ops.POSITIVE, (a,)), NUMERIC),
+    "abs": (lambda a, b: abs(a), NUMERIC),
+    "square": (lambda a, b: rt.square(a), NUMERIC),
+    "relu": (lambda a, b: rt.nn.relu(a), NUMERIC),
+    **{name: ((lambda f: lambda a, b: f(a))(getattr(rt, name)), FLOATING)
+       for name in ("exp", "log", "log1p", "sqrt", "sin", "cos", "tan", "tanh", "floor", "ceil",
+                    "round", "sigmoid")},
+}
+
+
+def ops_for(dtype: str) -> list[str]:
+    return [name for name, (_, kinds) in OPS.items() if _kind(dtype) in kinds]
+
+
+# Compiles cost time: on arrays, bool, int32 and float32 get every op, the other integer
+# dtypes the ops whose result depends on the width, float64 the arithmetic; the scalar loops
+# run every op on bool, int8, int64, uint64 and float64.
+WIDTH_OPS = ["add", "subtract", "multiply", "divide", "floordiv", "mod", "maximum", "minimum",
+             "less", "invert", "negative", "abs", "square", "relu"]
+SOME_OPS = {**{dtype: WIDTH_OPS for dtype in ("int8", "int16", "int64", "uint8", "uint32",
+                                               "uint64")},
+            "float64": [name for name in WIDTH_OPS if name != "invert"] + ["pow", "where", "exp"]}
+
+
+def array_ops_for(dtype: str) -> list[str]:
+    return SOME_OPS.get(dtype) or ops_for(dtype)
+
+
+ELEMENT_CASES = [pytest.param(dtype, name, id=f"{dtype}-{name}")
+                 for dtype in DTYPES for name in ops_for(dtype)]
+ARRAY_CASES = [pytest.param(dtype, name, id=f"{dtype}-{name}")
+               for dtype in DTYPES for name in array_ops_for(dtype)]
+
+
+def test_every_element_rule_is_exercised():
+    """A rule added to ELEMENT_RULES without a test here fails this test (identity and cast
+    have their own tests: the passes remove identities before the tier sees a graph)."""
+    tested = set(OPS) | {"cast", "identity"}
+    assert {op.name for op in ELEMENT_RULES} <= tested, \
+        {op.name for op in ELEMENT_RULES} - tested
+
+
+@dataclass
+class Results:
+    a: np.ndarray
+    b: np.ndarray
+    plan: dict
+    jit: dict
+    report: str
+
+
+def all_ops(names: list[str]):
+    def compute(a, b):
+        return {name: OPS[name][0](a, b) for name in names}
+    return compute
+
+
+def all_ops_padded(names: list[str]):
+    """``all_ops`` and two more nodes last: regions hold at most 32 nodes, and a region of
+    one node is not compiled; with these, a lone last node is never an op under test."""
+    ops = all_ops(names)
+
+    def compute(a, b):
+        results = ops(a, b)
+        results["_padding"] = rt.equal(rt.equal(a, b), rt.less(a, b))
+        return results
+    return compute
+
+
+@functools.lru_cache(maxsize=None)
+def array_results(dtype: str) -> Results:
+    """Every op of ``dtype`` on arrays, in one function (one loop nest, a few kernels)."""
+    a, b = operands(dtype)
+    plan, jit, fn = on_both(all_ops_padded(array_ops_for(dtype)), a, b)
+    return Results(a, b, plan, jit, report_of(fn, a, b))
+
+
+@pytest.mark.parametrize("dtype, name", ARRAY_CASES)
+def test_element_rule_on_arrays(dtype: str, name: str):
+    results = array_results(dtype)
+    assert name in compiled_ops(results.report), results.report
+    assert results.jit[name].dtype == results.plan[name].dtype
+    problem = mismatch(results.plan[name], results.jit[name])
+    assert problem is None, f"{name} on {dtype} arrays: {problem}"
+
+
+def scalar_loop(names: list[str]):
+    """Every op on scalars inside a ``while_loop`` of ``n`` trips that swaps ``a`` and ``b``
+    each trip (so nothing is loop-invariant): the kernel computes them as scalar code."""
+    ops = all_ops(names)
+
+    def compute(a, b, n):
+        start = {name: rt.zeros_like(value) for name, value in ops(a, b).items()}
+
+        def body(i, a, b, results):
+            return i + 1, b, a, ops(a, b)
+
+        _, _, _, results = rt.while_loop(lambda i, a, b, results: i < n, body,
+                                         (rt.constant(0), a, b, start))
+        return results
+    return compute
+
+
+@functools.lru_cache(maxsize=None)
+def loop_results(dtype: str) -> Results:
+    """Every op of ``dtype`` on each pair of operands as scalars, one trip of the loop."""
+    a, b = operands(dtype)
+    compute = scalar_loop(ops_for(dtype))
+    plan_fn = rt.function(compute, jit_compile=False)
+    jit_fn = rt.function(compute, jit_compile=True)
+    one = np.int32(1)
+    plan, jit = {name: [] for name in ops_for(dtype)}, {name: [] for name in ops_for(dtype)}
+    with quiet():
+        for x, y in zip(a.ravel(), b.ravel()):
+            for results, fn in ((plan, plan_fn), (jit, jit_fn)):
+                for name, value in fn(x, y, one).items():
+                    results[name].append(value.numpy())
+
+    def stack(results):
+        return {name: np.stack(values).reshape(a.shape) for name, values in results.items()}
+    report = report_of(jit_fn, a.ravel()[0], b.ravel()[0], one)
+    return Results(a, b, stack(plan), stack(jit), report)
+
+
+# Scalar code is the same for every width: a narrow, the 64-bit and the float kinds.
+LOOP_DTYPES = ["bool", "int8", "int64", "uint64", "float64"]
+LOOP_CASES = [case for case in ELEMENT_CASES if case.values[0] in LOOP_DTYPES]
+
+
+@pytest.mark.parametrize("dtype, name", LOOP_CASES)
+def test_element_rule_on_scalars_in_a_loop(dtype: str, name: str):
+    results = loop_results(dtype)
+    counted = counts(results.report)
+    assert counted[0] == 1 and "while_loop" in compiled_ops(results.report), results.report
+    assert not [line for line in left_on_plan(results.report) if "while_loop" in line]
+    problem = mismatch(results.plan[name], results.jit[name])
+    assert problem is None, f"{name} on {dtype} scalars in a loop: {problem}"
+
+
+@pytest.mark.parametrize("trips", [0, 2, 3])
+def test_scalar_loop_trips(trips: int):
+    """No trip leaves the start values; two trips compute op(b, a); three op(a, b) again."""
+    compute = scalar_loop(ops_for("int64"))  # the kernel of the int64 loop tests
+    plan_fn = rt.function(compute, jit_compile=False)
+    jit_fn = rt.function(compute, jit_compile=True)
+    with quiet():
+        for x, y in [(-7, 2), (np.iinfo(np.int64).min, -1), (5, 0)]:
+            args = (np.int64(x), np.int64(y), np.int32(trips))
+            assert_same(plan_fn(*args), jit_fn(*args), f"({x}, {y}), {trips} trips")
+
+
+# --------------------------------------------------------------------------------------------
+# Edge values named one by one (the wide tests above hold them too; these say what broke)
+
+
+SIGNED = ["int8", "int64"]
+
+
+def test_min_floordiv_minus_one_wraps_and_mod_is_zero():
+    def f(*pairs):
+        return [(a // b + a * 0, a % b - a * 0) for a, b in zip(pairs[::2], pairs[1::2])]
+    args = []
+    for dtype in SIGNED:
+        info = np.iinfo(dtype)
+        args += [np.array([info.min, info.min, 7, -7, 0], dtype), np.array([-1, 0, 0, 2, 0], dtype)]
+    plan, jit, _ = on_both(f, *args)
+    assert_same(plan, jit)
+    for dtype, (quotient, remainder) in zip(SIGNED, jit):
+        assert quotient.numpy().tolist() == [np.iinfo(dtype).min, 0, 0, -4, 0]
+        assert remainder.numpy().tolist() == [0, 0, 0, 1, 0]
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_add_subtract_multiply_wrap_around(dtype: str):
+    info = np.iinfo(dtype)
+    a = np.array([info.max, info.min, info.max, 3], dtype)
+    b = np.array([1, 1, info.max, info.max], dtype)
+    plan, jit, _ = on_both(lambda a, b: {"add": (a + b) + b * 0, "sub": (a - b) - b * 0,
+                                         "mul": (a * b) * 1 + b * 0}, a, b)
+    assert_same(plan, jit)
+    assert jit["add"].numpy()[0] == info.min
+    assert jit["sub"].numpy()[1] == info.max
+
+
+def test_nan_and_infinities_in_maximum_minimum_relu():
+    a = np.array([np.nan, 1.0, -np.inf, np.inf, np.nan, -3.0])
+    b = np.array([1.0, np.nan, 0.0, np.nan, np.nan, -np.inf])
+    plan, jit, _ = on_both(lambda a, b: (rt.maximum(a, b) * 2.0, rt.minimum(a, b) * 2.0,
+                                         rt.nn.relu(a) + rt.nn.relu(b)), a, b)
+    assert_same(plan, jit)
+    assert np.isnan(jit[0].numpy()[[0, 1, 3, 4]]).all()
+
+
+# The sign of a zero: NumPy's maximum and minimum pick the second operand of two equal ones,
+# so 1 / relu(-0.0) is inf. (The first kernels picked the first: -inf.)
+
+
+def test_relu_of_negative_zero_is_positive_zero():
+    x = np.array([-0.0, 2.0])
+    plan, jit, _ = on_both(lambda x: 1.0 / rt.nn.relu(x), x)
+    assert plan.numpy()[0] == np.inf
+    assert_same(plan, jit)
+
+
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+def test_maximum_minimum_of_zeros_of_both_signs(op: str):
+    a = np.array([0.0, -0.0])
+    b = np.array([-0.0, 0.0])
+    plan, jit, _ = on_both(lambda a, b: 1.0 / getattr(rt, op)(a, b), a, b)
+    assert_same(plan, jit)
+
+
+def test_signed_zeros_elsewhere():
+    """Negation, abs, multiplication, floor and round keep NumPy's zero signs."""
+    x = np.array([0.0, -0.0, -0.4, 0.4])
+    plan, jit, _ = on_both(lambda x: (-x * 1.5, abs(x) + 0.0 * x, rt.floor(x) * 2.0,
+                                      rt.round(x) * 2.0, x * -1.0 - 0.0), x)
+    assert_same(plan, jit)
+    for p, j in zip(plan, jit):
+        assert signs_match(p, j), (p, j)
+
+
+# NumPy's power takes sqrt for a scalar exponent of 0.5 (and on NumPy scalars): (-inf) ** 0.5
+# is nan and (-0.0) ** 0.5 is -0.0, where C's pow gives inf and 0.0.
+EXPONENTS = [0.5, -1.0, 0.0, 3.0, -0.5, 1.5]
+
+
+@functools.lru_cache(maxsize=None)
+def constant_power_results(dtype: str) -> tuple:
+    def f(x):
+        return [x ** exponent * 2.0 for exponent in EXPONENTS]
+    plan, jit, _ = on_both(f, np.array([-np.inf, -0.0, 0.0, np.nan, -1.0, 2.0, np.inf, 0.25],
+                                       dtype))
+    return plan, jit
+
+
+@pytest.mark.parametrize("index", range(len(EXPONENTS)), ids=[repr(e) for e in EXPONENTS])
+def test_pow_with_a_constant_exponent(index: int):
+    plan, jit = constant_power_results("float64")
+    assert_same(plan[index], jit[index], f"x ** {EXPONENTS[index]}")
+    assert signs_match(plan[index], jit[index])
+
+
+ONE_ELEMENT_EXPONENT_BUG = (
+    "x ** e where e is an array of one element (shape (1,) or (1, 1)) broadcast over x: NumPy "
+    "takes its sqrt path for e == 0.5 as it does for a scalar ((-inf) ** 0.5 = nan, "
+    "(-0.0) ** 0.5 = -0.0); the kernel reads e as an array element and calls C pow (inf, 0.0)")
+
+
+@pytest.mark.xfail(strict=True, reason=ONE_ELEMENT_EXPONENT_BUG)
+@pytest.mark.parametrize("shape", [(1,), (1, 1)])
+def test_pow_with_a_one_element_exponent_array(shape):
+    x = np.array([[-np.inf, -0.0, 4.0], [9.0, -np.inf, 0.25]])
+    plan, jit, _ = on_both(lambda x, e: x ** e * 2.0, x, np.full(shape, 0.5))
+    assert_same(plan, jit)
+    assert signs_match(plan, jit)
+
+
+def test_pow_with_an_exponent_array_of_many_elements():
+    """No sqrt path for NumPy there: C pow on both sides."""
+    x = np.array([[-np.inf, -0.0, 4.0], [9.0, -np.inf, 0.25]])
+    both = Both(lambda x, e: x ** e * 2.0)
+    for e in (np.full(3, 0.5), np.full((2, 1), 0.5)):  # (more shapes: a RetracingWarning)
+        plan, jit = both(x, e)
+        assert signs_match(plan, jit)
+
+
+# -- literals -----------------------------------------------------------------------------
+
+
+# int64 arithmetic must wrap even where LLVM could assume it does not: Numba marks signed
+# 64-bit + - * as never overflowing (narrower ints are computed in 64 bits), and LLVM then
+# folded a + MIN into a | MIN, (a + 1) > a into True, (a * 2) // 2 into a, (a - b) < 0 into
+# a < b.
+
+
+def test_int64_min_as_a_constant_operand():
+    a = np.array([-1, -2**63, 0, 5, 2**63 - 1], np.int64)
+    plan, jit, _ = on_both(lambda a: (a + np.int64(-2**63)) * a, a)
+    assert_same(plan, jit)
+
+
+INT64_MAX = 2**63 - 1
+OVERFLOWS = {
+    "add_then_compare": lambda a, b: rt.logical_and(a + 1 > a, a == a),
+    "multiply_then_divide": lambda a, b: (a * 2) // 2 == b,
+    "subtract_then_sign": lambda a, b: (a - b) < 0,
+}
+
+
+@pytest.mark.parametrize("name", list(OVERFLOWS))
+def test_int64_overflow_then_compare_on_arrays(name: str):
+    a = np.array([INT64_MAX, -INT64_MAX - 1, 0, 5, -1], np.int64)
+    b = np.array([-1, 1, 0, 6, INT64_MAX], np.int64)
+    plan, jit, _ = on_both(OVERFLOWS[name], a, b)
+    assert_same(plan, jit)
+
+
+def test_int64_overflow_then_compare_in_a_scalar_loop():
+    def f(a, n):
+        return rt.while_loop(lambda i, r: i < n, lambda i, r: (i + 1, a + 1 > a),
+                             (rt.constant(0), a > a))[1]
+    plan, jit, _ = on_both(f, np.int64(INT64_MAX), np.int32(1))
+    assert_same(plan, jit)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint64"])
+def test_overflow_then_compare_in_other_widths(dtype: str):
+    """int32 is computed in 64 bits and uint64 wraps by definition: both give NumPy's."""
+    info = np.iinfo(dtype)
+    a = np.array([info.max, info.min, 0, 5], dtype)
+    b = np.array([info.max, 1, 0, 6], dtype)
+
+    def f(a, b):
+        return {name: fn(a, b) for name, fn in OVERFLOWS.items()}
+    plan, jit, _ = on_both(f, a, b)
+    assert_same(plan, jit)
+
+
+INTEGER_CONSTANTS = [np.int64(2**63 - 1), np.int64(-2**63 + 1), np.int32(-2**31),
+                     np.int8(-128), np.uint64(2**64 - 1), np.uint64(2**63), np.uint32(2**32 - 1)]
+
+
+@functools.lru_cache(maxsize=None)
+def integer_constant_results() -> tuple:
+    """Each constant written into one kernel as a literal, with operands of its dtype."""
+    def f(*arrays):
+        return [{"add": (a + c) * a, "xor": (a ^ c) - a, "floordiv": a // c + a}
+                for a, c in zip(arrays, INTEGER_CONSTANTS)]
+    arrays = []
+    for constant in INTEGER_CONSTANTS:
+        info = np.iinfo(constant.dtype)
+        arrays.append(np.array([info.min, info.max, 0, 1, info.max // 3], constant.dtype))
+    plan, jit, _ = on_both(f, *arrays)
+    return plan, jit
+
+
+@pytest.mark.parametrize("index", range(len(INTEGER_CONSTANTS)),
+                         ids=[f"{c.dtype}({c})" for c in INTEGER_CONSTANTS])
+def test_extreme_integer_constants(index: int):
+    plan, jit = integer_constant_results()
+    assert_same(plan[index], jit[index], repr(INTEGER_CONSTANTS[index]))
+
+
+FLOAT_CONSTANTS = [np.nan, np.inf, -np.inf, -0.0, 1e-310, 3.4028235e38]
+
+
+@functools.lru_cache(maxsize=None)
+def float_constant_results(dtype: str) -> tuple:
+    constants = [np.dtype(dtype).type(c) for c in FLOAT_CONSTANTS]
+
+    def f(x):
+        return [(x * c + 1.0, rt.maximum(x, c) - x) for c in constants]
+    plan, jit, _ = on_both(f, np.array([1.0, -2.0, 0.0, np.inf, -0.0, np.nan], dtype))
+    return plan, jit
+
+
+@pytest.mark.parametrize("index", range(len(FLOAT_CONSTANTS)),
+                         ids=[repr(c) for c in FLOAT_CONSTANTS])
+def test_special_float_constants(index: int):
+    plan, jit = float_constant_results("float64")
+    assert_same(plan[index], jit[index], repr(FLOAT_CONSTANTS[index]))
+
+
+# -- casts --------------------------------------------------------------------------------
+
+
+CAST_SOURCES = {
+    "bool": [True, False] * 8,
+    "float32": [0.0, -0.0, 1.5, -1.5, np.nan, np.inf, -np.inf, 3.4e38, 1e-45, 0.1, -2.5e9,
+                16777217.0, 255.5, -128.5, 1e30, 7.0],
+    "float64": [0.0, -0.0, 1.5, -1.5, np.nan, np.inf, -np.inf, 1e300, 5e-324, 0.1, -2.5e9,
+                2.0**53 + 1, 3.4028236e38, 1e-46, 1e30, 7.0],
+}
+for _dtype in INT_DTYPES:
+    _info = np.iinfo(_dtype)
+    CAST_SOURCES[_dtype] = [int(_info.min), int(_info.max), 0, 1, int(_info.max) // 3,
+                            int(_info.min) + 1, 127, 128, 255, 256, 2**15, 2**16 + 3, 2**24 + 1,
+                            2**31, 2**53 + 1, 7]
+CAST_TARGETS = [d for d in DTYPES if d not in ("int16", "uint32")]
+
+
+def _cast_source(dtype: str) -> np.ndarray:
+    values = CAST_SOURCES[dtype]
+    if _kind(dtype) in "iu":
+        info = np.iinfo(dtype)
+        values = [v if info.min <= v <= info.max else v % (int(info.max) + 1) if info.min == 0
+                  else (v + 2**(info.bits - 1)) % 2**info.bits - 2**(info.bits - 1)
+                  for v in values]
+    with quiet():
+        return np.array(values, dtype=dtype)
+
+
+@functools.lru_cache(maxsize=None)
+def cast_results() -> Results:
+    sources = [_cast_source(d) for d in CAST_SOURCE_DTYPES]
+
+    def casts(*arrays):
+        return {f"{source}->{target}": rt.cast(array, getattr(rt, target, None) or target)
+                for source, array in zip(CAST_SOURCE_DTYPES, arrays) for target in CAST_TARGETS
+                if target != source}
+    plan, jit, fn = on_both(casts, *sources)
+    return Results(sources[0], sources[1], plan, jit, report_of(fn, *sources))
+
+
+CAST_SOURCE_DTYPES = CAST_TARGETS  # int16 and uint32 widths: see the element tests
+
+
+@pytest.mark.parametrize("source, target", [(s, t) for s in CAST_SOURCE_DTYPES
+                                            for t in CAST_TARGETS if s != t])
+def test_cast(source: str, target: str):
+    results = cast_results()
+    key = f"{source}->{target}"
+    problem = mismatch(results.plan[key], results.jit[key])
+    assert problem is None, f"cast {key}: {problem}"
+    assert results.jit[key].dtype == np.dtype(target)
+
+
+def test_float_to_int_casts_stay_on_the_plan_with_a_reason():
+    report = cast_results().report
+    assert "cast" in compiled_ops(report)
+    refused = [line for line in left_on_plan(report) if line.strip().startswith("cast")]
+    # float -> int: 2 float sources x each integer target
+    assert len(refused) == 2 * len([d for d in CAST_TARGETS if _kind(d) in "iu"]), report
+    assert all("no compiled form" in line for line in refused), refused
+
+
+def test_identity_in_an_unoptimized_graph():
+    """The passes remove identities; the tier still compiles them when handed a graph that
+    has them (the backend's own entry point)."""
+    from runtime.backends import NUMPY
+    from runtime.backends.jit import JIT
+
+    def f(x):
+        y = rt.identity(x * 2) + 1
+        return rt.cast(y, rt.int8) * rt.identity(x)
+
+    x = np.array([[1, -2], [2**30, 7]], np.int32)
+    graph = rt.function(f, jit_compile=False).get_concrete_function(x).unoptimized_graph
+    assert "identity" in {node.op.name for node in graph.nodes}
+    compiled = JIT.compile(graph, "f")
+    assert {"identity", "cast"} <= compiled_ops(compiled.report), compiled.report
+    expected = NUMPY.compile(graph, "f").run(x)
+    got = compiled.run(x)
+    assert len(expected) == len(got)
+    for e, g in zip(expected, got):
+        assert mismatch(e, g) is None
+
+
+# -- reductions -----------------------------------------------------------------------------
+
+
+REDUCTIONS = ["reduce_sum", "reduce_prod", "reduce_mean", "reduce_max", "reduce_min"]
+
+
+def reduction_axis(dtype: str, name: str):
+    """Every axis (a scalar accumulator) or some (an array of them): each reduction takes
+    one path on integers and the other on floats (float ones over trailing axes, in NumPy's
+    order; see test_float_reductions_over_any_axes)."""
+    whole = (REDUCTIONS.index(name) % 2 == 0) == (_kind(dtype) == "f")
+    return None if whole else ((1, 2) if _kind(dtype) == "f" else (0, 2))
+
+
+@functools.lru_cache(maxsize=None)
+def reduction_results(dtype: str) -> Results:
+    rng = np.random.default_rng(5)
+    if _kind(dtype) == "f":
+        a = (rng.standard_normal((3, 4, 5)) * 3).astype(dtype)
+        a[0, 0, 0], a[1, 1, 1], a[2, 2, 2] = np.nan, np.inf, -0.0
+    else:
+        info = np.iinfo(dtype)
+        a = rng.integers(info.min, info.max, (3, 4, 5), dtype=dtype, endpoint=True)
+
+    def reduce(a):
+        b = a - a // 3 if _kind(dtype) != "f" else a * 0.5 - 1.0  # joins the loop nest
+        return {name: getattr(rt, name)(b, axis=reduction_axis(dtype, name))
+                for name in REDUCTIONS}
+    plan, jit, fn = on_both(reduce, a)
+    return Results(a, a, plan, jit, report_of(fn, a))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float64"])
+@pytest.mark.parametrize("name", REDUCTIONS)
+def test_reductions_in_a_loop_nest(dtype: str, name: str):
+    results = reduction_results(dtype)
+    assert name in compiled_ops(results.report), results.report
+    problem = mismatch(results.plan[name], results.jit[name])
+    assert problem is None, f"{name} of {dtype} over {reduction_axis(dtype, name)}: {problem}"
+
+
+# Float sums must add in NumPy's order: where terms cancel, a small one is lost in one order
+# and kept in another, and the results differ by far more than 1e-6 of their magnitude.
+# (The first kernels added in order, float32 in float64: 0 where the plan gives 1.5.)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_float_sums_where_terms_cancel(dtype: str):
+    if dtype == "float64":  # NumPy: 8 partial sums, 1e17 and -1e17 in the same one
+        x = np.zeros(16)
+        x[0], x[1], x[8] = 1e17, 1.0, -1e17
+    else:                   # NumPy: float32 throughout, 1 is lost next to 1e8
+        x = np.array([1e8, 1.0, -1e8], np.float32)
+    plan, jit, _ = on_both(lambda x: rt.reduce_sum(x * 1.5), x)
+    assert_same(plan, jit)
+
+
+def test_float_reductions_over_any_axes():
+    """Whichever axes a float reduction runs over (compiled or left on the plan), it gives
+    the plan's result; cancelling terms make the order show."""
+    x = np.random.default_rng(14).standard_normal((3, 4, 5)) * 1e16
+    x[:, :, 1] = 1.0
+
+    def f(x):
+        y = x * 1.5
+        return [rt.reduce_sum(y, axis=axis) for axis in (0, 1, 2, (0, 1), (0, 2), (1, 2))] + \
+            [rt.reduce_prod(y * 1e-16, axis=1), rt.reduce_mean(y, axis=(0, 2))]
+    plan, jit, _ = on_both(f, x)
+    assert_same(plan, jit)
+
+
+def test_reduce_max_of_zeros_of_both_signs():
+    plan, jit, _ = on_both(lambda x: 1.0 / rt.reduce_max(x * 1.5, axis=0),
+                           np.array([[0.0, -0.0], [-0.0, 0.0]]))
+    assert_same(plan, jit)
+
+
+def test_boolean_reductions_and_keepdims():
+    p = np.random.default_rng(2).random((3, 4)) > 0.5
+    x = np.arange(12.0).reshape(3, 4) - 5.0
+
+    def f(p, x):
+        q = rt.logical_and(rt.logical_not(p), x > 0.0)
+        return (rt.reduce_any(q), rt.reduce_all(rt.logical_or(q, p), axis=1),
+                rt.reduce_sum(x * 2.0 - 1.0, axis=-1, keepdims=True),
+                rt.reduce_max(x * x, axis=0, keepdims=True))
+    plan, jit, fn = on_both(f, p, x)
+    assert_same(plan, jit)
+    assert {"reduce_any", "reduce_all", "reduce_sum", "reduce_max"} <= \
+        compiled_ops(report_of(fn, p, x))
+
+
+def test_reductions_over_nothing():
+    """Sums and products of empty axes give 0 and 1; max of nothing raises on both."""
+    def f(a):
+        b = a * 2.0 + 1.0
+        return rt.reduce_sum(b, axis=1), rt.reduce_prod(b - 1.0, axis=1)
+    plan, jit, _ = on_both(f, np.ones((3, 0)))
+    assert_same(plan, jit)
+
+    def g(a):
+        return rt.reduce_max(a * 2.0 + 1.0)
+    for jit_compile in (False, True):
+        with pytest.raises(rt.errors.InvalidArgumentError):
+            rt.function(g, jit_compile=jit_compile)(np.ones((3, 0)))
+
+
+# -- shapes and layouts -----------------------------------------------------------------------
+
+
+def broadcasts(a31, b14, c4, s, empty, cube):
+    return {
+        "outer": (a31 + b14) * c4,
+        "scalar": (c4 - s) * s,
+        "row": (b14 * 2.0 + c4) - a31 * 0.0,
+        "empty": (empty * 2.0 + 1.0) * empty,
+        "cube": rt.sigmoid(cube * c4) - cube,
+        "same": (s + s) * s,
+    }
+
+
+BROADCAST_ARGS = (np.arange(3.0).reshape(3, 1), np.arange(4.0).reshape(1, 4) - 1.5,
+                  np.array([1.0, -2.0, 0.5, 4.0]), np.float64(3.0), np.ones((0, 4)),
+                  np.arange(24.0).reshape(2, 3, 4) / 7.0)
+
+
+def test_broadcasting_scalars_and_empty_arrays():
+    plan, jit, fn = on_both(broadcasts, *BROADCAST_ARGS)
+    assert_same(plan, jit)
+    assert counts(report_of(fn, *BROADCAST_ARGS))[0] >= 1
+
+
+def test_non_contiguous_and_read_only_inputs():
+    """Transposed, strided and read-only arrays give what contiguous ones give."""
+    _, _, c4, s, empty, cube = BROADCAST_ARGS
+    a31 = np.arange(6.0).reshape(3, 2)[:, :1]              # strided
+    b14 = np.arange(-3.0, 5.0).reshape(1, 8)[:, ::2]       # strided
+    fortran = np.asfortranarray(cube)                      # Fortran order
+    frozen = c4.copy()
+    frozen.flags.writeable = False                         # read-only
+    assert not any(x.flags.c_contiguous for x in (a31, b14, fortran))
+    args = (a31, b14, frozen, s, empty, fortran)
+    plan, jit, _ = on_both(broadcasts, *args)
+    assert_same(plan, jit)
+    f = rt.function(broadcasts, jit_compile=True)
+    assert_same(f(*args), f(*(np.ascontiguousarray(x) if np.ndim(x) else x for x in args)))
+
+
+def test_results_are_fresh_arrays():
+    """A kernel's result is not an input, and calling again does not overwrite it."""
+    f = rt.function(lambda x: (x * 2.0 + 1.0, x), jit_compile=True)
+    x = np.arange(4.0)
+    first, same = f(x)
+    second, _ = f(x + 1.0)
+    assert first.numpy().tolist() == [1.0, 3.0, 5.0, 7.0]
+    assert second.numpy().tolist() == [3.0, 5.0, 7.0, 9.0]
+    assert same.numpy().tolist() == x.tolist()
+
+
+def test_a_value_returned_twice_and_an_input_returned():
+    def f(x, y):
+        z = (x + y) * y
+        return z, z, x, (z - x) * 2.0
+    x, y = np.arange(6.0).reshape(2, 3), np.full((2, 3), 0.5)
+    plan, jit, _ = on_both(f, x, y)
+    assert_same(plan, jit)
+
+
+# --------------------------------------------------------------------------------------------
+# Loops over scalars written in Python
+
+
+def collatz(n):
+    steps = n * 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    return steps
+
+
+def gcd(a, b):
+    while b != 0:
+        a, b = b, a % b
+    return a
+
+
+def wrapping_sum(x, n):
+    total = x * 0
+    for i in range(n):
+        total = total + x * (i + 1)
+    return total
+
+
+def first_divisor(x, n):
+    for i in range(n):
+        if i > 1 and x % i == 0:
+            return i
+    return x * 0 - 1
+
+
+def isqrt_by_break(x):
+    i = x * 0
+    while True:
+        if (i + 1) * (i + 1) > x:
+            break
+        i += 1
+    return i
+
+
+def newton_sqrt(x, n):
+    y = x
+    for _ in range(n):
+        y = 0.5 * (y + x / y)
+    return y
+
+
+def wrap(value: int, dtype: str) -> int:
+    bits = np.iinfo(dtype).bits
+    return (value + 2**(bits - 1)) % 2**bits - 2**(bits - 1)
+
+
+SCALAR_PROGRAMS = [
+    (collatz, [(1,), (6,), (27,), (97,), (871,)], True),
+    (gcd, [(12, 18), (-12, 18), (12, -18), (0, 5), (5, 0), (0, 0), (1071, 462)], True),
+    (wrapping_sum, [(2**29, 10), (-7, 0), (-7, -3), (3, 5), (2**30, 3)], False),
+    (first_divisor, [(91, 100), (97, 100), (0, 5), (15, 2), (-21, 10)], True),
+    (isqrt_by_break, [(0,), (1,), (15,), (16,), (1000,)], True),
+]
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("program, inputs, python_matches",
+                         [pytest.param(*p, id=p[0].__name__) for p in SCALAR_PROGRAMS])
+def test_scalar_loops(dtype: str, program, inputs, python_matches: bool):
+    plan_fn = transpiler.function(program, jit_compile=False)
+    jit_fn = transpiler.function(program, jit_compile=True)
+    for values in inputs:
+        args = tuple(rt.constant(v, getattr(rt, dtype)) for v in values)
+        with quiet():
+            plan, jit = plan_fn(*args), jit_fn(*args)
+        assert_same(plan, jit, f"{program.__name__}{values}")
+        assert jit.dtype == getattr(rt, dtype)
+        expected = program(*values)
+        if not python_matches:
+            expected = wrap(expected, dtype)
+        assert int(jit.numpy()) == expected, (program.__name__, values)
+    report = report_of(jit_fn, *args)
+    assert counts(report)[0] >= 1 and "while_loop" in compiled_ops(report), report
+
+
+def test_wrapping_sum_wraps_like_numpy():
+    fn = transpiler.function(wrapping_sum, jit_compile=True)
+    result = fn(rt.constant(2**30, rt.int32), rt.constant(4, rt.int32))
+    assert int(result.numpy()) == wrap(2**30 * 10, "int32")
+    result = fn(rt.constant(2**62, rt.int64), rt.constant(4, rt.int64))
+    assert int(result.numpy()) == wrap(2**62 * 10, "int64")
+
+
+def test_float_loop_matches_python():
+    plan_fn = transpiler.function(newton_sqrt, jit_compile=False)
+    jit_fn = transpiler.function(newton_sqrt, jit_compile=True)
+    for x, n in [(2.0, 6), (1e10, 40), (0.0, 3), (-4.0, 5), (np.inf, 2), (0.25, 0)]:
+        args = (rt.constant(x, rt.float64), rt.constant(n))
+        with quiet():
+            plan, jit = plan_fn(*args), jit_fn(*args)
+            expected = np.float64(newton_sqrt(np.float64(x), n))
+        assert_same(plan, jit)
+        assert mismatch(expected, jit.numpy()) is None, (x, n, expected, jit)
+    assert "while_loop" in compiled_ops(report_of(jit_fn, *args))
+
+
+def test_loop_over_arrays_with_a_branch():
+    def f(v, w, n):
+        for i in range(n):
+            if i % 2 == 0:
+                v = v * 0.5 + w
+            else:
+                v = rt.nn.relu(v - w * 2.0)
+        return v
+    v, w = np.linspace(-2.0, 3.0, 6), np.full(6, 0.75)
+    both = Both(f, transpiler.function)
+    for n in (0, 1, 4, 7):
+        both(v, w, rt.constant(n))
+    assert "while_loop" in compiled_ops(both.report(v, w, rt.constant(1)))
+
+
+def test_maximum_iterations_bound_the_compiled_loop():
+    def f(x, n):
+        i = 0
+        while x < 1000:
+            transpiler.set_loop_options(maximum_iterations=5)
+            x = x * 2 + 1
+            i += 1
+        return x, i
+    both = Both(f, transpiler.function)
+    for x in (0, 100, 2000, -3):
+        both(rt.constant(x), rt.constant(0))
+    assert "while_loop" in compiled_ops(both.report(rt.constant(1), rt.constant(0)))
+
+
+# --------------------------------------------------------------------------------------------
+# Matmul and layers
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint8"])
+def test_integer_matmul_wraps_around(dtype: str):
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(3)
+    a = rng.integers(info.min, info.max, (3, 5), dtype=dtype, endpoint=True)
+    b = rng.integers(info.min, info.max, (5, 4), dtype=dtype, endpoint=True)
+    a[0, :] = info.max
+    b[:, 0] = info.max
+    plan, jit, fn = on_both(rt.matmul, a, b)
+    assert_same(plan, jit)
+    assert "matmul" in compiled_ops(report_of(fn, a, b))
+    with quiet():
+        assert np.array_equal(jit.numpy(), a @ b)
+
+
+def test_integer_matmul_with_an_epilogue_and_empty_inner_dimension():
+    def f(a, b, c):
+        return rt.matmul(a, b) * 3 + c
+    a = np.arange(-6, 9, dtype=np.int64).reshape(3, 5) * 2**40
+    b = np.arange(20, dtype=np.int64).reshape(5, 4) * 2**30
+    c = np.array([1, -2, 3, 2**62], np.int64)
+    both = Both(f)
+    both(a, b, c)
+    both(np.ones((3, 0), np.int64), np.ones((0, 4), np.int64), c)
+
+
+def dense(x, weights, biases):
+    for w, b in zip(weights, biases):
+        x = rt.nn.relu(rt.matmul(x, w) + b)
+    return x
+
+
+def layers(dtype, count: int, width: int = 6, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    weights = [(rng.standard_normal((width, width)) / 2).astype(dtype) for _ in range(count)]
+    biases = [(rng.standard_normal(width) / 4).astype(dtype) for _ in range(count)]
+    return weights, biases
+
+
+# Six float64 layers of one shape: the tests below roll chains of them (kernels with the same
+# source are compiled once per process, so they share most of their compiles).
+WEIGHTS, BIASES = layers("float64", 6)
+X = np.random.default_rng(1).standard_normal((4, 6))
+
+
+def test_dense_layers_roll_into_one_kernel():
+    plan, jit, fn = on_both(lambda x: dense(x, WEIGHTS, BIASES), X)
+    assert_same(plan, jit)
+    report = report_of(fn, X)
+    assert counts(report) == (1, 1), report
+    assert re.search(r"kernel_\w+: 18 nodes \(add, matmul, relu\)", report), report
+
+
+def test_float32_layers():
+    weights, biases = layers("float32", 3, width=5, seed=13)
+    x = np.random.default_rng(1).standard_normal((3, 5)).astype(np.float32)
+    plan, jit, fn = on_both(lambda x: dense(x, weights, biases), x)
+    assert_same(plan, jit)
+    assert jit.dtype == rt.float32 and counts(report_of(fn, x))[0] == 1
+
+
+def test_integer_layers_roll_and_wrap_around():
+    rng = np.random.default_rng(4)
+    weights = [rng.integers(-2**31, 2**31, (5, 5), dtype=np.int32) for _ in range(5)]
+    biases = [rng.integers(-2**31, 2**31, 5, dtype=np.int32) for _ in range(5)]
+    x = rng.integers(-2**31, 2**31, (3, 5), dtype=np.int32)
+    plan, jit, fn = on_both(lambda x: dense(x, weights, biases), x)
+    assert_same(plan, jit)
+    assert counts(report_of(fn, x)) == (1, 1)
+
+
+def test_layers_sharing_one_weight_roll():
+    plan, jit, fn = on_both(lambda x: dense(x, WEIGHTS[:1] * 6, BIASES[:1] * 6), X)
+    assert_same(plan, jit)
+    assert counts(report_of(fn, X)) == (1, 1)
+
+
+def test_a_chain_whose_middle_is_returned_does_not_roll_through_it():
+    def f(x):
+        kept = []
+        for i, (w, b) in enumerate(zip(WEIGHTS, BIASES)):
+            x = rt.nn.relu(rt.matmul(x, w) + b)
+            if i == 2:
+                kept.append(x)
+        return x, kept[0]
+    plan, jit, fn = on_both(f, X)
+    assert_same(plan, jit)
+    assert counts(report_of(fn, X)) == (2, 1)  # layers 0-2 and 3-5, one kernel
+
+
+def test_a_chain_whose_middle_is_read_later_does_not_roll_through_it():
+    def f(x):
+        middle = None
+        for i, (w, b) in enumerate(zip(WEIGHTS, BIASES)):
+            x = rt.nn.relu(rt.matmul(x, w) + b)
+            if i == 2:
+                middle = x
+        # (reshapes stay on NumPy: what follows them is a region of its own)
+        return rt.reshape(x, [-1]) - rt.reshape(middle, [-1]) * 2.0
+    plan, jit, fn = on_both(f, X)
+    assert_same(plan, jit)
+    assert counts(report_of(fn, X)) == (3, 2)  # layers 0-2, layers 3-5, the difference
+
+
+def test_residual_layers_reading_the_input_of_the_chain():
+    def f(x):
+        x0 = x
+        for w, b in zip(WEIGHTS[:4], BIASES[:4]):
+            x = rt.tanh(rt.matmul(x, w) + b) + x0
+        return x
+    plan, jit, fn = on_both(f, X)
+    assert_same(plan, jit)
+    # the first layer reads x once (it is x0 too), the others twice: layers 1-3 roll
+    assert counts(report_of(fn, X)) == (2, 2)
+
+
+def test_unrolled_python_loop_of_tensor_loops():
+    factors = [np.full(3, float(k + 2)) for k in range(4)]
+
+    def f(x, n):
+        for w in factors:
+            i = 0
+            while i < n:
+                x = x * w - 1.0
+                i += 1
+        return x
+    both = Both(f, transpiler.function)
+    for n in (0, 1, 3):
+        both(np.arange(3.0), rt.constant(n))
+    assert "while_loop" in compiled_ops(both.report(np.arange(3.0), rt.constant(1)))
+
+
+def test_a_float_matmul_alone_stays_on_blas_and_with_work_is_compiled():
+    a, b = np.ones((2, 3)), np.ones((3, 4))
+    plan, jit, fn = on_both(rt.matmul, a, b)
+    assert_same(plan, jit)
+    report = report_of(fn, a, b)
+    assert counts(report)[0] == 0 and any("matmul" in line for line in left_on_plan(report))
+    plan, jit, fn = on_both(lambda a, b: rt.nn.relu(rt.matmul(a, b) - 2.5) * 2.0, a, b)
+    assert_same(plan, jit)
+    assert "matmul" in compiled_ops(report_of(fn, a, b))
+
+
+def test_empty_float_matmuls():
+    def f(a, b, c):
+        return rt.nn.relu(rt.matmul(a, b) + c) * 2.0
+    both = Both(f)
+    both(np.ones((3, 0)), np.ones((0, 4)), np.ones(4))
+
+
+def test_gradients_computed_inside_the_function():
+    weights, biases = layers("float64", 3, seed=7)
+
+    def f(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = rt.reduce_sum(dense(x, weights, biases) * x)
+        return y, tape.gradient(y, x)
+    x = np.random.default_rng(1).standard_normal((2, 6))
+    plan, jit, fn = on_both(f, x, decorate=transpiler.function)
+    assert_same(plan, jit)
+    assert counts(report_of(fn, x))[0] >= 1
+
+
+# --------------------------------------------------------------------------------------------
+# Regions next to what stays on the NumPy plan
+
+
+def test_regions_around_reshape_gather_and_print(capsys):
+    def f(x, y):
+        h = (x * 2.0 + y) * y
+        r = rt.reshape(h, [-1])
+        g = rt.gather(r, [0, 3, 5])
+        rt.print("h", g)
+        z = (rt.exp(h) - 1.0) * y
+        return rt.reduce_sum(h, axis=1), g, z * 3.0 + r[2]
+    rng = np.random.default_rng(8)
+    x, y = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    plan_fn = transpiler.function(f, jit_compile=False)
+    jit_fn = transpiler.function(f, jit_compile=True)
+    plan = plan_fn(x, y)
+    printed = capsys.readouterr().out
+    jit = jit_fn(x, y)
+    assert capsys.readouterr().out == printed and printed.startswith("h")
+    assert_same(plan, jit)
+    report = report_of(jit_fn, x, y)
+    left = "\n".join(left_on_plan(report))
+    assert counts(report)[0] >= 1
+    for op in ("reshape", "gather", "print"):
+        assert re.search(rf"^\s+{op} %\d+ at .*: \S", left, re.M), report
+    assert re.search(r"print .*: it has effects", left), report
+
+
+def test_dynamic_shapes_stay_on_the_plan():
+    def f(x, y):
+        return (x * 2.0 + y) * y - 1.0
+    signature = [rt.TensorSpec([None, 4], rt.float64), rt.TensorSpec([None, 4], rt.float64)]
+    plan_fn = rt.function(f, jit_compile=False, input_signature=signature)
+    jit_fn = rt.function(f, jit_compile=True, input_signature=signature)
+    for rows in (1, 3, 0):
+        x = np.arange(rows * 4.0).reshape(rows, 4)
+        assert_same(plan_fn(x, x + 1.0), jit_fn(x, x + 1.0))
+    report = jit_fn.get_concrete_function().jit_report
+    assert counts(report)[0] == 0
+    assert all("a shape is not fully known while tracing" in line
+               for line in left_on_plan(report)), report
+
+
+def test_unsupported_dtypes_and_ops_stay_on_the_plan():
+    def f(x, y, i):
+        half = (x + x) * x                     # float16: not compiled
+        ints = rt.sigmoid(i) + rt.cast(i, rt.float64)  # sigmoid of int32 gives float64
+        return half, ints, (y * 2.0 + 1.0) * y
+    x = np.linspace(-1, 1, 4).astype(np.float16)
+    y, i = np.linspace(-1, 1, 4), np.arange(4, dtype=np.int32)
+    plan, jit, fn = on_both(f, x, y, i)
+    assert_same(plan, jit)
+    report = report_of(fn, x, y, i)
+    left = "\n".join(left_on_plan(report))
+    assert "its dtype float16 is not compiled" in left, report
+    assert re.search(r"sigmoid .*: sigmoid of int32 has no compiled form", left), report
+    assert counts(report)[0] == 1
+
+
+def test_a_loop_with_a_print_keeps_compiled_regions_inside_and_around(capsys):
+    def f(x, n):
+        y = (x * 2.0 + 1.0) * x
+        i = 0
+        s = x * 0.0
+        while i < n:
+            print("i", i)
+            if i % 2 == 0:
+                s = s + y * 2.0 - 1.0
+            else:
+                s = s - y
+            i += 1
+        return s
+    x = np.arange(3.0)
+    plan, jit, fn = on_both(f, x, rt.constant(3), decorate=transpiler.function)
+    assert_same(plan, jit)
+    out = capsys.readouterr().out
+    assert out.count("i 0") == 2
+    report = report_of(fn, x, rt.constant(3))
+    assert re.search(r"while_loop .*: it has effects", "\n".join(left_on_plan(report))), report
+    assert counts(report)[0] >= 2 and "cond" in compiled_ops(report), report
+
+
+def test_a_branch_compiled_whole():
+    def f(x, y):
+        if rt.reduce_sum(x) > 0:
+            z = x * 2.0 + y
+        else:
+            z = x - y * 3.0
+        return z
+    both = Both(f, transpiler.function)
+    for sign in (1.0, -1.0):
+        x, y = sign * np.arange(4.0), np.ones(4)
+        both(x, y)
+    assert "cond" in compiled_ops(both.report(x, y))
+
+
+def test_variables_read_and_assigned_between_regions():
+    def model():
+        v = rt.Variable(np.ones(4))
+        w = rt.Variable(np.full(4, 2.0))
+
+        def step(x, n):
+            y = (v * 2.0 + x) * x
+            v.assign(y - 1.0)
+            z = (v * 3.0 + 1.0) * w
+            w.assign_add(z * 0.5 - x)
+            if n > 0:
+                v.assign(v * 0.5 + w)
+            q = (v + w) * 2.0 - x
+            i = 0
+            while i < n:
+                w.assign(w * 0.5 + 1.0)
+                i += 1
+            return y, z, q, (w * v) + x * 2.0
+        return step, v, w
+
+    plan_step, plan_v, plan_w = model()
+    jit_step, jit_v, jit_w = model()
+    plan_fn = transpiler.function(plan_step, jit_compile=False)
+    jit_fn = transpiler.function(jit_step, jit_compile=True)
+    x = np.linspace(-1.0, 1.0, 4)
+    for n in (0, 2, 1, 0):
+        assert_same(plan_fn(x, rt.constant(n)), jit_fn(x, rt.constant(n)), f"n={n}")
+        assert mismatch(plan_v.numpy(), jit_v.numpy()) is None
+        assert mismatch(plan_w.numpy(), jit_w.numpy()) is None
+    assert counts(report_of(jit_fn, x, rt.constant(0)))[0] >= 2
+
+
+# --------------------------------------------------------------------------------------------
+# Reports, kernels shared, plan source
+
+
+def test_reports_of_each_setting():
+    def f(x):
+        return (x + 1.0) * x
+    x = np.arange(3.0)
+    assert rt.function(f, jit_compile=False).get_concrete_function(x).jit_report == \
+        "runs on the NumPy plan (jit_compile=False)."
+    jit_fn = rt.function(f, jit_compile=True)
+    report = report_of(jit_fn, x)
+    assert counts(report) == (1, 1)
+    assert re.search(r"kernel_[0-9a-f]{8}: 2 nodes \(add, multiply\) from \S+\.py:\d+", report)
+    source = jit_fn.get_concrete_function(x).plan_source
+    assert "def kernel(" in source and re.search(r"# kernel_[0-9a-f]{8}", source)
+
+
+def test_the_traced_graph_is_left_alone_and_saves(tmp_path):
+    """The tier compiles a copy: the concrete function's graph has no kernels in it, and a
+    saved jit function loads and runs (on the NumPy plan)."""
+    fn = rt.function(lambda x: (x * 2.0 + 1.0) * x, jit_compile=True)
+    x = np.arange(3.0)
+    concrete = fn.get_concrete_function(x)
+    assert "compiled_region" not in {node.op.name for node in concrete.graph.walk()}
+    assert counts(concrete.jit_report)[0] == 1
+    rt.save(concrete, tmp_path / "f.e2g")
+    loaded = rt.load(tmp_path / "f.e2g")
+    assert mismatch(fn(x), loaded(x)) is None
+
+
+def test_identical_layers_share_one_kernel():
+    weights, biases = layers("float64", 2, seed=9)
+
+    def f(x, y):
+        a = rt.nn.relu(rt.matmul(x, weights[0]) + biases[0])
+        b = rt.nn.relu(rt.matmul(y, weights[1]) + biases[1])
+        return a, b     # two results: not a chain, but one kernel
+    x = np.ones((2, 6))
+    plan, jit, fn = on_both(f, x, x * 2.0)
+    assert_same(plan, jit)
+    assert counts(report_of(fn, x, x * 2.0)) == (2, 1)
+
+
+def test_wait_for_jit_and_report_with_jit_compile_true_or_false():
+    x = np.arange(3.0)
+    for setting in (True, False):
+        fn = rt.function(lambda x: (x + 1.0) * x, jit_compile=setting)  # a kernel compiled before
+        fn(x)
+        concrete = fn.get_concrete_function(x)
+        assert concrete.wait_for_jit(0) is True
+
+
+# --------------------------------------------------------------------------------------------
+# Tiering: jit_compile=None
+
+
+@pytest.fixture
+def auto_compile_after(monkeypatch):
+    """Sets how many calls start a background compile (restored after the test)."""
+    previous = []
+
+    def set_to(calls):
+        if hasattr(rt.config, "set_jit_auto_compile"):
+            previous.append(rt.config.jit_auto_compile_after())
+            rt.config.set_jit_auto_compile(calls)
+        else:  # the first version: a constant of runtime.tiering
+            monkeypatch.setattr(tiering, "AUTO_COMPILE_AFTER_CALLS", calls)
+    yield set_to
+    if previous:
+        rt.config.set_jit_auto_compile(previous[0])
+
+
+def test_tiering_switches_after_some_calls_and_keeps_the_results(auto_compile_after):
+    auto_compile_after(3)
+    scale = unique_constant()
+
+    def f(x, y):
+        return rt.nn.relu((x + y) * scale - x) * y
+    fn = transpiler.function(f)  # jit_compile=None
+    rng = np.random.default_rng(10)
+    x, y = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    concrete = fn.get_concrete_function(x, y)
+    assert "after 3 calls (0 so far)" in concrete.jit_report
+    expected = transpiler.function(f, jit_compile=False)(x, y).numpy()
+    results = [fn(x, y).numpy() for _ in range(2)]
+    assert "(2 so far)" in concrete.jit_report
+    results += [fn(x, y).numpy() for _ in range(3)]  # the compile starts on the third
+    assert concrete.wait_for_jit(60) is True
+    report = concrete.jit_report
+    assert report.startswith("compiled tier: 1 region"), report
+    assert {"add", "multiply", "subtract", "relu"} <= compiled_ops(report)
+    results += [fn(x, y).numpy() for _ in range(5)]  # the fast path, now compiled
+    results.append(fn(x=x, y=y).numpy())            # the general path
+    for result in results:
+        assert mismatch(expected, result) is None
+    other = rng.standard_normal((3, 4))
+    assert mismatch(transpiler.function(f, jit_compile=False)(other, y), fn(other, y)) is None
+
+
+def test_calls_during_the_background_compile_give_the_same_results(auto_compile_after):
+    auto_compile_after(1)
+    weights, biases = layers("float64", 3, seed=11)
+    scale = unique_constant()
+
+    def f(x):
+        return dense(x, weights, biases) * scale
+    x = np.random.default_rng(12).standard_normal((4, 6))
+    expected = rt.function(f, jit_compile=False)(x).numpy()
+    fn = rt.function(f)
+    results, errors = [], []
+
+    def caller():
+        try:
+            for _ in range(200):
+                results.append(fn(x).numpy())
+        except Exception as error:  # pragma: no cover - reported below
+            errors.append(error)
+    threads = [threading.Thread(target=caller) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    concrete = fn.get_concrete_function(x)
+    assert concrete.wait_for_jit(60)
+    assert not errors
+    assert concrete.jit_report.startswith("compiled tier:")
+    for result in results + [fn(x).numpy()]:
+        assert mismatch(expected, result) is None
+
+
+def test_tiering_when_nothing_is_worth_compiling(auto_compile_after):
+    auto_compile_after(2)
+    fn = rt.function(lambda x: x + 1.0)
+    x = np.arange(3.0)
+    for _ in range(3):
+        fn(x)
+    concrete = fn.get_concrete_function(x)
+    assert concrete.wait_for_jit(60)
+    assert "found nothing worth compiling" in concrete.jit_report
+    assert fn(x).numpy().tolist() == [1.0, 2.0, 3.0]
+
+
+def test_tiering_when_the_compile_fails(auto_compile_after, tmp_path):
+    auto_compile_after(2)
+    unsafe = tmp_path / "unsafe"
+    unsafe.mkdir()
+    unsafe.chmod(0o777)
+    scale = unique_constant()
+
+    def f(x):
+        return (x * scale + 1.0) * x
+    fn = rt.function(f)
+    x = np.arange(4.0)
+    with cache_directory(unsafe):
+        results = [fn(x).numpy() for _ in range(3)]
+        concrete = fn.get_concrete_function(x)
+        assert concrete.wait_for_jit(60)
+    assert "failed with PermissionError" in concrete.jit_report, concrete.jit_report
+    results += [fn(x).numpy() for _ in range(3)]
+    expected = rt.function(f, jit_compile=False)(x).numpy()
+    for result in results:
+        assert mismatch(expected, result) is None
+
+
+def test_wait_for_jit_starts_the_compile_when_background_compiles_are_off(auto_compile_after):
+    auto_compile_after(None if hasattr(rt.config, "set_jit_auto_compile") else 10**9)
+    scale = unique_constant()
+    fn = rt.function(lambda x: (x - scale) * x)
+    x = np.arange(5.0)
+    for _ in range(20):
+        fn(x)
+    concrete = fn.get_concrete_function(x)
+    assert concrete.jit_report.startswith("runs on the NumPy plan")
+    assert concrete.wait_for_jit(60)
+    assert concrete.jit_report.startswith("compiled tier: 1 region")
+    assert mismatch((x - scale) * x, fn(x)) is None
+
+
+def test_jit_compile_true_without_numba_asks_for_the_extra(monkeypatch):
+    monkeypatch.setattr(function_module, "jit_available", lambda: False)
+
+    def f(x):
+        return x + 1
+    for decorate in (transpiler.function, rt.function):
+        with pytest.raises(ImportError, match=r"eager2graph\[jit\]"):
+            decorate(f, jit_compile=True)
+    # False and None still work, on the NumPy plan
+    assert transpiler.function(f, jit_compile=False)(np.int32(1)).numpy() == 2
+
+
+def test_jit_compile_none_without_numba_stays_on_the_plan(monkeypatch, auto_compile_after):
+    monkeypatch.setattr(function_module, "jit_available", lambda: False)
+    monkeypatch.setattr(concrete_module, "jit_available", lambda: False)
+    auto_compile_after(1)
+    fn = rt.function(lambda x: (x + 1.0) * x)
+    x = np.arange(3.0)
+    for _ in range(3):
+        fn(x)
+    concrete = fn.get_concrete_function(x)
+    assert concrete.wait_for_jit(1) is True
+    assert "not installed" in concrete.jit_report and "eager2graph[jit]" in concrete.jit_report
+
+
+# --------------------------------------------------------------------------------------------
+# The kernel cache directory
+
+
+def compile_something_new():
+    """Compiles a kernel this process has never compiled (its source has a new literal)."""
+    scale = unique_constant()
+    fn = rt.function(lambda x: (x * scale + 2.0) * x, jit_compile=True)
+    return fn(np.arange(3.0)), scale
+
+
+def test_kernels_go_to_a_new_private_directory(tmp_path):
+    target = tmp_path / "fresh" / "kernels"
+    with cache_directory(target):
+        result, scale = compile_something_new()
+    x = np.arange(3.0)
+    assert mismatch((x * scale + 2.0) * x, result) is None
+    assert (target.stat().st_mode & 0o777) == 0o700
+    sources = list(target.glob("k_*.py"))
+    assert len(sources) == 1 and "def kernel(" in sources[0].read_text()
+    assert repr(scale) in sources[0].read_text()
+    assert not list(target.glob("*.tmp"))
+    assert list(target.glob("__pycache__/*.nbi"))  # Numba's own cache, inside it too
+
+
+def test_a_directory_only_its_owner_can_write_is_accepted(tmp_path):
+    target = tmp_path / "readable"
+    target.mkdir()
+    target.chmod(0o755)
+    with cache_directory(target):
+        compile_something_new()
+    assert list(target.glob("k_*.py"))
+
+
+def test_a_symlinked_cache_directory_is_refused(tmp_path):
+    real = tmp_path / "real"
+    real.mkdir(mode=0o700)
+    link = tmp_path / "link"
+    link.symlink_to(real, target_is_directory=True)
+    with cache_directory(link), pytest.raises(PermissionError, match="not a plain directory"):
+        compile_something_new()
+    assert not list(real.iterdir())
+
+
+@pytest.mark.parametrize("mode", [0o770, 0o707, 0o777, 0o720])
+def test_a_cache_directory_others_can_write_is_refused(tmp_path, mode: int):
+    target = tmp_path / "shared"
+    target.mkdir()
+    target.chmod(mode)
+    with cache_directory(target), \
+            pytest.raises(PermissionError, match="others can write to it"):
+        compile_something_new()
+    assert not list(target.iterdir())
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
+                    reason="only root can give a directory to another user")
+def test_a_cache_directory_of_another_user_is_refused(tmp_path):
+    target = tmp_path / "theirs"
+    target.mkdir(mode=0o700)
+    os.chown(target, 65534, 65534)
+    with cache_directory(target), pytest.raises(PermissionError, match="another user"):
+        compile_something_new()
+
+
+def test_the_error_names_the_setting_to_change(tmp_path):
+    target = tmp_path / "open"
+    target.mkdir()
+    target.chmod(0o777)
+    with cache_directory(target), pytest.raises(PermissionError) as caught:
+        compile_something_new()
+    assert str(target) in str(caught.value)
+    assert "set_jit_cache_directory" in str(caught.value)

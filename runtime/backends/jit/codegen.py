@@ -188,7 +188,7 @@ class KernelWriter:
                 self.matmul(node, indent)
             else:  # a scalar elementwise op
                 name = self.fresh()
-                scalars = (True,) * len(node.inputs)
+                scalars = tuple(_is_single(v) for v in node.inputs)
                 self.lines.append(f"{indent}{name} = {self._expression(node, self._scalar, scalars)}")
                 self.bindings[id(node.outputs[0])] = name
         if nest is not None:
@@ -233,12 +233,9 @@ class KernelWriter:
                 return bound
             return f"{bound.name}[{_broadcast_index(bound.shape, nest.shape, indices)}]"
 
-        def is_scalar(value) -> bool:
-            return id(value) not in nest.elements and not isinstance(self._binding(value), _Array)
-
         for node in nest.nodes:
             name = self.fresh("e")
-            scalars = tuple(is_scalar(v) for v in node.inputs)
+            scalars = tuple(_is_single(v) for v in node.inputs)
             self.lines.append(f"{inner}{name} = {self._expression(node, element, scalars)}")
             nest.elements[id(node.outputs[0])] = name
         for value in stored:
@@ -411,6 +408,11 @@ class KernelWriter:
         self.block(body_graph.nodes, inner, keep=body_graph.outputs)
         self._assign(carried, body_graph.outputs, inner)
         self._bind_targets(node, carried)
+
+
+def _is_single(value) -> bool:
+    """One element: NumPy's power treats such an exponent as a scalar (see element_rules)."""
+    return int(np.prod(value.shape, dtype=np.int64)) == 1
 
 
 def _is_elementwise(node: Node) -> bool:

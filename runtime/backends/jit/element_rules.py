@@ -221,8 +221,7 @@ def element_expression(op: OpDef, args: list, in_dtypes: list, out: np.dtype, at
                        scalar_operands: tuple = ()) -> str | None:
     """The expression for one element of ``op``'s result, or None if the tier cannot match
     NumPy's result (unknown op, or dtypes it does not handle). ``scalar_operands`` says which
-    operands are single values rather than elements of arrays (NumPy's power treats a scalar
-    exponent specially)."""
+    operands hold a single element (NumPy's power takes shortcuts for such an exponent)."""
     if out not in SUPPORTED_DTYPES or any(d not in SUPPORTED_DTYPES for d in in_dtypes):
         return None
     if op is POW:

@@ -25,9 +25,6 @@ from runtime.ops.linalg_ops import MATMUL
 from runtime.ops.math_ops import POW
 from runtime.ops.registry import COND, CONST, WHILE_LOOP
 
-# Float matmuls of at most this many multiply-adds are loop nests in kernels (see matmul).
-SMALL_MATMUL = 1 << 18
-
 def why_not(node: Node) -> str | None:
     """Why the tier cannot compile ``node`` (None: it can, subgraphs included)."""
     for value in list(node.inputs) + list(node.outputs):
@@ -328,13 +325,12 @@ class KernelWriter:
     # -- matmul, cond, while ------------------------------------------------------------------
 
     def matmul(self, node: Node, indent: str) -> None:
-        """A loop nest, or BLAS (Numba calls SciPy's) for float products big enough to use
-        its threads well. Below that, BLAS threads cost more than they give, and on a busy
-        machine (another library's thread pool in the process) they stall: 20x64 @ 64x64
-        products took 30-200 us each instead of 5. NumPy has no integer BLAS either."""
+        """Floats through BLAS (Numba calls SciPy's; faster than loop nests even for 20x64
+        @ 64x64, and mostly bitwise NumPy's result), integers as a loop nest (NumPy has no
+        integer BLAS either; both wrap around the same way)."""
         a, b = (self._binding(v).name for v in node.inputs)
         (m, k), (_, n) = node.inputs[0].shape, node.inputs[1].shape
-        if node.outputs[0].dtype.kind == "f" and m * k * n > SMALL_MATMUL:
+        if node.outputs[0].dtype.kind == "f":
             out = self.fresh()
             self.lines.append(f"{indent}{out} = np.dot({a}, {b})")
             self.bindings[id(node.outputs[0])] = _Array(out, (m, n))

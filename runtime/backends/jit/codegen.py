@@ -3,11 +3,12 @@
 A region is a list of nodes the tier can compile (see ``regions``). Its kernel takes the
 region's inputs as arguments (scalars for 0-d values, C-contiguous arrays otherwise) and
 returns the values used outside it. Scalars become local variables; runs of elementwise ops
-over arrays of one shape become one loop nest that computes every element through all of
-them (no temporary arrays, bias and activation fused into whatever precedes them, reductions
-folding the elements as they are made); a matmul becomes a loop nest or a BLAS call;
-``cond`` an ``if`` and ``while_loop`` a ``while`` around their inlined subgraphs. Names in the source depend only on the region's structure, never on node ids, so
-identical layers of a model write identical kernels, compiled once.
+over arrays of one shape become one loop nest that computes every element through all of them
+(no temporary arrays, bias and activation fused into whatever precedes them, reductions folding
+the elements as they are made); a matmul becomes a loop nest or a BLAS call; ``cond`` an ``if``
+and ``while_loop`` a ``while`` around their inlined subgraphs. Names in the source depend only
+on the region's structure, never on node ids, so identical layers of a model write identical
+kernels, compiled once.
 """
 
 from __future__ import annotations

@@ -71,8 +71,8 @@ def _numba_compile(source: KernelSource, digest: str):
         namespace[name] = numba.njit(cache=True, error_model="numpy")(namespace[name])
     # Arguments are read, never written: read-only constants and writable arrays both match.
     signature = tuple(
-        numba.types.Array(numba.from_dtype(dtype), ndim, "C", readonly=True) if ndim else numba.from_dtype(dtype)
-        for dtype, ndim in source.arg_types)
+        numba.types.Array(numba.from_dtype(dtype), ndim, "C", readonly=True) if ndim
+        else numba.from_dtype(dtype) for dtype, ndim in source.arg_types)
     return numba.njit([signature], cache=True, error_model="numpy", nogil=True)(namespace["kernel"])
 
 

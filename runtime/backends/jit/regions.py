@@ -1,13 +1,14 @@
 """Finding the parts of a graph the compiled tier runs, and replacing each by one node.
 
-A region is a run of nodes in program order that the tier can compile (``codegen.why_not``)
-and whose operands all exist when the run starts, so the ``compiled_region`` node that
-replaces it can stand where its first node stood. Loops, branches and matmuls start new regions, and regions are short, so a kernel is one
-kind of work that repeats (a layer) rather than the whole graph. A region is kept only where a kernel call
-pays off: it holds a loop or an integer matmul, or at least two ops on arrays (a single
-elementwise op or float matmul is one NumPy call either way). Control flow the tier cannot compile as a whole is searched
-for regions inside its branches and bodies. Everything else stays on the NumPy plan, and each
-refused node keeps its reason for the report.
+A region is a run of nodes in program order that the tier can compile (``codegen.why_not``) and
+whose operands all exist when the run starts, so the ``compiled_region`` node that replaces it
+can stand where its first node stood. Loops, branches and matmuls start new regions, and
+regions are short, so a kernel is one kind of work that repeats (a layer) rather than the whole
+graph. A region is kept only where a kernel call pays off: it holds a loop or an integer
+matmul, or at least two ops on arrays (a single elementwise op or float matmul is one NumPy
+call either way). Control flow the tier cannot compile as a whole is searched for regions
+inside its branches and bodies. Everything else stays on the NumPy plan, and each refused node
+keeps its reason for the report.
 """
 
 from __future__ import annotations

@@ -169,6 +169,9 @@ def hoist_variable_reads(graph: Graph) -> None:
         while position > 0 and not _may_assign(placed[position - 1], variable):
             position -= 1
         placed.insert(position, node)
+        # Its order is now explicit in the node list: keep only control inputs before it.
+        before = {id(n) for n in placed[:position]}
+        node.control_inputs = [c for c in node.control_inputs if id(c) in before]
     graph.nodes = placed
 
 

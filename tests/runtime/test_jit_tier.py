@@ -1285,6 +1285,22 @@ def test_a_branch_compiled_whole():
     assert "cond" in compiled_ops(both.report(x, y))
 
 
+def test_a_branch_or_loop_body_that_returns_a_constant_array():
+    def f(x, n):
+        i = 0
+        while i < n:
+            if i % 2 == 0:
+                x = x * 2.0 + 1.0
+            else:
+                x = rt.constant([1.0, 2.0, 3.0], rt.float64)
+            i += 1
+        return x
+    both = Both(f, transpiler.function)
+    for n in (0, 1, 2, 3):
+        both(np.arange(3.0), np.int32(n))
+    assert "while_loop" in compiled_ops(both.report(np.arange(3.0), np.int32(3)))
+
+
 def test_variables_read_and_assigned_between_regions():
     def model():
         v = rt.Variable(np.ones(4))

@@ -38,8 +38,11 @@ COMPILED_REGION = register(OpDef("compiled_region", None, None, bind=_bind_regio
 @dataclass
 class Region:
     nodes: list[Node] = field(default_factory=list)
-    inputs: list = field(default_factory=list)
+    inputs: list = field(default_factory=list)    # the values the kernel's arguments stand for
     outputs: list = field(default_factory=list)
+    # What the region's node passes for ``inputs``, in its own graph (a constant array inside
+    # a branch or loop body gets a copy there); None: ``inputs`` themselves.
+    operands: list | None = None
 
 
 @dataclass
@@ -122,23 +125,34 @@ def region_interface(graph: Graph, region: Region) -> None:
     members = {id(node) for node in region.nodes}
     inputs: dict[int, object] = {}
     for node in _walk(region.nodes):
-        for value in node.inputs:
+        # A branch or loop body may also return a constant array as it is.
+        returned = [v for sub in node.subgraphs.values() for v in sub.outputs]
+        for value in node.inputs + returned:
             is_array_constant = value.node.op is CONST and value.shape != ()
             outer = id(value) not in inside and value.node.graph is graph \
                 and value.node.op is not CONST
             if is_array_constant or outer:
                 inputs.setdefault(id(value), value)
     region.inputs = list(inputs.values())
+    region.operands = [value if value.node.graph is graph else _copied_constant(graph, value)
+                       for value in region.inputs]
     read_later = {id(v) for node in graph.nodes if id(node) not in members for v in node.inputs}
     read_later |= {id(v) for v in graph.outputs}
     region.outputs = [v for node in region.nodes for v in node.outputs if id(v) in read_later]
+
+
+def _copied_constant(graph: Graph, value):
+    constant = graph.make_constant(value.node.attrs["value"], value.node.location)
+    graph.nodes.insert(0, constant)
+    return constant.outputs[0]
 
 
 def replace_region(graph: Graph, region: Region, kernel, replaced: dict) -> Node:
     """Puts one ``compiled_region`` node running ``kernel`` where the region's first node
     was, and makes every later reader use its outputs. ``replaced`` maps the values of
     regions replaced before to their new values (it is updated)."""
-    inputs = [replaced.get(id(v), v) for v in region.inputs]
+    operands = region.inputs if region.operands is None else region.operands
+    inputs = [replaced.get(id(v), v) for v in operands]
     node = Node(graph, COMPILED_REGION, inputs, {"kernel": kernel},
                 [(v.dtype, v.shape) for v in region.outputs], None, region.nodes[0].location)
     members = {id(n) for n in region.nodes}

@@ -106,11 +106,12 @@ def rolled_source(chain: Chain) -> KernelSource:
 def chain_region(graph: Graph, chain: Chain) -> Region:
     """One region for the whole chain: the first region's operands, stacked constants (new
     constant nodes of ``graph``) in place of those that differ, the last region's result."""
-    inputs = list(chain.regions[0].inputs)
+    first = chain.regions[0]
+    operands = list(first.inputs if first.operands is None else first.operands)
     for position in chain.stacked:
         stack = np.stack([r.inputs[position].node.attrs["value"] for r in chain.regions])
-        constant = graph.make_constant(stack, chain.regions[0].inputs[position].node.location)
+        constant = graph.make_constant(stack, first.inputs[position].node.location)
         graph.nodes.insert(0, constant)
-        inputs[position] = constant.outputs[0]
+        operands[position] = constant.outputs[0]
     nodes = [node for region in chain.regions for node in region.nodes]
-    return Region(nodes, inputs, list(chain.regions[-1].outputs))
+    return Region(nodes, operands, list(chain.regions[-1].outputs))

@@ -1285,6 +1285,14 @@ def test_a_branch_compiled_whole():
     assert "cond" in compiled_ops(both.report(x, y))
 
 
+def test_reductions_over_no_axes_stay_exact():
+    def f(x):
+        y = x * 2.0 - 1.0
+        return rt.reduce_sum(y, axis=()), rt.reduce_max(y * y, axis=(), keepdims=True)
+    both = Both(f)
+    both(np.array([[-0.0, 1.5], [2.0, -3.0]]) * 0.5)
+
+
 def test_a_branch_or_loop_body_that_returns_a_constant_array():
     def f(x, n):
         i = 0

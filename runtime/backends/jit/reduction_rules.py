@@ -87,6 +87,8 @@ def fold_for(node: Node) -> Fold | None:
     source, result = node.inputs[0].dtype, node.outputs[0].dtype
     if source not in SUPPORTED_DTYPES or (source.kind == "b") != (node.op in _BOOLEAN):
         return None
+    if not reduced_axes(node):
+        return None  # axis=() copies its operand in NumPy (a -0.0 stays -0.0): on the plan
     if node.op not in _BOOLEAN and result != source:
         return None
     if node.op in (REDUCE_MAX, REDUCE_MIN, REDUCE_MEAN) and 0 in _reduced_sizes(node):

@@ -54,3 +54,8 @@ class GradientError(RuntimeErrorBase, LookupError):
 class GradientWarning(UserWarning):
     """A gradient is None although the target depends on the source: every path between them
     passes an op without a gradient (such as ``round``, or a cast to an integer)."""
+
+
+class CompileWarning(UserWarning):
+    """A part of a graph the compiled tier meant to compile failed to; it runs on the NumPy
+    plan instead (results unchanged), and the warning says which part and why."""

@@ -1285,6 +1285,23 @@ def test_a_branch_compiled_whole():
     assert "cond" in compiled_ops(both.report(x, y))
 
 
+def test_a_kernel_that_fails_to_compile_leaves_its_ops_on_the_plan(monkeypatch):
+    import runtime.backends.jit as jit
+
+    def refuse(source):
+        raise RuntimeError("a kernel the compiler refused\nwith details on a second line")
+    monkeypatch.setattr(jit, "compile_kernel", refuse)
+
+    def f(x):
+        return (x * 2.0 + 1.0) * x
+    with pytest.warns(rt.errors.CompileWarning, match=r"test_jit_tier.py.*NumPy plan"):
+        jit_fn = rt.function(f, jit_compile=True)
+        result = jit_fn(np.arange(3.0))
+    np.testing.assert_array_equal(result.numpy(), f(np.arange(3.0)))
+    report = jit_fn.get_concrete_function(np.arange(3.0)).jit_report
+    assert "0 regions" in report and "failed to compile (RuntimeError: a kernel" in report
+
+
 def test_reductions_over_no_axes_stay_exact():
     def f(x):
         y = x * 2.0 - 1.0

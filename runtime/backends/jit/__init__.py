@@ -10,6 +10,7 @@ are keyed by their source, which identical layers share, and cached on disk by N
 from __future__ import annotations
 
 import importlib.util
+import warnings
 
 from runtime.backends.jit.codegen import KernelWriter
 from runtime.backends.jit.kernels import compile_kernel
@@ -17,6 +18,7 @@ from runtime.backends.jit.rolling import Chain, chain_region, group_chains, roll
 from runtime.backends.jit.regions import (COMPILED_REGION, hoist_constants,
                                           hoist_variable_reads, partition, region_interface,
                                           replace_region)
+from runtime.errors import CompileWarning
 from runtime.executor import Plan
 from runtime.graph import Graph
 
@@ -41,13 +43,19 @@ class CompiledPlan:
         found = partition(self.graph)
         self.kernels = []
         replaced: dict = {}
-        for owner, items in _by_graph(found.regions):
+        for owner, items in _by_graph(found.regions, found.refused):
             for item in group_chains(owner, items):
                 if isinstance(item, Chain):
                     region, source = chain_region(owner, item), rolled_source(item)
                 else:
                     region, source = item
-                kernel = compile_kernel(source)
+                try:
+                    kernel = compile_kernel(source)
+                except PermissionError:
+                    raise  # the cache directory: the user has to act
+                except Exception as error:  # noqa: BLE001 - the region stays on the plan
+                    _give_up(region, error, found.refused)
+                    continue
                 replace_region(owner, region, kernel, replaced)
                 self.kernels.append((region, kernel))
         for node in self.graph.walk():
@@ -84,14 +92,31 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
-def _by_graph(regions) -> list:
-    """The regions of each graph in program order, with their interfaces and kernels."""
+def _by_graph(regions, refused: list) -> list:
+    """The regions of each graph in program order, with their interfaces and kernels (a
+    region whose kernel cannot be written stays on the plan)."""
     grouped: dict[int, tuple] = {}
     for owner, region in regions:
         region_interface(owner, region)
-        source = KernelWriter(region.nodes, region.inputs, region.outputs).write()
+        try:
+            source = KernelWriter(region.nodes, region.inputs, region.outputs).write()
+        except Exception as error:  # noqa: BLE001 - the region stays on the plan
+            _give_up(region, error, refused)
+            continue
         grouped.setdefault(id(owner), (owner, []))[1].append((region, source))
     return list(grouped.values())
+
+
+def _give_up(region, error: Exception, refused: list) -> None:
+    """A region the tier chose but could not compile: a defect of the tier, never of the
+    user's program, so its nodes run on the NumPy plan with the same results, and a warning
+    names where they came from."""
+    reason = f"its kernel failed to compile ({type(error).__name__}: {str(error).splitlines()[0]})"
+    refused.extend((node, reason) for node in region.nodes)
+    warnings.warn(f"the compiled tier could not compile the ops from "
+                  f"{region.nodes[0].location_text()} ({reason}); they run on the NumPy plan "
+                  f"with the same results. Please report this with the function.",
+                  CompileWarning, stacklevel=2)
 
 
 class CompiledTierBackend:

@@ -10,7 +10,7 @@ The runtime knows nothing about Python source; ``transpiler`` builds on it to re
 control flow (``if``/``while``/``for`` on tensors) into ``rt.cond`` and ``rt.while_loop``.
 """
 
-from runtime import config, errors, nest, optimizers, visualize
+from runtime import config, errors, export, nest, optimizers, visualize
 from runtime.autodiff import control_flow as _control_flow_gradients  # registers the rules
 from runtime.autodiff.custom_gradient import custom_gradient
 from runtime.autodiff.tape import GradientTape, UnconnectedGradients

@@ -1,0 +1,27 @@
+"""Hand a traced graph to an engine people already deploy: ONNX Runtime, or JAX.
+
+Each exporter lives in its own module and imports its engine only when called, so
+``import runtime`` works without the optional extras (``pip install "eager2graph[onnx]"``,
+``"eager2graph[jax]"``).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+
+def onnx(concrete_function, path, opset: int | None = None):
+    """Writes ``concrete_function``'s graph to ``path`` as an ONNX model that ONNX Runtime runs
+    with the graph's results (``cond`` as ``If``, ``while_loop`` as ``Loop``)."""
+    from runtime.export import onnx_export
+    return onnx_export.export(concrete_function, path, opset=opset)
+
+
+def jax(concrete_function) -> Callable:
+    """``concrete_function``'s graph as a pure function on JAX arrays, which ``jax.jit``
+    compiles for whatever devices JAX has."""
+    from runtime.export import jax_export
+    return jax_export.export(concrete_function)
+
+
+__all__ = ["onnx", "jax"]

@@ -13,14 +13,14 @@ from typing import Callable
 def onnx(concrete_function, path, opset: int | None = None):
     """Writes ``concrete_function``'s graph to ``path`` as an ONNX model that ONNX Runtime runs
     with the graph's results (``cond`` as ``If``, ``while_loop`` as ``Loop``)."""
-    from runtime.export import onnx_export
+    import runtime.export.onnx_export as onnx_export
     return onnx_export.export(concrete_function, path, opset=opset)
 
 
 def jax(concrete_function) -> Callable:
     """``concrete_function``'s graph as a pure function on JAX arrays, which ``jax.jit``
     compiles for whatever devices JAX has."""
-    from runtime.export import jax_export
+    import runtime.export.jax_export as jax_export
     return jax_export.export(concrete_function)
 
 

@@ -17,7 +17,10 @@ RUNTIME_DIR = ROOT / "runtime"
 # when a graph is printed.
 ALLOWED_LATE = {("runtime/graph.py", "runtime.printing"),
                 # Imports Numba (an optional extra, slow to import): only when compiling.
-                ("runtime/backends/jit/kernels.py", "runtime.backends.jit.helpers")}
+                ("runtime/backends/jit/kernels.py", "runtime.backends.jit.helpers"),
+                # Each exporter imports its engine (an optional extra): only when exporting.
+                ("runtime/export/__init__.py", "runtime.export.onnx_export"),
+                ("runtime/export/__init__.py", "runtime.export.jax_export")}
 
 
 def _modules() -> dict[str, Path]:

@@ -3,6 +3,9 @@
 Nodes record the first stack frame outside the runtime (and outside any directory registered as
 internal, such as the transpiler's operators). Generated code registers a line map so that a
 node created by converted code points at the user's original file and line.
+
+A location read from a saved graph is only data: its file name came from whoever wrote the
+file, so its source line is never read (it could name ``/etc/passwd`` or ``/dev/zero``).
 """
 
 from __future__ import annotations
@@ -23,9 +26,13 @@ class Location:
     filename: str
     lineno: int
     function_name: str = ""
+    # False for locations loaded from a file: the named file is never opened.
+    readable: bool = True
 
     @property
     def source_line(self) -> str:
+        if not self.readable:
+            return ""
         return linecache.getline(self.filename, self.lineno).strip()
 
     def __str__(self) -> str:

@@ -36,7 +36,7 @@ def _encode_node(node: Node, writer: Writer) -> dict:
             attrs[name] = encode_attr(value, writer)
         except TypeError as error:
             raise TypeError(f"cannot save the attribute {name!r} of the {node.op.name} op created "
-                            f"at {node.locationtext()}: {error}.") from None
+                            f"at {node.location_text()}: {error}.") from None
     location = node.location
     return {"id": node.id, "op": node.op.name, "label": node.label,
             "inputs": [_reference(value) for value in node.inputs],
@@ -128,7 +128,8 @@ def _location(data) -> Location | None:
     if data is None:
         return None
     filename, lineno, function_name = data
-    return Location(text(filename), index(lineno), text(function_name))
+    # Data, never a file to read: the source line of a loaded location is not looked up.
+    return Location(text(filename), index(lineno), text(function_name), readable=False)
 
 
 def _check_node(node: Node) -> None:

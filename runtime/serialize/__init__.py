@@ -31,6 +31,7 @@ from runtime.errors import SavedGraphError
 from runtime.function import Function
 from runtime.serialize.archive import read_archive, write_archive
 from runtime.serialize.graphs import GraphDecoder, encode_graph
+from runtime.serialize.limits import DEFAULT_MAX_ARRAY_BYTES, DEFAULT_MAX_GRAPH_BYTES, SizeLimits
 from runtime.serialize.loaded import LoadedFunction
 from runtime.serialize.signature import (decode_key, decode_structure, encode_key,
                                          encode_structure)
@@ -60,11 +61,23 @@ def save(function: ConcreteFunction, path: str | os.PathLike) -> None:
     write_archive(os.fspath(path), json.dumps(body, allow_nan=False).encode(), arrays)
 
 
-def load(path: str | os.PathLike) -> LoadedFunction:
+def load(path: str | os.PathLike, *, max_graph_bytes: int = DEFAULT_MAX_GRAPH_BYTES,
+         max_array_bytes: int = DEFAULT_MAX_ARRAY_BYTES) -> LoadedFunction:
     """The function saved at ``path``, ready to call, with new variables holding the saved
-    values (``.variables``); it needs none of the code that built it."""
+    values (``.variables``); it needs none of the code that built it.
+
+    A file from someone else is safe to load within these limits (``SavedGraphError`` beyond):
+
+    Args:
+        max_graph_bytes: the most bytes the graph description may take once inflated (16 MiB
+            by default, about 60,000 nodes).
+        max_array_bytes: the most bytes the arrays (constants and variable values) may take
+            together once inflated, and the largest tensor whose shape the graph fixes
+            (1 GiB by default). Raise it to load bigger models you trust.
+    """
     path = os.fspath(path)
-    graph_bytes, arrays = read_archive(path)
+    limits = SizeLimits(max_graph_bytes, max_array_bytes)
+    graph_bytes, arrays = read_archive(path, limits)
     try:
         body = json.loads(graph_bytes)
     except (ValueError, RecursionError) as error:

@@ -3,6 +3,8 @@
 The manifest is checked before anything else is read, so a file from a newer eager2graph or
 from another program is reported as such rather than as a puzzling decoding failure; the
 checksum covers both other members, so any change after saving is caught before decoding.
+A member is inflated only when the size its zip entry declares is within the caller's limits,
+and never further than those limits, whatever its compressed data holds (see ``limits``).
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ import zlib
 import numpy as np
 
 from runtime.errors import SavedGraphError
+from runtime.serialize.limits import SizeLimits, read_at_most, too_large
+from runtime.serialize.npz import read_arrays
 
 FORMAT = "eager2graph-graph"
 VERSION = 1
 _MANIFEST, _GRAPH, _ARRAYS = "manifest.json", "graph.json", "arrays.npz"
-# Numbers, booleans and fixed-size strings: never objects, records or raw bytes.
-ARRAY_KINDS = "biufcSU"
+_MANIFEST_BYTES = 2**16  # a manifest is about 130 bytes
 
 
 def checksum(graph_bytes: bytes, array_bytes: bytes) -> str:
@@ -55,28 +58,56 @@ def write_archive(path: str, graph_bytes: bytes, arrays: dict[str, np.ndarray]) 
         raise
 
 
-def read_archive(path: str) -> tuple[bytes, dict[str, np.ndarray]]:
-    """The graph JSON bytes and the arrays of a file whose manifest and checksum are valid."""
+def read_archive(path: str, limits: SizeLimits) -> tuple[bytes, dict[str, np.ndarray]]:
+    """The graph JSON bytes and the arrays of a file whose manifest and checksum are valid;
+    nothing beyond ``limits`` is inflated or allocated."""
     with open(path, "rb") as stream:  # a missing or unreadable path keeps its own OSError
-        data = stream.read()
-    manifest, graph_bytes, array_bytes = _members(path, data)
-    _check_manifest(path, manifest)
+        manifest, graph_bytes, array_bytes = _members(path, stream, limits)
     if checksum(graph_bytes, array_bytes) != manifest.get("sha256"):
         raise SavedGraphError(f"{path} does not match its checksum: the file is corrupt or was "
                               f"changed after it was saved. Save the function again.")
-    return graph_bytes, _arrays(path, array_bytes)
-
-
-def _members(path: str, data: bytes) -> tuple[dict, bytes, bytes]:
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            manifest = json.loads(archive.read(_MANIFEST))
-            return manifest, archive.read(_GRAPH), archive.read(_ARRAYS)
+        return graph_bytes, read_arrays(path, array_bytes, limits)
+    except (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError) as error:
+        raise SavedGraphError(f"{path} holds arrays that cannot be read ({error}); the file is "
+                              f"damaged. Save the function again.") from None
+
+
+def _members(path: str, stream, limits: SizeLimits) -> tuple[dict, bytes, bytes]:
+    """The manifest (checked before anything else is inflated), the graph and the arrays."""
+    try:
+        with zipfile.ZipFile(stream) as archive:
+            with archive.open(_MANIFEST) as member:
+                manifest_bytes = read_at_most(member, _MANIFEST_BYTES + 1)
+            if len(manifest_bytes) > _MANIFEST_BYTES:
+                raise SavedGraphError(f"{path} has a manifest of more than {_MANIFEST_BYTES} "
+                                      f"bytes, which no eager2graph writes; it is not an "
+                                      f"eager2graph graph file.")
+            manifest = json.loads(manifest_bytes)
+            _check_manifest(path, manifest)
+            return (manifest,
+                    _read_member(path, archive, _GRAPH, limits.max_graph_bytes, "max_graph_bytes"),
+                    _read_member(path, archive, _ARRAYS, limits.max_array_bytes, "max_array_bytes"))
     except (zipfile.BadZipFile, zlib.error, KeyError, ValueError, EOFError, RuntimeError,
             NotImplementedError, RecursionError) as error:
+        if isinstance(error, SavedGraphError):
+            raise
         raise SavedGraphError(f"{path} is not a complete eager2graph graph file ({error}); it may "
                               f"be truncated, damaged or of another kind. Save the function "
                               f"again.") from None
+
+
+def _read_member(path: str, archive: zipfile.ZipFile, name: str, limit: int, option: str) -> bytes:
+    """The member ``name``, inflated only if its declared size is within ``limit`` (the
+    ``rt.load`` keyword ``option``), and read no further than that whatever its data holds."""
+    info = archive.getinfo(name)
+    if info.file_size > limit:
+        raise too_large(path, f"has a {name} member of {info.file_size} bytes", limit, option)
+    with archive.open(info) as member:
+        data = read_at_most(member, limit + 1)
+    if len(data) > limit:  # the size a zip declares is never trusted alone
+        raise too_large(path, f"has a {name} member of more than {limit} bytes", limit, option)
+    return data
 
 
 def _check_manifest(path: str, manifest) -> None:
@@ -91,18 +122,3 @@ def _check_manifest(path: str, manifest) -> None:
     if version > VERSION:
         raise SavedGraphError(f"{path} uses format version {version}, newer than the version this "
                               f"eager2graph reads ({VERSION}); upgrade eager2graph to load it.")
-
-
-def _arrays(path: str, array_bytes: bytes) -> dict[str, np.ndarray]:
-    try:
-        with np.load(io.BytesIO(array_bytes), allow_pickle=False) as stored:
-            arrays = {name: stored[name] for name in stored.files}
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as error:
-        raise SavedGraphError(f"{path} holds arrays that cannot be read safely ({error}); saved "
-                              f"arrays must hold numbers, never pickled objects.") from None
-    for name, array in arrays.items():
-        if array.dtype.kind not in ARRAY_KINDS:
-            raise SavedGraphError(f"{path} holds the array {name!r} of dtype {array.dtype}; saved "
-                                  f"arrays must hold numbers, booleans or strings.")
-        array.flags.writeable = False  # constants and variable values are never changed in place
-    return arrays

@@ -16,7 +16,7 @@ import numpy as np
 from runtime.errors import SavedGraphError
 from runtime.ops.indexing import _Input
 from runtime.ops.io_ops import _Slot
-from runtime.serialize.archive import ARRAY_KINDS
+from runtime.serialize.npz import ARRAY_KINDS
 from runtime.variables import Variable
 
 

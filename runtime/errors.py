@@ -59,3 +59,8 @@ class GradientWarning(UserWarning):
 class CompileWarning(UserWarning):
     """A part of a graph the compiled tier meant to compile failed to; it runs on the NumPy
     plan instead (results unchanged), and the warning says which part and why."""
+
+
+class ExportError(RuntimeErrorBase):
+    """A graph cannot be exported to another engine (an op or effect it cannot express); the
+    message names the op and the user's line that created it."""

@@ -1,0 +1,63 @@
+"""Which ops export to ONNX, and why the others do not: one table keyed by ``OpDef``.
+
+``RULES`` maps an op to the rule that writes its ONNX nodes; ``LOWERED`` lists the ops the
+lowering itself handles (graph structure, control flow, variable reads); ``NOT_EXPORTED``
+gives, for every other registered op, the reason it has no ONNX form. A test walks the
+registry and fails when an op is in none of them, so a new op cannot be forgotten silently.
+"""
+
+from __future__ import annotations
+
+from runtime.backends.jit.regions import COMPILED_REGION
+from runtime.concrete_function import CALL
+from runtime.export import onnx_indexing, onnx_rules_array, onnx_rules_math, onnx_rules_reduce
+from runtime.ops import io_ops, random_ops, reduce_ops, tensor_array_ops
+from runtime.ops.registry import COND, CONST, PLACEHOLDER, WHILE_LOOP, OpDef
+from runtime.variables import ASSIGN, READ
+
+RULES = {**onnx_rules_math.RULES, **onnx_rules_array.RULES, **onnx_rules_reduce.RULES,
+         **onnx_indexing.RULES}
+
+LOWERED: dict[OpDef, str] = {
+    PLACEHOLDER: "a graph input, named after the parameter",
+    CONST: "an initializer",
+    COND: "If, with both branches as subgraphs",
+    WHILE_LOOP: "Loop (maximum_iterations as its trip count, the condition inlined before the "
+                "loop and at the end of the body)",
+    READ: "an initializer holding the variable's value at export time",
+}
+
+_EFFECT = ("Refused, or left out of the model with drop_effects=True")
+_TENSOR_ARRAY = ("an rt.TensorArray shares and grows its buffer at run time, which the exporter "
+                 "does not map to ONNX sequences; build the result with rt.stack or carry a "
+                 "tensor through the loop instead")
+_PRODUCT = ("the gradient of an integer or float reduce_prod is built from exclusive cumulative "
+            "products, and ONNX has no cumulative product")
+
+NOT_EXPORTED: dict[OpDef, str] = {
+    io_ops.PRINT: f"printing is an effect ONNX cannot express. {_EFFECT}.",
+    io_ops.ASSERT: f"ONNX has no assertion that fails with the message. {_EFFECT}.",
+    ASSIGN: (f"writing a variable is state that outlives the call, and an ONNX model is a pure "
+             f"function. {_EFFECT} (reads later in the same call see the value assigned)."),
+    random_ops.UNIFORM: ("draws come from NumPy's generator, which ONNX's RandomUniform cannot "
+                         "reproduce; pass the random values as inputs instead"),
+    random_ops.NORMAL: ("draws come from NumPy's generator, which ONNX's RandomNormal cannot "
+                        "reproduce; pass the random values as inputs instead"),
+    reduce_ops.PRODUCT_OF_OTHERS: _PRODUCT,
+    reduce_ops.PRODUCT_OF_OTHERS_GRAD: _PRODUCT,
+    COMPILED_REGION: ("it exists only in the compiled tier's private copy of a graph; the "
+                      "ConcreteFunction's own graph, which is what is exported, never holds one"),
+    CALL: "it is recorded only on eager gradient tapes, never in a traced graph",
+    **{op: _TENSOR_ARRAY for op in (
+        tensor_array_ops.NEW, tensor_array_ops.WRITE, tensor_array_ops.READ,
+        tensor_array_ops.STACK, tensor_array_ops.GATHER, tensor_array_ops.CONCAT,
+        tensor_array_ops.UNSTACK, tensor_array_ops.READER_GRAD, tensor_array_ops.WRITE_GRAD)},
+}
+
+# Effects without outputs: left out of the model when the caller asks for it.
+DROPPABLE = frozenset({io_ops.PRINT, io_ops.ASSERT, ASSIGN})
+
+
+def not_exported() -> dict[str, str]:
+    """Op name -> why it does not export, sorted by name (for the README and error text)."""
+    return {op.name: reason for op, reason in sorted(NOT_EXPORTED.items(), key=lambda i: i[0].name)}

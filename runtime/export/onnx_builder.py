@@ -62,8 +62,10 @@ class Builder:
 
     # -- names --------------------------------------------------------------------------------
 
-    def fresh(self, base: str) -> str:
-        name = "".join(c if c.isalnum() or c in "_/.:" else "_" for c in base)
+    def fresh(self, base: str, keep_text: bool = False) -> str:
+        """A name not used yet; ``keep_text`` keeps spaces and punctuation (a node named by a
+        message, which ONNX Runtime quotes in its error)."""
+        name = base if keep_text else "".join(c if c.isalnum() or c in "_/.:" else "_" for c in base)
         candidate, suffix = name, 1
         while candidate in self._used:
             suffix += 1
@@ -98,7 +100,7 @@ class Builder:
     def emit(self, op_type: str, inputs: Sequence[str], outputs: int = 1,
              name: str | None = None, **attrs) -> str | list[str]:
         """One ONNX node; returns its output name (a list when ``outputs != 1``)."""
-        node_name = self.fresh(name or f"{self.prefix}/{op_type}")
+        node_name = self.fresh(name, keep_text=True) if name else self.fresh(f"{self.prefix}/{op_type}")
         base = f"{self.prefix}/{op_type.lower()}"
         out = [self.fresh(base if outputs == 1 else f"{base}.{i}") for i in range(outputs)]
         self.nodes.append(helper.make_node(op_type, list(inputs), out, name=node_name,

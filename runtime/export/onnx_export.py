@@ -6,9 +6,10 @@ tracing stay symbolic), its outputs the function's tensor results in order (``ou
 initializers. Results are eager2graph's: integer arithmetic wraps around, ``//`` and ``%``
 round like Python, extremes of slices holding NaN are NaN (see the ``onnx_rules_*`` modules).
 
-Effects ONNX cannot express (printing, assertions, variable assignments) are refused with an
-error naming the op and the line that created it; ``drop_effects=True`` leaves them out of
-the model instead. Random draws and TensorArrays are refused (``onnx_table.NOT_EXPORTED``
+Effects ONNX cannot express (printing, variable assignments, assertions inside a branch or
+loop) are refused with an error naming the op and the line that created it;
+``drop_effects=True`` leaves them out of the model instead. An assertion at the top of the
+function is kept: every output depends on its check, and the model fails with its message. Random draws and TensorArrays are refused (``onnx_table.NOT_EXPORTED``
 lists every op that does not export, with the reason).
 """
 
@@ -44,8 +45,8 @@ def export(concrete_function, path: str | os.PathLike | None, opset: int | None 
         path: the ``.onnx`` file to write (``None``: only return the model).
         opset: the ONNX opset to target, from 18 to the newest the installed ``onnx`` knows
             (default 18, which ONNX Runtime 1.14 and later run).
-        drop_effects: leave prints, assertions and variable assignments out of the model
-            instead of refusing them (a read of a variable after an assignment in the same
+        drop_effects: leave prints, variable assignments and assertions inside branches or
+            loops out of the model instead of refusing them (a read of a variable after an assignment in the same
             call still sees the assigned value).
 
     Raises:
@@ -63,12 +64,14 @@ def export(concrete_function, path: str | os.PathLike | None, opset: int | None 
         name = builder.fresh(param.node.label or f"input_{index}")
         env[id(param)] = name
         inputs.append(value_info(name, param.dtype, param.shape, dim_prefix=f"{name}_dim"))
-    Lowering(builder, drop_effects).graph(graph, env)
+    lowering = Lowering(builder, drop_effects)
+    lowering.graph(graph, env)
+    results = lowering.guard_outputs([env[id(value)] for value in graph.outputs])
     outputs = []
-    for index, value in enumerate(graph.outputs):
+    for index, (value, result) in enumerate(zip(graph.outputs, results)):
         name = builder.fresh(f"output_{index}")
         with builder.lowering("outputs"):
-            builder.emit_named("Identity", [env[id(value)]], [name])
+            builder.emit_named("Identity", [result], [name])
         outputs.append(value_info(name, value.dtype, value.shape if value.shape is not None else ()))
     onnx_graph = onnx.helper.make_graph(builder.nodes, getattr(concrete_function, "name", "graph"),
                                         inputs, outputs, initializer=builder.initializers)

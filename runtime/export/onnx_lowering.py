@@ -8,11 +8,15 @@ subgraphs read from the enclosing scope by name.
 
 from __future__ import annotations
 
+import numpy as np
+from onnx import TensorProto
+
 from runtime.errors import ExportError
 from runtime.export import onnx_control_flow
 from runtime.export.onnx_builder import Builder
 from runtime.export.onnx_table import DROPPABLE, NOT_EXPORTED, RULES
 from runtime.graph import Graph, Node
+from runtime.ops.io_ops import ASSERT
 from runtime.ops.registry import COND, CONST, WHILE_LOOP
 from runtime.variables import ASSIGN, READ
 
@@ -32,6 +36,7 @@ class Lowering:
         self.depth = 0  # > 0 inside a branch or a loop body
         self._variables: dict[int, str] = {}
         self._assigned_in_control_flow: dict[int, Node] = {}
+        self.checks: list[tuple[str, str]] = []  # (bool scalar, message) of top-level asserts
 
     def graph(self, graph: Graph, env: dict) -> None:
         for node in graph.nodes:
@@ -81,12 +86,35 @@ class Lowering:
     # -- effects and variables ----------------------------------------------------------------
 
     def _effect(self, node: Node, inputs: list[str]) -> None:
+        if node.op is ASSERT and not self.depth:
+            self._assert(node, inputs[0])
+            return
+        if node.op is ASSERT and not self.drop_effects:
+            raise ExportError(
+                f"{describe(node)} cannot be exported to ONNX: an assertion inside a conditional "
+                f"or loop body has no ONNX form (one at the top of the function does). Move it "
+                f"out, or pass drop_effects=True to export the model without it.")
         if not self.drop_effects:
             raise ExportError(
                 f"{describe(node)} cannot be exported to ONNX: {NOT_EXPORTED[node.op]} Remove "
                 f"it from the function, or pass drop_effects=True to export the model without it.")
         if node.op is ASSIGN:
             self._assign(node, inputs[0])
+
+    def _assert(self, node: Node, condition: str) -> None:
+        """Keeps the condition: ``guard_outputs`` makes every output depend on it."""
+        b = self.builder
+        truth = b.cast(condition, node.inputs[0].dtype, np.bool_)
+        misses = b.emit("Cast", [b.emit("Not", [truth])], to=TensorProto.INT64)
+        ok = b.emit("Equal", [b.emit("ReduceSum", [misses], keepdims=0), b.scalar(0, np.int64)])
+        self.checks.append((ok, f"{node.attrs['message']} (assertion at {node.location_text()})"))
+
+    def guard_outputs(self, names: list[str]) -> list[str]:
+        """``names``, each failing when one of the function's assertions does."""
+        for ok, message in self.checks:
+            with self.builder.lowering("assert"):
+                names = [self.builder.check(name, ok, message) for name in names]
+        return names
 
     def _assign(self, node: Node, value: str) -> None:
         """With effects dropped, later reads in the same call still see the assigned value."""

@@ -25,18 +25,21 @@ LOWERED: dict[OpDef, str] = {
     WHILE_LOOP: "Loop (maximum_iterations as its trip count, the condition inlined before the "
                 "loop and at the end of the body)",
     READ: "an initializer holding the variable's value at export time",
+    io_ops.ASSERT: ("a check every output depends on, which makes the model fail with the "
+                    "message as the failing node's name; inside a branch or loop body it is "
+                    "refused, or left out with drop_effects=True"),
 }
 
 _EFFECT = ("Refused, or left out of the model with drop_effects=True")
-_TENSOR_ARRAY = ("an rt.TensorArray shares and grows its buffer at run time, which the exporter "
-                 "does not map to ONNX sequences; build the result with rt.stack or carry a "
-                 "tensor through the loop instead")
+_TENSOR_ARRAY = ("an rt.TensorArray (also what a gradient through a while_loop keeps each "
+                 "iteration's values in) shares and grows its buffer at run time, which the "
+                 "exporter does not map to ONNX sequences yet; build the result with rt.stack "
+                 "or carry a tensor through the loop instead")
 _PRODUCT = ("the gradient of an integer or float reduce_prod is built from exclusive cumulative "
             "products, and ONNX has no cumulative product")
 
 NOT_EXPORTED: dict[OpDef, str] = {
     io_ops.PRINT: f"printing is an effect ONNX cannot express. {_EFFECT}.",
-    io_ops.ASSERT: f"ONNX has no assertion that fails with the message. {_EFFECT}.",
     ASSIGN: (f"writing a variable is state that outlives the call, and an ONNX model is a pure "
              f"function. {_EFFECT} (reads later in the same call see the value assigned)."),
     random_ops.UNIFORM: ("draws come from NumPy's generator, which ONNX's RandomUniform cannot "

@@ -75,7 +75,8 @@ class Plan:
 
 
 def _safe(name: str) -> str:
-    cleaned = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    """``name`` as a Python identifier (names of loaded functions are any string: ``"x²"``)."""
+    cleaned = "".join(c if c.isascii() and (c.isalnum() or c == "_") else "_" for c in name)
     return "plan_" + cleaned
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from runtime.graph import Graph, Node
 from runtime.ops.registry import COND, CONST, PLACEHOLDER, WHILE_LOOP, OpDef, get_op
+from runtime.serialize.limits import MAX_NESTING
 from runtime.serialize.values import (Reader, Writer, decode_attr, decode_shape, encode_attr,
                                       index, text)
 from runtime.source_location import Location
@@ -63,22 +64,29 @@ class GraphDecoder:
         self.values: dict[tuple[int, int], SymbolicTensor] = {}
         self.ids: set[int] = set()
 
-    def graph(self, data: dict, parent: Graph | None) -> Graph:
+    def graph(self, data: dict, parent: Graph | None, depth: int = 0) -> Graph:
+        """``depth``: how many cond branches and loop bodies enclose the graph."""
+        if depth > MAX_NESTING:
+            raise self.reader.error(
+                f"nests control flow (cond branches and while_loop bodies) more than "
+                f"{MAX_NESTING} levels deep; rt.load accepts at most {MAX_NESTING}, as the plan "
+                f"compiler writes each level as a nested Python block.")
         graph = Graph(text(data["name"]), parent)
         for spec in data["inputs"]:
             placeholder = graph.add_placeholder(*self.type(spec["type"]), _label(spec["label"]))
             self.define(placeholder.node, spec["id"])
         earlier: dict[int, Node] = {}
         for spec in data["nodes"]:
-            node = self.node(spec, graph, earlier)
+            node = self.node(spec, graph, earlier, depth)
             earlier[node.id] = node
             graph.nodes.append(node)
         graph.outputs = [self.value(reference) for reference in data["outputs"]]
         return graph
 
-    def node(self, spec: dict, graph: Graph, earlier: dict[int, Node]) -> Node:
+    def node(self, spec: dict, graph: Graph, earlier: dict[int, Node], depth: int) -> Node:
         op = self.op(spec["op"])
-        subgraphs = {text(name): self.graph(sub, graph) for name, sub in spec["subgraphs"].items()}
+        subgraphs = {text(name): self.graph(sub, graph, depth + 1)
+                     for name, sub in spec["subgraphs"].items()}
         attrs = {text(name): decode_attr(value, self.reader) for name, value in spec["attrs"].items()}
         node = Node(graph, op, [self.value(reference) for reference in spec["inputs"]], attrs,
                     [self.type(data) for data in spec["types"]], subgraphs,

@@ -103,3 +103,88 @@ def test_a_device_named_as_location_is_never_opened(gather_file, monkeypatch):
     with pytest.raises(rt.errors.InvalidArgumentError, match="/dev/zero"):
         rt.load(gather_file)(np.ones(3, np.float32), np.int32(7))
     assert "/dev/zero" not in opened
+
+
+# -- 3. malformed files are SavedGraphErrors -----------------------------------------------------
+
+
+@pytest.fixture
+def double_file(tmp_path):
+    return saved(tmp_path, lambda x: x * 2.0, rt.TensorSpec([2], rt.float32))
+
+
+@pytest.mark.parametrize("name", ["x²", "class", "a b", "1st", "f(x):\n    import os", ""])
+def test_any_function_name_loads_and_runs(double_file, name):
+    edit(double_file, lambda body: body.update(name=name))
+    loaded = rt.load(double_file)
+    assert loaded.name == name
+    assert loaded(np.ones(2, np.float32)).numpy().tolist() == [2.0, 2.0]
+
+
+def scalar(dtype: str) -> list:
+    return [dtype, []]
+
+
+class Forger:
+    """Writes graph descriptions by hand: nested control flow no tracer would make."""
+
+    def __init__(self):
+        self.ids = iter(range(1, 10**6))
+
+    def graph(self, name: str, inner) -> tuple:
+        """A graph of one scalar parameter whose nodes ``inner(parameter id)`` makes."""
+        parameter = next(self.ids)
+        nodes, output = inner(parameter)
+        return {"name": name, "inputs": [{"id": parameter, "label": "p", "type": scalar("<i4")}],
+                "nodes": nodes, "outputs": [[output, 0]]}
+
+    def node(self, op: str, inputs: list, attrs: dict, subgraphs: dict) -> dict:
+        return {"id": next(self.ids), "op": op, "label": None, "inputs": [[i, 0] for i in inputs],
+                "control": [], "attrs": attrs, "types": [scalar("<i4")], "location": None,
+                "subgraphs": subgraphs}
+
+    def nested_conds(self, depth: int):
+        def inner(parameter):
+            if depth == 0:
+                return [], parameter
+            branches = {"then": self.graph("then", self.nested_conds(depth - 1)),
+                        "else": self.graph("else", self.nested_conds(0))}
+            cond = self.node("cond", [parameter, parameter], {}, branches)
+            return [cond], cond["id"]
+        return inner
+
+    def nested_loops(self, depth: int):
+        def inner(parameter):
+            if depth == 0:
+                return [], parameter
+
+            def test(i):
+                less = self.node("less", [i, i], {}, {})
+                less["types"] = [scalar("|b1")]
+                return [less], less["id"]
+            subgraphs = {"cond": self.graph("cond", test),
+                         "body": self.graph("body", self.nested_loops(depth - 1))}
+            loop = self.node("while_loop", [parameter], {"num_vars": 1, "maximum_iterations": None},
+                             subgraphs)
+            return [loop], loop["id"]
+        return inner
+
+
+def forge_nested(path: str, kind: str, depth: int) -> None:
+    forger = Forger()
+    graph = forger.graph("deep", getattr(forger, kind)(depth))
+    body = {"name": "deep", "params": ["x"], "key": [{"tensor": scalar("<i4")}],
+            "outputs": {"output": None}, "variables": [], "graph": graph}
+    forge(path, graph=json.dumps(body).encode())
+
+
+@pytest.mark.parametrize("kind, depth", [("nested_conds", 110), ("nested_loops", 25)])
+def test_control_flow_nested_too_deep_is_refused(double_file, kind, depth):
+    forge_nested(double_file, kind, depth)
+    load_fails(double_file, "nests control flow .* more than 16 levels deep")
+
+
+@pytest.mark.parametrize("kind", ["nested_conds", "nested_loops"])
+def test_control_flow_nested_to_the_limit_loads(double_file, kind):
+    forge_nested(double_file, kind, 16)
+    assert rt.load(double_file)(np.int32(3)).numpy() == 3

@@ -4,6 +4,7 @@
     python -m transpiler file.py:function --graph --args "f32[None,3], i32[]"
     python -m transpiler file.py:function --args "f32[2]" --table   one row per node
     python -m transpiler file.py:function --args "f32[2]" --dot f.dot --svg f.svg
+    python -m transpiler file.py:function --args "f32[None, 3]" --onnx f.onnx
 
 The file is imported as a module (its top-level code runs, as with `import`), with its
 directory on sys.path so that its own imports work.
@@ -109,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dot", metavar="FILE", help="write the graph as Graphviz DOT")
     parser.add_argument("--svg", metavar="FILE", help="write the graph as SVG (needs Graphviz)")
     parser.add_argument("--png", metavar="FILE", help="write the graph as PNG (needs Graphviz)")
+    parser.add_argument("--onnx", metavar="FILE",
+                        help="write the graph as an ONNX model (needs eager2graph[onnx])")
     parser.add_argument("--jit", action="store_true",
                         help="compile with the compiled tier (needs eager2graph[jit]) and print "
                              "what runs compiled, what stays on NumPy and why, and the kernels")
@@ -127,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
 def run(options) -> None:
     fn = load_function(options.target)
     wants_graph = options.graph or options.unoptimized or options.table or options.dot \
-        or options.svg or options.png or options.jit
+        or options.svg or options.png or options.jit or options.onnx
     if not wants_graph:
         print(api.to_code(fn), end="")
         return
@@ -149,6 +152,18 @@ def run(options) -> None:
     for path in (options.svg, options.png):
         if path:
             rt.visualize.render(concrete, path)
+    if options.onnx:
+        _write_onnx(concrete, options.onnx)
+
+
+def _write_onnx(concrete, path: str) -> None:
+    try:
+        model = rt.export.onnx(concrete, path)
+    except (ImportError, rt.errors.ExportError) as error:
+        raise CommandError(str(error)) from None
+    inputs = ", ".join(i.name for i in model.graph.input) or "none"
+    print(f"wrote {path} (ONNX opset {model.opset_import[0].version}; inputs: {inputs}; "
+          f"{len(model.graph.output)} outputs)")
 
 
 def _concrete(fn, specs: list, jit_compile: bool | None):

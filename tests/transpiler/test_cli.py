@@ -6,6 +6,9 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
+import pytest
+
 SAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cli_samples")
 SHAPES = os.path.join(SAMPLES, "shapes.py")
 
@@ -47,7 +50,8 @@ def test_methods_tables_and_dot_files(tmp_path):
 def test_help_explains_every_option():
     code, out, _ = cli("--help")
     assert code == 0
-    for option in ("--args", "--graph", "--table", "--dot", "--svg", "--png", "f32[None,3]"):
+    for option in ("--args", "--graph", "--table", "--dot", "--svg", "--png", "--onnx",
+                   "f32[None,3]"):
         assert option in out
 
 
@@ -65,3 +69,28 @@ def test_errors_are_one_line_with_exit_code_2():
         code, out, err = cli(*args)
         assert code == 2, args
         assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_writes_an_onnx_model_with_symbolic_dimensions(tmp_path):
+    onnx = pytest.importorskip("onnx")
+    ort = pytest.importorskip("onnxruntime")
+    source = tmp_path / "model.py"
+    source.write_text("import runtime as rt\n\n\ndef fn(x):\n"
+                      "    if rt.reduce_sum(x) > 0:\n        return x * 2.0\n    return -x\n")
+    out = tmp_path / "out.onnx"
+    code, stdout, err = cli(f"{source}:fn", "--args", "f32[None, 3]", "--onnx", str(out))
+    assert code == 0, err
+    assert stdout == f"wrote {out} (ONNX opset 18; inputs: x; 1 outputs)\n"
+    model = onnx.load(str(out))
+    assert model.graph.input[0].type.tensor_type.shape.dim[0].dim_param
+    session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+    x = np.array([[1.0, -2.0, 3.0]], np.float32)
+    np.testing.assert_array_equal(session.run(None, {"x": x})[0], x * 2)
+
+
+def test_onnx_refusals_are_one_line_errors(tmp_path):
+    pytest.importorskip("onnx")
+    code, _, err = cli(f"{SHAPES}:scale_until", "--args", "f32[None], i32[]", "--onnx",
+                       str(tmp_path / "never.onnx"))
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "print (" in err and "shapes.py:12" in err and "drop_effects=True" in err

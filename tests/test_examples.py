@@ -25,6 +25,7 @@ EXPECTED = {
     "physics_kinematics": ["5 sets of 45 points", "(5 traces)", "(1 trace)", "RetracingWarning",
                            "50 sets of 45 points"],
     "tour": ["Many small operations over sets of kinematics"],
+    "deploy_jax": ["jax.jit, batch over 8 devices", "devices of the sharded result: 8"],
     "gradients": ["gradient of w * w at [[1.]]: Tensor([[2.]], shape=(1, 1), dtype=float32)",
                   "second gradient call: RuntimeError: GradientTape.gradient can only be called",
                   "eager: x = [0.75 0.  ], value = 0.31640625",

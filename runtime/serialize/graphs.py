@@ -15,6 +15,7 @@ import numpy as np
 
 from runtime.graph import Graph, Node
 from runtime.ops.registry import COND, CONST, PLACEHOLDER, WHILE_LOOP, OpDef, get_op
+from runtime.serialize.attributes import check_attributes
 from runtime.serialize.limits import MAX_NESTING
 from runtime.serialize.values import (Reader, Writer, decode_attr, decode_shape, encode_attr,
                                       index, text)
@@ -88,6 +89,7 @@ class GraphDecoder:
         subgraphs = {text(name): self.graph(sub, graph, depth + 1)
                      for name, sub in spec["subgraphs"].items()}
         attrs = {text(name): decode_attr(value, self.reader) for name, value in spec["attrs"].items()}
+        check_attributes(attrs)
         node = Node(graph, op, [self.value(reference) for reference in spec["inputs"]], attrs,
                     [self.type(data) for data in spec["types"]], subgraphs,
                     _location(spec["location"]), _label(spec["label"]))

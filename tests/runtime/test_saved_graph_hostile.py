@@ -188,3 +188,59 @@ def test_control_flow_nested_too_deep_is_refused(double_file, kind, depth):
 def test_control_flow_nested_to_the_limit_loads(double_file, kind):
     forge_nested(double_file, kind, 16)
     assert rt.load(double_file)(np.int32(3)).numpy() == 3
+
+
+# -- 4. attributes are checked by their kind -----------------------------------------------------
+
+
+def forge_attribute(path: str, op: str, name: str, value) -> None:
+    def change(body):
+        for node in nodes_of(body, op):
+            node["attrs"][name] = value
+    edit(path, change)
+
+
+def test_a_raw_dtype_string_cannot_make_object_arrays(tmp_path):
+    path = saved(tmp_path, lambda x: rt.cast(x, rt.int32), rt.TensorSpec([3], rt.float32))
+    forge_attribute(path, "cast", "dtype", "O")
+    load_fails(path, r"attribute dtype='O' is not a dtype the runtime supports")
+
+
+@pytest.mark.parametrize("dtype", ["|O", ">f4", "|S100", "<M8[s]", "|V8"])
+def test_a_dtype_attribute_comes_from_the_supported_dtypes(tmp_path, dtype):
+    path = saved(tmp_path, lambda x: rt.cast(x, rt.int32), rt.TensorSpec([3], rt.float32))
+    forge_attribute(path, "cast", "dtype", {"dtype": dtype})
+    load_fails(path, "attribute dtype=.* is not a dtype the runtime supports|declares the dtype")
+
+
+@pytest.fixture
+def counter_file(tmp_path):
+    counter = rt.Variable(rt.constant(1.0))
+
+    def step(x):
+        counter.assign_add(x)
+        return rt.reduce_sum(counter.value(), axis=0)
+    return saved(tmp_path, step, rt.TensorSpec([], rt.float32))
+
+
+@pytest.mark.parametrize("op, name, value, kind", [
+    ("assign_variable", "mode", "xor", "one of 'assign', 'add', 'sub'"),
+    ("assign_variable", "mode", 1, "one of 'assign', 'add', 'sub'"),
+    ("reduce_sum", "axis", 10**20, "an axis, a tuple of axes or None"),
+    ("reduce_sum", "axis", "0; import os", "an axis, a tuple of axes or None"),
+    ("reduce_sum", "keepdims", 1, "True or False"),
+])
+def test_each_attribute_holds_a_value_of_its_kind(counter_file, op, name, value, kind):
+    forge_attribute(counter_file, op, name, value)
+    load_fails(counter_file, f"attribute {name}=.* is not {kind}")
+
+
+def test_an_attribute_no_op_has_is_refused(counter_file):
+    forge_attribute(counter_file, "reduce_sum", "rule", "os.system")
+    load_fails(counter_file, "the attribute 'rule' is not one any op has")
+
+
+def test_an_index_holds_only_index_parts(tmp_path):
+    path = saved(tmp_path, lambda x: x[1:], rt.TensorSpec([3], rt.float32))
+    forge_attribute(path, "getitem", "spec", {"tuple": ["1:"]})
+    load_fails(path, r"attribute spec=\('1:',\) is not an index")

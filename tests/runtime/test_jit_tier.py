@@ -30,7 +30,6 @@ import operator  # noqa: E402
 import os  # noqa: E402
 import re  # noqa: E402
 import threading  # noqa: E402
-import warnings  # noqa: E402
 from contextlib import contextmanager  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 
@@ -39,10 +38,14 @@ import numpy as np  # noqa: E402
 import runtime as rt  # noqa: E402
 import transpiler  # noqa: E402
 from runtime import tiering  # noqa: E402
+from runtime.backends.jit import merging  # noqa: E402
 from runtime.backends.jit.element_rules import ELEMENT_RULES  # noqa: E402
 from runtime.ops import math_ops  # noqa: E402
 from runtime.ops.dispatch import apply_op  # noqa: E402
 from tests.reference.samples_while import gcd  # noqa: E402
+from tests.runtime.jit_helpers import (Both, assert_same, compiled_ops, counts,  # noqa: E402
+                                       left_on_plan, mismatch, on_both, quiet,
+                                       report_of, signs_match)
 
 function_module = importlib.import_module("runtime.function")
 concrete_module = importlib.import_module("runtime.concrete_function")
@@ -74,118 +77,6 @@ def cache_directory(path):
 
 # --------------------------------------------------------------------------------------------
 # Helpers
-
-
-@contextmanager
-def quiet():
-    """NumPy's warnings for what the edge values do on purpose (0 divisors, overflow, NaN)."""
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore", RuntimeWarning)
-        yield
-
-
-class Both:
-    """``fn`` on the NumPy plan (``jit_compile=False``) and on the compiled tier."""
-
-    def __init__(self, fn, decorate=rt.function, **options):
-        self.plan_fn = decorate(fn, jit_compile=False, **options)
-        self.jit_fn = decorate(fn, jit_compile=True, **options)
-
-    def __call__(self, *args):
-        """(plan result, jit result) after checking that they agree."""
-        with quiet():
-            plan, jit = self.plan_fn(*args), self.jit_fn(*args)
-        assert_same(plan, jit, f"arguments {args!r}")
-        return plan, jit
-
-    def report(self, *args) -> str:
-        return report_of(self.jit_fn, *args)
-
-
-def on_both(fn, *args, decorate=rt.function):
-    """``fn`` on the NumPy plan and on the compiled tier once: (plan result, jit result,
-    jit function), without comparing them."""
-    both = Both(fn, decorate)
-    with quiet():
-        return both.plan_fn(*args), both.jit_fn(*args), both.jit_fn
-
-
-def report_of(function, *args) -> str:
-    return function.get_concrete_function(*args).jit_report
-
-
-def counts(report: str) -> tuple[int, int]:
-    """(regions, distinct kernels) of a report of the compiled tier."""
-    match = re.match(r"compiled tier: (\d+) regions?, (\d+) distinct kernels?", report)
-    assert match, report
-    return int(match.group(1)), int(match.group(2))
-
-
-def compiled_ops(report: str) -> set[str]:
-    """The op names of the nodes the report says run in kernels."""
-    names: set[str] = set()
-    for line in report.splitlines():
-        match = re.match(r"\s+kernel_\w+: \d+ nodes? \(([^)]*)\)", line)
-        if match:
-            names.update(name.strip() for name in match.group(1).split(","))
-    return names
-
-
-def left_on_plan(report: str) -> list[str]:
-    """The lines under "left on the NumPy plan:"."""
-    lines = report.splitlines()
-    if "left on the NumPy plan:" not in lines:
-        return []
-    return lines[lines.index("left on the NumPy plan:") + 1:]
-
-
-def as_array(value) -> np.ndarray:
-    return np.asarray(value.numpy() if isinstance(value, rt.Tensor) else value)
-
-
-def mismatch(plan, jit) -> str | None:
-    """Why two arrays differ beyond what the tier allows (None: they match)."""
-    a, b = as_array(plan), as_array(jit)
-    if a.dtype != b.dtype or a.shape != b.shape:
-        return f"dtype/shape {a.dtype}{a.shape} vs {b.dtype}{b.shape}"
-    if a.dtype.kind != "f":
-        bad = a != b
-    else:
-        nan_a, nan_b = np.isnan(a), np.isnan(b)
-        inf_a = np.isinf(a)
-        finite = ~nan_a & ~inf_a
-        scale = float(np.abs(a[finite]).max()) if finite.any() else 0.0
-        with np.errstate(invalid="ignore"):
-            bad = (nan_a != nan_b) | (inf_a & (a != b)) | (finite & (np.isinf(b) | nan_b)) | \
-                (finite & ~(np.abs(a - b) <= 1e-6 * scale))
-    if not np.any(bad):
-        return None
-    where = np.argwhere(np.atleast_1d(bad))[:5]
-    flat_a, flat_b = np.atleast_1d(a), np.atleast_1d(b)
-    shown = ", ".join(f"at {tuple(i)}: plan {flat_a[tuple(i)]!r}, jit {flat_b[tuple(i)]!r}"
-                      for i in where)
-    return f"{int(np.sum(bad))} elements differ: {shown}"
-
-
-def assert_same(plan, jit, context: str = "") -> None:
-    """Same structure, dtypes, shapes and values (see the module docstring)."""
-    plan_leaves, jit_leaves = rt.nest.flatten(plan), rt.nest.flatten(jit)
-    assert rt.nest.structure_of(plan) == rt.nest.structure_of(jit), (plan, jit)
-    assert len(plan_leaves) == len(jit_leaves)
-    for index, (p, j) in enumerate(zip(plan_leaves, jit_leaves)):
-        if isinstance(p, rt.Tensor) or isinstance(j, rt.Tensor):
-            assert isinstance(p, rt.Tensor) and isinstance(j, rt.Tensor), (p, j)
-            problem = mismatch(p, j)
-            assert problem is None, f"{context} output {index}: {problem}"
-        else:
-            assert p == j
-
-
-def signs_match(plan, jit) -> bool:
-    """Zeros of the same sign (what ``1 / x`` tells apart)."""
-    a, b = as_array(plan), as_array(jit)
-    zeros = a == 0
-    return bool(np.array_equal(np.signbit(a[zeros]), np.signbit(b[zeros])))
 
 
 _unique = itertools.count(1)
@@ -1121,11 +1012,11 @@ def test_a_chain_whose_middle_is_read_later_does_not_roll_through_it():
             x = rt.nn.relu(rt.matmul(x, w) + b)
             if i == 2:
                 middle = x
-        # (reshapes stay on NumPy: what follows them is a region of its own)
         return rt.reshape(x, [-1]) - rt.reshape(middle, [-1]) * 2.0
     plan, jit, fn = on_both(f, X)
     assert_same(plan, jit)
-    assert counts(report_of(fn, X)) == (3, 2)  # layers 0-2, layers 3-5, the difference
+    # layers 0-2 rolled, layers 3-4 rolled, layer 5 with the reshapes and the difference
+    assert counts(report_of(fn, X)) == (3, 3)
 
 
 def test_residual_layers_reading_the_input_of_the_chain():
@@ -1192,7 +1083,7 @@ def test_gradients_computed_inside_the_function():
 # Regions next to what stays on the NumPy plan
 
 
-def test_regions_around_reshape_gather_and_print(capsys):
+def test_regions_around_gather_and_print(capsys):
     def f(x, y):
         h = (x * 2.0 + y) * y
         r = rt.reshape(h, [-1])
@@ -1212,9 +1103,10 @@ def test_regions_around_reshape_gather_and_print(capsys):
     report = report_of(jit_fn, x, y)
     left = "\n".join(left_on_plan(report))
     assert counts(report)[0] >= 1
-    for op in ("reshape", "gather", "print"):
+    for op in ("gather", "print"):
         assert re.search(rf"^\s+{op} %\d+ at .*: \S", left, re.M), report
     assert re.search(r"print .*: it has effects", left), report
+    assert "reshape" in compiled_ops(report)
 
 
 def test_dynamic_shapes_stay_on_the_plan():
@@ -1391,17 +1283,21 @@ def test_the_traced_graph_is_left_alone_and_saves(tmp_path):
     assert mismatch(fn(x), loaded(x)) is None
 
 
-def test_identical_layers_share_one_kernel():
+def test_identical_layers_share_one_kernel_once_merging_is_out_of_budget(monkeypatch):
     weights, biases = layers("float64", 2, seed=9)
 
     def f(x, y):
         a = rt.nn.relu(rt.matmul(x, weights[0]) + biases[0])
         b = rt.nn.relu(rt.matmul(y, weights[1]) + biases[1])
-        return a, b     # two results: not a chain, but one kernel
+        return a, b     # two results: not a chain
     x = np.ones((2, 6))
     plan, jit, fn = on_both(f, x, x * 2.0)
     assert_same(plan, jit)
-    assert counts(report_of(fn, x, x * 2.0)) == (2, 1)
+    assert counts(report_of(fn, x, x * 2.0)) == (1, 1)  # within budget: merged
+    monkeypatch.setattr(merging, "MERGED_NODES_BUDGET", 0)
+    plan, jit, fn = on_both(f, x, x * 2.0)
+    assert_same(plan, jit)
+    assert counts(report_of(fn, x, x * 2.0)) == (2, 1)  # one kernel, called twice
 
 
 def test_wait_for_jit_and_report_with_jit_compile_true_or_false():

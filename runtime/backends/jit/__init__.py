@@ -13,11 +13,13 @@ import importlib.util
 import warnings
 
 from runtime.backends.jit.codegen import KernelWriter
+from runtime.backends.jit.decompositions import decompose
 from runtime.backends.jit.kernels import compile_kernel
+from runtime.backends.jit.merging import Budget, merge_neighbours
 from runtime.backends.jit.rolling import Chain, chain_region, group_chains, rolled_source
-from runtime.backends.jit.regions import (COMPILED_REGION, hoist_constants,
-                                          hoist_variable_reads, partition, region_interface,
-                                          replace_region)
+from runtime.backends.jit.regions import (COMPILED_REGION, hoist_constants, partition,
+                                          region_interface, replace_region)
+from runtime.backends.jit.state import forward_assigned_values, hoist_variable_reads
 from runtime.errors import CompileWarning
 from runtime.executor import Plan
 from runtime.graph import Graph
@@ -39,12 +41,15 @@ class CompiledPlan:
                               f"install it with {INSTALL_HINT}, or pass jit_compile=None to "
                               f"compile only when it is installed.")
         self.graph = graph.copy()
+        forward_assigned_values(self.graph)
         hoist_variable_reads(self.graph)
+        decompose(self.graph)
         found = partition(self.graph)
         self.kernels = []
         replaced: dict = {}
+        budget = Budget()
         for owner, items in _by_graph(found.regions, found.refused):
-            for item in group_chains(owner, items):
+            for item in merge_neighbours(owner, group_chains(owner, items), budget):
                 if isinstance(item, Chain):
                     region, source = chain_region(owner, item), rolled_source(item)
                 else:

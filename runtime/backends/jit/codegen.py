@@ -22,9 +22,14 @@ from runtime.backends.jit.element_rules import (ELEMENT_RULES, SUPPORTED_DTYPES,
 from runtime.backends.jit.reduction_rules import (element_count, fold_for, is_reduction,
                                                   reduced_axes)
 from runtime.graph import Graph, Node
+from runtime.ops.array_ops import EXPAND_DIMS, RESHAPE, SQUEEZE, TRANSPOSE
 from runtime.ops.linalg_ops import MATMUL
 from runtime.ops.math_ops import POW
 from runtime.ops.registry import COND, CONST, WHILE_LOOP
+
+# Ops that only give their operand's elements another shape (or order of axes): views in
+# kernels, not loops. Reshapes keep the elements' order, so they are a reshape of the data.
+RESHAPES = (RESHAPE, SQUEEZE, EXPAND_DIMS)
 
 def why_not(node: Node) -> str | None:
     """Why the tier cannot compile ``node`` (None: it can, subgraphs included)."""
@@ -39,6 +44,8 @@ def why_not(node: Node) -> str | None:
         return "it has effects or reads state"
     if node.op is MATMUL:
         return _why_not_matmul(node)
+    if node.op in RESHAPES or node.op is TRANSPOSE:
+        return None
     if node.op is COND or node.op is WHILE_LOOP:
         for key, sub in node.subgraphs.items():
             for inner in sub.nodes:
@@ -86,6 +93,7 @@ class KernelSource:
 class _Array:
     name: str
     shape: tuple
+    layout: str = "C"  # Numba's: "C" and "F" are contiguous, "A" a strided view
 
 
 @dataclass
@@ -184,6 +192,8 @@ class KernelWriter:
                 self.while_loop(node, indent)
             elif node.op is MATMUL:
                 self.matmul(node, indent)
+            elif node.op in RESHAPES or node.op is TRANSPOSE:
+                self.view(node, indent)
             else:  # a scalar elementwise op
                 name = self.fresh()
                 scalars = tuple(_is_single(v) for v in node.inputs)
@@ -329,13 +339,14 @@ class KernelWriter:
         """Floats through BLAS (Numba calls SciPy's; faster than loop nests even for 20x64
         @ 64x64, and mostly bitwise NumPy's result), integers as a loop nest (NumPy has no
         integer BLAS either; both wrap around the same way)."""
-        a, b = (self._binding(v).name for v in node.inputs)
         (m, k), (_, n) = node.inputs[0].shape, node.inputs[1].shape
-        if node.outputs[0].dtype.kind == "f":
+        if node.outputs[0].dtype.kind == "f":  # BLAS reads "C" and "F" arrays as they are
+            a, b = (self._contiguous(self._binding(v), "CF") for v in node.inputs)
             out = self.fresh()
             self.lines.append(f"{indent}{out} = np.dot({a}, {b})")
             self.bindings[id(node.outputs[0])] = _Array(out, (m, n))
             return
+        a, b = (self._binding(v).name for v in node.inputs)
         out, row, inner_index, column, factor = (self.fresh(), self.fresh("i"), self.fresh("i"),
                                                  self.fresh("i"), self.fresh("e"))
         dtype = node.outputs[0].dtype
@@ -353,10 +364,52 @@ class KernelWriter:
         ]
         self.bindings[id(node.outputs[0])] = _Array(out, (m, n))
 
+    def view(self, node: Node, indent: str) -> None:
+        """A reshape or transpose: a view of its operand, as in NumPy (a single element
+        becomes a scalar, and a scalar an array of one element)."""
+        value, operand = node.outputs[0], self._binding(node.inputs[0])
+        name = self.fresh()
+        if value.shape == ():
+            index = ", ".join("0" for _ in node.inputs[0].shape)
+            self.lines.append(f"{indent}{name} = {operand.name}[{index}]")
+            self.bindings[id(value)] = name
+            return
+        if not isinstance(operand, _Array):
+            self.lines.append(f"{indent}{name} = np.full({value.shape!r}, {operand}, "
+                              f"{numba_type(value.dtype)})")
+            self.bindings[id(value)] = _Array(name, value.shape)
+            return
+        if node.op is TRANSPOSE:
+            perm = node.attrs.get("perm")
+            perm = tuple(reversed(range(len(operand.shape)))) if perm is None else tuple(perm)
+            if perm == tuple(reversed(range(len(perm)))):  # Numba knows .T keeps contiguity
+                self.lines.append(f"{indent}{name} = {operand.name}.T")
+                layout = {"C": "F", "F": "C"}.get(operand.layout, "A")
+            else:
+                self.lines.append(f"{indent}{name} = np.transpose({operand.name}, {perm!r})")
+                layout = "A"
+            self.bindings[id(value)] = _Array(name, value.shape, layout)
+            return
+        source = self._contiguous(operand, "C")
+        self.lines.append(f"{indent}{name} = {source}.reshape({value.shape!r})")
+        self.bindings[id(value)] = _Array(name, value.shape)
+
+    def _contiguous(self, array: _Array, layouts: str) -> str:
+        """``array``'s name, or a contiguous copy's when its layout is not in ``layouts``."""
+        if array.layout in layouts:
+            return array.name
+        return f"np.ascontiguousarray({array.name})"
+
     def _assign(self, targets: list[str], values: list, indent: str) -> None:
+        """Branch results and loop variables: always C arrays, so that Numba gives each
+        one type whichever branch or iteration assigned it (views are copied)."""
         if targets:
             self.lines.append(f"{indent}{', '.join(targets)} = "
-                              f"{', '.join(self._whole(v) for v in values)}")
+                              f"{', '.join(self._carried(v) for v in values)}")
+
+    def _carried(self, value) -> str:
+        bound = self._binding(value)
+        return self._contiguous(bound, "C") if isinstance(bound, _Array) else bound
 
     def _bind_targets(self, node: Node, targets: list[str]) -> None:
         for name, value in zip(targets, node.outputs):
@@ -413,7 +466,8 @@ def _is_single(value) -> bool:
 
 
 def _is_elementwise(node: Node) -> bool:
-    return node.op not in (COND, WHILE_LOOP, MATMUL) and not is_reduction(node.op)
+    return node.op not in (COND, WHILE_LOOP, MATMUL, TRANSPOSE, *RESHAPES) \
+        and not is_reduction(node.op)
 
 
 def _broadcast_index(shape: tuple, full: tuple, indices: list[str]) -> str:

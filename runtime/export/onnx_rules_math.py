@@ -260,6 +260,15 @@ def _log1p(b: Builder, node, ins):
     return [b.cast(precise_log1p(b, b.cast(ins[0], node.inputs[0].dtype, work), work), work, out)]
 
 
+def _tan(b: Builder, node, ins):
+    """ONNX Runtime has no float64 ``Tan``: ``sin / cos`` there (within a rounding or two)."""
+    out = node.outputs[0].dtype
+    if out != np.float64:
+        return _unary("Tan")(b, node, ins)
+    x = b.cast(ins[0], node.inputs[0].dtype, out)
+    return [b.emit("Div", [b.emit("Sin", [x]), b.emit("Cos", [x])])]
+
+
 def _identity(b: Builder, node, ins):
     return [b.emit("Identity", [ins[0]])]
 
@@ -299,7 +308,7 @@ RULES = {
     m.SQUARE: _square,
     m.SIN: _unary("Sin"),
     m.COS: _unary("Cos"),
-    m.TAN: _unary("Tan"),
+    m.TAN: _tan,
     m.TANH: _unary("Tanh"),
     m.SIGMOID: _unary("Sigmoid"),
     m.FLOOR: _rounding("Floor"),

@@ -34,7 +34,8 @@ from runtime.serialize.graphs import GraphDecoder, encode_graph
 from runtime.serialize.limits import DEFAULT_MAX_ARRAY_BYTES, DEFAULT_MAX_GRAPH_BYTES, SizeLimits
 from runtime.serialize.loaded import LoadedFunction
 from runtime.serialize.signature import (decode_key, decode_structure, encode_key,
-                                         encode_structure)
+                                         encode_structure, tensor_types)
+from runtime.serialize.typecheck import check_arguments
 from runtime.serialize.values import Reader, Writer
 from runtime.variables import Variable
 
@@ -84,7 +85,7 @@ def load(path: str | os.PathLike, *, max_graph_bytes: int = DEFAULT_MAX_GRAPH_BY
         raise SavedGraphError(f"{path} has a graph description that is not JSON ({error}); the "
                               f"file is damaged. Save the function again.") from None
     try:
-        return _decode(body, Reader(path, arrays))
+        return _decode(body, Reader(path, arrays), limits)
     except SavedGraphError:
         raise
     except (KeyError, TypeError, IndexError, ValueError, AttributeError, AssertionError,
@@ -94,12 +95,13 @@ def load(path: str | os.PathLike, *, max_graph_bytes: int = DEFAULT_MAX_GRAPH_BY
                               f"the function again.") from None
 
 
-def _decode(body: dict, reader: Reader) -> LoadedFunction:
+def _decode(body: dict, reader: Reader, limits: SizeLimits) -> LoadedFunction:
     reader.variables = [_variable(spec, reader.array(f"variable{i}"))
                         for i, spec in enumerate(body["variables"])]
-    graph = GraphDecoder(reader).graph(body["graph"], None)
+    graph = GraphDecoder(reader, limits.max_array_bytes).graph(body["graph"], None)
     graph.lint()
     key = tuple(decode_key(part, reader) for part in body["key"])
+    check_arguments(tensor_types(key), graph)
     params = body["params"]
     if len(params) != len(key) or not all(type(name) is str for name in params):
         raise ValueError(f"the parameters {params!r} do not match the {len(key)} saved arguments")

@@ -64,6 +64,7 @@ DTYPE = Kind("a dtype the runtime supports (bool, intN, uintN, floatN, complexN)
 AXES = Kind("an axis, a tuple of axes or None", _optional(lambda v: _axis(v) or _tuple_of(_axis)(v)))
 SHAPE = Kind("a shape (a tuple of sizes) or None", _optional(_tuple_of(_dim)))
 COUNT = Kind(f"a count from 0 to {MAX_DIM}", _count)
+INT64 = Kind("a 64-bit integer", _int64)
 OPTIONAL_INT = Kind("a 64-bit integer or None", _optional(_int64))
 LOOP_LIMIT = Kind("a count, None or 'input'",
                   lambda value: type(value) is str and value == "input" or _optional(_count)(value))
@@ -85,7 +86,7 @@ KINDS: dict[str, Kind] = {
     "axis": AXES, "perm": AXES,
     "shape": SHAPE, "element_shape": SHAPE,
     "n": COUNT, "m": COUNT, "num": COUNT, "index": COUNT, "num_vars": COUNT,
-    "max_length": COUNT,
+    "max_length": INT64,
     "seed": OPTIONAL_INT, "counter_max": OPTIONAL_INT,
     "maximum_iterations": LOOP_LIMIT,
     "keepdims": FLAG, "dynamic": FLAG,

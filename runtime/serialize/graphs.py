@@ -17,6 +17,7 @@ from runtime.graph import Graph, Node
 from runtime.ops.registry import COND, CONST, PLACEHOLDER, WHILE_LOOP, OpDef, get_op
 from runtime.serialize.attributes import check_attributes
 from runtime.serialize.limits import MAX_NESTING
+from runtime.serialize.typecheck import check_node
 from runtime.serialize.values import (Reader, Writer, decode_attr, decode_shape, encode_attr,
                                       index, text)
 from runtime.source_location import Location
@@ -60,8 +61,9 @@ def _type(value: SymbolicTensor) -> list:
 class GraphDecoder:
     """Rebuilds a graph and its subgraphs; values are looked up by ``(node id, output index)``."""
 
-    def __init__(self, reader: Reader):
+    def __init__(self, reader: Reader, max_array_bytes: int):
         self.reader = reader
+        self.max_array_bytes = max_array_bytes
         self.values: dict[tuple[int, int], SymbolicTensor] = {}
         self.ids: set[int] = set()
 
@@ -97,6 +99,7 @@ class GraphDecoder:
         self.define(node, spec["id"])
         _check_node(node)
         _restore_captures(node)
+        check_node(node, self.max_array_bytes)
         return node
 
     def define(self, node: Node, node_id: Any) -> None:

@@ -64,6 +64,18 @@ def decode_key(data: dict, reader: Reader) -> Any:
     return kind, tuple(decode_key(sub, reader) for sub in as_list(items))
 
 
+def tensor_types(key: tuple) -> list[tuple]:
+    """The (dtype, shape) of the key's tensors, in the order a call passes them to the graph."""
+    types: list[tuple] = []
+    for part in key:
+        if is_tensor_key(part):
+            types.append(part)
+        elif is_container_key(part):
+            items = part[1] if not issubclass(part[0], dict) else tuple(sub for _, sub in part[1])
+            types += tensor_types(items)
+    return types
+
+
 NO_VALUE = object()
 
 

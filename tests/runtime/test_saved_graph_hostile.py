@@ -244,3 +244,82 @@ def test_an_index_holds_only_index_parts(tmp_path):
     path = saved(tmp_path, lambda x: x[1:], rt.TensorSpec([3], rt.float32))
     forge_attribute(path, "getitem", "spec", {"tuple": ["1:"]})
     load_fails(path, r"attribute spec=\('1:',\) is not an index")
+
+
+# -- 5. declared types are what the ops compute --------------------------------------------------
+
+
+def retype(path: str, op: str, types: list) -> None:
+    def change(body):
+        for node in nodes_of(body, op):
+            node["types"] = types
+    edit(path, change)
+
+
+def test_an_output_type_that_is_not_the_ops_is_refused(double_file):
+    retype(double_file, "multiply", [["<i4", [7]]])
+    load_fails(double_file, r"the multiply node \d+ declares the output %\d+ as i32\[7\], but it "
+                            r"is f32\[2\]")
+
+
+def test_a_less_specific_output_type_is_accepted(double_file):
+    retype(double_file, "multiply", [["<f4", [None]]])
+    assert rt.load(double_file)(np.ones(2, np.float32)).numpy().tolist() == [2.0, 2.0]
+
+
+def test_a_parameter_that_does_not_take_the_signatures_tensors_is_refused(double_file):
+    edit(double_file, lambda body: body["key"][0].update(tensor=["<f8", [2]]))
+    load_fails(double_file, r"the signature passes f64\[2\] to the parameter %x of f32\[2\]")
+
+
+@pytest.fixture
+def fill_file(tmp_path):
+    return saved(tmp_path, lambda x: rt.fill([2, 2], x), rt.TensorSpec([], rt.float32))
+
+
+def test_a_tensor_of_a_forged_shape_larger_than_the_limit_is_refused(fill_file):
+    def change(body):
+        node, = nodes_of(body, "fill")
+        node["attrs"]["shape"] = {"tuple": [10**6, 10**6]}
+        node["types"] = [["<f4", [None, None]]]  # hidden, as far as a declaration can hide it
+    edit(fill_file, change)
+    load_fails(fill_file, r"the fill node \d+ makes a tensor of f32\[1000000,1000000\], larger "
+                          r"than max_array_bytes")
+
+
+def test_control_flow_results_are_checked_against_their_branches(tmp_path):
+    path = saved(tmp_path, lambda x: rt.cond(x > 0, lambda: x + 1, lambda: x - 1),
+                 rt.TensorSpec([], rt.float32))
+    retype(path, "subtract", [["<i4", []]])
+    retype(path, "cond", [["<f4", []]])
+    load_fails(path, r"subtract node .* declares|cond node \d+ declares the output of its else "
+                     r"branch")
+
+
+def test_loop_variables_keep_their_types(tmp_path):
+    path = saved(tmp_path, lambda n: rt.while_loop(lambda i: i < n, lambda i: i + 1, [0]),
+                 rt.TensorSpec([], rt.int32))
+
+    def change(body):
+        loop, = nodes_of(body, "while_loop")
+        body_graph = loop["subgraphs"]["body"]
+        body_graph["inputs"][0]["type"] = ["<i8", []]  # the body computes in int64 throughout
+        next(node for node in body_graph["nodes"] if node["op"] == "add")["types"] = [["<i8", []]]
+    edit(path, change)
+    load_fails(path, r"while_loop node \d+ declares the subgraph parameter %loop_vars_0 as "
+                     r"i32\[\], but it is i64\[\]")  # the cond's, fed by the body
+
+
+def test_an_op_missing_an_attribute_its_kernel_needs_is_refused(tmp_path):
+    path = saved(tmp_path, lambda x: rt.print("x is", x) or x, rt.TensorSpec([], rt.float32))
+
+    def change(body):
+        node, = nodes_of(body, "print")
+        del node["attrs"]["template"]
+    edit(path, change)
+    load_fails(path, "the print node .* has inputs or attributes its op does not take")
+
+
+def test_an_op_only_backends_make_is_refused(double_file):
+    edit(double_file, lambda body: nodes_of(body, "multiply")[0].update(op="compiled_region"))
+    load_fails(double_file, "the op compiled_region cannot appear in a saved graph")

@@ -44,20 +44,24 @@ from typing import Any, Callable
 
 import numpy as np
 
-from runtime import nest
-from runtime.tensor import SymbolicTensor, format_shape
-from runtime.trace_keys import is_tensor_key
-
 INSTALL_HINT = 'pip install "eager2graph[jax]"'
 
+# This module is imported by rt.export.jax when it is first called (runtime.export), so
+# ``import runtime`` never needs JAX; without it, that call raises this ImportError.
+try:
+    import jax
+except ImportError as error:
+    raise ImportError(f"rt.export.jax needs JAX, which is not installed; {INSTALL_HINT} "
+                      f"installs it.") from error
 
-def _import_jax():
-    try:
-        import jax
-    except ImportError as error:
-        raise ImportError(f"rt.export.jax needs JAX, which is not installed; {INSTALL_HINT} "
-                          f"installs it.") from error
-    return jax
+from runtime import nest  # noqa: E402
+from runtime.export.jax_errors import refuse  # noqa: E402
+from runtime.export.jax_interpreter import Interpreter  # noqa: E402
+from runtime.export.jax_table import NOT_EXPORTED  # noqa: E402
+from runtime.export.jax_values import require_x64, to_jax  # noqa: E402
+from runtime.tensor import SymbolicTensor, format_shape  # noqa: E402
+from runtime.trace_keys import is_tensor_key  # noqa: E402
+from runtime.variables import READ  # noqa: E402
 
 
 def export(concrete_function) -> Callable:
@@ -70,13 +74,6 @@ def export(concrete_function) -> Callable:
         ExportError: an op cannot be exported (named with the user's line), or the graph
             needs 64-bit types and ``jax_enable_x64`` is off.
     """
-    jax = _import_jax()
-    from runtime.export.jax_errors import refuse
-    from runtime.export.jax_interpreter import Interpreter
-    from runtime.export.jax_table import NOT_EXPORTED
-    from runtime.export.jax_values import require_x64
-    from runtime.variables import READ
-
     graph = getattr(concrete_function, "graph", None)
     if graph is None or not hasattr(concrete_function, "structured_outputs"):
         raise TypeError(
@@ -94,7 +91,7 @@ def export(concrete_function) -> Callable:
         require_x64(value.node, value.dtype, "an argument or result")
     parameters = [(name, part) for name, part in zip(concrete_function.param_names,
                                                      concrete_function.key) if _holds_tensors(part)]
-    function = _make_function(concrete_function, parameters, Interpreter(snapshots), jax)
+    function = _make_function(concrete_function, parameters, Interpreter(snapshots))
     specs = [jax.ShapeDtypeStruct(v.shape, v.dtype) for v in graph.inputs
              if v.shape is not None and None not in v.shape]
     if len(specs) == len(graph.inputs):
@@ -103,7 +100,7 @@ def export(concrete_function) -> Callable:
     return function
 
 
-def _make_function(concrete_function, parameters, interpreter, jax) -> Callable:
+def _make_function(concrete_function, parameters, interpreter) -> Callable:
     graph = concrete_function.graph
     structure = concrete_function.structured_outputs
     placeholders = list(graph.inputs)
@@ -116,10 +113,10 @@ def _make_function(concrete_function, parameters, interpreter, jax) -> Callable:
         leaves: list = []
         for (name, part), arg in zip(parameters, args):
             _collect(name, part, arg, leaves)
-        values = [_checked_input(name, leaf, placeholder, jax)
+        values = [_checked_input(name, leaf, placeholder)
                   for (name, leaf), placeholder in zip(leaves, placeholders)]
         outputs = interpreter.run(graph, values)
-        return _pack_outputs(structure, outputs, graph, jax)
+        return _pack_outputs(structure, outputs, graph)
 
     exported.__name__ = exported.__qualname__ = concrete_function.name
     exported.__doc__ = (f"{concrete_function.name} exported from eager2graph: arguments "
@@ -172,7 +169,7 @@ def _pack_leaves(parameters, leaves) -> list:
     return [build(part) for _, part in parameters]
 
 
-def _checked_input(name: str, value, placeholder: SymbolicTensor, jax):
+def _checked_input(name: str, value, placeholder: SymbolicTensor):
     dtype, shape = placeholder.dtype, placeholder.shape
     if isinstance(value, (bool, int, float, complex)):
         value = np.asarray(value, dtype)
@@ -191,8 +188,7 @@ def _checked_input(name: str, value, placeholder: SymbolicTensor, jax):
     return value if not isinstance(value, np.ndarray) else jax.numpy.asarray(value)
 
 
-def _pack_outputs(structure: Any, outputs: list, graph, jax):
-    from runtime.export.jax_values import to_jax
+def _pack_outputs(structure: Any, outputs: list, graph):
     arrays = iter(to_jax(value, out.dtype, out.node) for value, out in zip(outputs, graph.outputs))
     if isinstance(structure, SymbolicTensor):
         return next(arrays)

@@ -52,7 +52,7 @@ sys.path_hooks = [h for h in sys.path_hooks if not editable(h)]
 sys.path = [p for p in sys.path if p not in ("", root) and not p.startswith(root + "/")
             and not p.startswith("__editable__")]
 sys.path_importer_cache.clear()
-assert importlib.util.find_spec("runtime") is None and importlib.util.find_spec("transpiler") is None
+assert all(importlib.util.find_spec(name) is None for name in ("runtime", "transpiler"))
 import numpy as np
 import onnxruntime as ort
 jobs = json.loads(sys.argv[2])

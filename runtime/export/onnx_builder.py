@@ -52,8 +52,7 @@ def value_info(name: str, dtype: np.dtype, shape, dim_prefix: str | None = None)
 class Builder:
     """Collects the nodes and initializers of a model being exported."""
 
-    def __init__(self, opset: int):
-        self.opset = opset
+    def __init__(self):
         self.initializers: list[TensorProto] = []
         self._scopes: list[list] = [[]]
         self._used: set[str] = set()
@@ -65,7 +64,8 @@ class Builder:
     def fresh(self, base: str, keep_text: bool = False) -> str:
         """A name not used yet; ``keep_text`` keeps spaces and punctuation (a node named by a
         message, which ONNX Runtime quotes in its error)."""
-        name = base if keep_text else "".join(c if c.isalnum() or c in "_/.:" else "_" for c in base)
+        name = base if keep_text else "".join(c if c.isalnum() or c in "_/.:" else "_"
+                                              for c in base)
         candidate, suffix = name, 1
         while candidate in self._used:
             suffix += 1
@@ -100,7 +100,8 @@ class Builder:
     def emit(self, op_type: str, inputs: Sequence[str], outputs: int = 1,
              name: str | None = None, **attrs) -> str | list[str]:
         """One ONNX node; returns its output name (a list when ``outputs != 1``)."""
-        node_name = self.fresh(name, keep_text=True) if name else self.fresh(f"{self.prefix}/{op_type}")
+        node_name = self.fresh(name, keep_text=True) if name \
+            else self.fresh(f"{self.prefix}/{op_type}")
         base = f"{self.prefix}/{op_type.lower()}"
         out = [self.fresh(base if outputs == 1 else f"{base}.{i}") for i in range(outputs)]
         self.nodes.append(helper.make_node(op_type, list(inputs), out, name=node_name,

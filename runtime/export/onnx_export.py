@@ -9,8 +9,9 @@ round like Python, extremes of slices holding NaN are NaN (see the ``onnx_rules_
 Effects ONNX cannot express (printing, variable assignments, assertions inside a branch or
 loop) are refused with an error naming the op and the line that created it;
 ``drop_effects=True`` leaves them out of the model instead. An assertion at the top of the
-function is kept: every output depends on its check, and the model fails with its message. Random draws and TensorArrays are refused (``onnx_table.NOT_EXPORTED``
-lists every op that does not export, with the reason).
+function is kept: every output depends on its check, and the model fails with its message.
+Random draws and TensorArrays are refused (``onnx_table.NOT_EXPORTED`` lists every op that
+does not export, with the reason).
 """
 
 from __future__ import annotations
@@ -46,8 +47,8 @@ def export(concrete_function, path: str | os.PathLike | None, opset: int | None 
         opset: the ONNX opset to target, from 18 to the newest the installed ``onnx`` knows
             (default 18, which ONNX Runtime 1.14 and later run).
         drop_effects: leave prints, variable assignments and assertions inside branches or
-            loops out of the model instead of refusing them (a read of a variable after an assignment in the same
-            call still sees the assigned value).
+            loops out of the model instead of refusing them (a read of a variable after an
+            assignment in the same call still sees the assigned value).
 
     Raises:
         ExportError: the graph holds an op or effect ONNX cannot express; the message names
@@ -58,7 +59,7 @@ def export(concrete_function, path: str | os.PathLike | None, opset: int | None 
         raise TypeError(f"rt.export.onnx exports a concrete function (from "
                         f"f.get_concrete_function(...) or rt.load), got {concrete_function!r}.")
     opset = _checked_opset(opset)
-    builder = Builder(opset)
+    builder = Builder()
     env, inputs = {}, []
     for index, param in enumerate(graph.inputs):
         name = builder.fresh(param.node.label or f"input_{index}")
@@ -69,10 +70,15 @@ def export(concrete_function, path: str | os.PathLike | None, opset: int | None 
     results = lowering.guard_outputs([env[id(value)] for value in graph.outputs])
     outputs = []
     for index, (value, result) in enumerate(zip(graph.outputs, results)):
+        if value.shape is None:
+            raise ExportError(
+                f"output {index} of {graph.name} has a rank unknown while tracing, and an ONNX "
+                f"model must declare the rank of each output; give the function an "
+                f"input_signature (or reshape the result) so that its rank is known.")
         name = builder.fresh(f"output_{index}")
         with builder.lowering("outputs"):
             builder.emit_named("Identity", [result], [name])
-        outputs.append(value_info(name, value.dtype, value.shape if value.shape is not None else ()))
+        outputs.append(value_info(name, value.dtype, value.shape))
     onnx_graph = onnx.helper.make_graph(builder.nodes, getattr(concrete_function, "name", "graph"),
                                         inputs, outputs, initializer=builder.initializers)
     model = onnx_builder.model(onnx_graph, opset)

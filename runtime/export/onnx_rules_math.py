@@ -173,7 +173,8 @@ def _pow(b: Builder, node, ins):
     work = compute_dtype(out)
     x, y = _operands(b, node, ins, work)
     exponent = node.inputs[1]
-    if exponent.node.op is CONST and exponent.shape == () and int(exponent.node.attrs["value"]) >= 0:
+    known = exponent.node.op is CONST and exponent.shape == ()
+    if known and int(exponent.node.attrs["value"]) >= 0:
         power = _power_by_squaring(b, x, int(exponent.node.attrs["value"]), work)
         return [b.cast(power, work, out)]
     result = _integer_power_loop(b, x, y, work)

@@ -12,7 +12,7 @@ import numpy as np
 from onnx import TensorProto, helper
 
 from runtime.errors import ExportError
-from runtime.export.onnx_builder import Builder, compute_dtype, onnx_type, value_info
+from runtime.export.onnx_builder import Builder, compute_dtype, value_info
 from runtime.export.onnx_rules_math import precise_log1p
 from runtime.ops import nn_ops, reduce_ops as r
 
@@ -87,10 +87,11 @@ def _int_product(b: Builder, node, x: str) -> str:
     with b.subgraph() as body:
         row = b.emit("Gather", [rows, names[0]], axis=0)
         outs = [b.emit("Identity", [names[1]]), b.emit("Mul", [names[2], row])]
-    graph = helper.make_graph(body, b.fresh(f"{b.prefix}/product"),
-                              [value_info(names[0], np.int64, ()), value_info(names[1], np.bool_, ()),
-                               value_info(names[2], work, None)],
-                              [value_info(outs[0], np.bool_, None), value_info(outs[1], work, None)])
+    graph = helper.make_graph(
+        body, b.fresh(f"{b.prefix}/product"),
+        [value_info(names[0], np.int64, ()), value_info(names[1], np.bool_, ()),
+         value_info(names[2], work, None)],
+        [value_info(outs[0], np.bool_, None), value_info(outs[1], work, None)])
     product = b.emit("Loop", [count, "", ones], body=graph)
     product = b.emit("Reshape", [product, rest])
     if keepdims:
@@ -186,7 +187,8 @@ def _arg(op_type: str):
             nans = b.emit("Cast", [b.emit("IsNaN", [value])], to=TensorProto.INT32)
             has_nan = b.emit("Greater", [b.emit("ReduceMax", [nans, b.int64s([axis])], keepdims=0),
                                          b.scalar(0, np.int32)])
-            index = b.emit("Where", [has_nan, b.emit("ArgMax", [nans], axis=axis, keepdims=0), index])
+            first_nan = b.emit("ArgMax", [nans], axis=axis, keepdims=0)
+            index = b.emit("Where", [has_nan, first_nan, index])
         return [b.cast(index, np.int64, node.attrs["output_type"])]
     return rule
 
@@ -281,5 +283,3 @@ RULES = {
     nn_ops.SOFTMAX_XENT: _float_rule(_softmax_xent),
     nn_ops.SPARSE_SOFTMAX_XENT: _float_rule(_sparse_xent),
 }
-
-__all__ = ["RULES", "reduce", "exact_int_sum", "onnx_type"]

@@ -105,7 +105,8 @@ EXAMPLE_CALLS = {
     "polymorphism.my_relu": (polymorphism.my_relu, (F32,)),
     "side_effects.get_MSE": (side_effects.get_MSE, (np.array([1, 2, 9], np.int32),
                                                     np.array([4, 2, 3], np.int32))),
-    "non_strict.unused_return_graph": (non_strict.unused_return_graph, (np.array([0.0], np.float32),)),
+    "non_strict.unused_return_graph": (non_strict.unused_return_graph,
+                                       (np.array([0.0], np.float32),)),
     "physics_kinematics.cross_section": (physics_kinematics.cross_section, tuple(
         np.asarray(a, np.float32) for a in ([[0.0, 1.0, 2.0]], [[1.8]], [[0.34]], [[-0.17]],
                                             [[5.75]], [[0.9]], [[1.1]]))),
@@ -155,7 +156,8 @@ def test_while_loop_maximum_iterations_is_the_trip_count():
     for limit in (0, 2, 20, -1):
         args = (np.array(3, np.int32), np.array(limit, np.int32))
         export_and_compare(concrete(capped, *args, converted=False), *args)
-    export_and_compare(concrete(fixed, np.array(5, np.int64), converted=False), np.array(5, np.int64))
+    five = np.array(5, np.int64)
+    export_and_compare(concrete(fixed, five, converted=False), five)
 
 
 def test_nested_loops_and_branches_with_captures():
@@ -321,3 +323,13 @@ def test_an_assertion_at_the_top_makes_the_model_fail_with_its_message():
 
     with pytest.raises(ExportError, match="assertion inside a conditional"):
         onnx_export.export(concrete(checked_in_a_branch, F32, converted=False), None)
+
+
+def test_an_output_of_unknown_rank_is_refused():
+    def reshaped(x, shape):
+        return rt.reshape(x, shape)
+
+    fn = rt.function(reshaped).get_concrete_function(rt.TensorSpec([6], rt.float32),
+                                                     rt.TensorSpec([None], rt.int64))
+    with pytest.raises(ExportError, match="output 0 of reshaped has a rank unknown"):
+        onnx_export.export(fn, None)

@@ -38,6 +38,11 @@ class GraphValueError(RuntimeErrorBase, ValueError):
     that is assigned on some paths only."""
 
 
+class LoopLimitError(RuntimeErrorBase, RuntimeError):
+    """A loop of a graph loaded with a loop limit (``rt.load(..., max_loop_iterations=...,
+    loop_time_limit=...)``) ran past it, and the call was stopped there."""
+
+
 class RetracingWarning(UserWarning):
     """A function is traced again and again, which makes every call slow."""
 

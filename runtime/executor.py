@@ -6,18 +6,25 @@ an ``if``/``else`` and a ``while_loop`` a ``while`` around the inlined subgraphs
 deleted right after its last use so large intermediates are freed early. The generated source
 is registered with ``linecache`` so tracebacks show it, and every line maps back to its node, so
 a failing kernel is reported with the op and the user's line that created it.
+
+A plan may be given a ``LoopLimit`` (graphs from untrusted files): every loop iteration then
+counts against a budget shared by all loops of the call and checks a deadline, so a loop that
+never ends stops with ``LoopLimitError`` in any thread. Without one, no check is emitted.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import linecache
+import time
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Callable
 
 import numpy as np
 
-from runtime.errors import AssertionFailedError, InvalidArgumentError
+from runtime.errors import AssertionFailedError, InvalidArgumentError, LoopLimitError
 from runtime.graph import Graph, Node
 from runtime.ops.registry import COND, CONST, PLACEHOLDER, WHILE_LOOP
 from runtime.tensor import EagerTensor
@@ -32,15 +39,40 @@ _OPERATORS = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "
               np.greater: ">", np.greater_equal: ">=", np.equal: "==", np.not_equal: "!=",
               np.bitwise_and: "&", np.bitwise_or: "|", np.bitwise_xor: "^"}
 _COMPARISONS = {"<", "<=", ">", ">=", "==", "!="}
+# A plan with a time limit reads the clock every this many loop iterations (reading it costs
+# more than a cheap iteration).
+_CLOCK_EVERY = 64
+
+
+@dataclass(frozen=True)
+class LoopLimit:
+    """How long one call may loop: ``max_iterations`` loop iterations (all loops together) and
+    ``seconds`` of time; None leaves that bound off."""
+
+    max_iterations: int | None = None
+    seconds: float | None = None
+
+    def stopped(self, node: Node, bound: str) -> LoopLimitError:
+        """The error of the loop ``node`` reaching ``bound`` ("iterations" or "seconds")."""
+        where = node.location.describe() if node.location else "an unknown location"
+        if bound == "iterations":
+            spent, option = f"ran {self.max_iterations} loop iterations", "max_loop_iterations"
+            value = self.max_iterations
+        else:
+            spent, option, value = f"ran for {self.seconds} seconds", "loop_time_limit", self.seconds
+        return LoopLimitError(
+            f"the while_loop {node.reference()} was stopped: this call {spent}, the limit it was "
+            f"loaded with ({option}={value} of rt.load), and the loop may never end. If the "
+            f"graph needs more, load it with a larger {option}.\n  The loop was created at {where}")
 
 
 class Plan:
     """An executable form of a graph: ``plan(*input_arrays) -> tuple of output arrays``."""
 
-    def __init__(self, graph: Graph, name: str):
+    def __init__(self, graph: Graph, name: str, loop_limit: LoopLimit | None = None):
         self.graph = graph
         self.filename = f"<eager2graph plan {next(_plan_ids)}: {name}>"
-        emitter = _Emitter()
+        emitter = _Emitter(loop_limit)
         self.source = emitter.function_source(graph, name)
         self._line_nodes = emitter.line_nodes
         namespace = dict(emitter.globals)
@@ -61,7 +93,7 @@ class Plan:
     def translate_error(self, error: BaseException) -> BaseException:
         """A kernel error rewritten to say which op failed and where the user created it."""
         node = self.node_for_traceback(error.__traceback__)
-        if node is None:
+        if node is None or isinstance(error, LoopLimitError):  # it names the loop itself
             return error
         where = node.location.describe() if node.location else "an unknown location"
         if isinstance(error, AssertionFailedError):
@@ -83,7 +115,8 @@ def _safe(name: str) -> str:
 class _Emitter:
     """Writes the Python source of a plan, recursing into control-flow subgraphs."""
 
-    def __init__(self):
+    def __init__(self, loop_limit: LoopLimit | None):
+        self.loop_limit = loop_limit
         self.lines: list[str] = []
         self.globals: dict[str, object] = {}
         self.line_nodes: dict[int, Node] = {}
@@ -102,6 +135,12 @@ class _Emitter:
         scalars = [p for p, value in zip(params, graph.inputs) if value.shape == ()]
         if scalars:  # as NumPy scalars, like the 0-d constants, for the scalar fast path
             self.lines.append(f"    {', '.join(scalars)} = {', '.join(p + '[()]' for p in scalars)}")
+        limit = self.loop_limit
+        if limit is not None and limit.max_iterations is not None:
+            self.lines.append(f"    budget = {int(limit.max_iterations)}")
+        if limit is not None and limit.seconds is not None:
+            self.globals.update(clock=time.monotonic, seconds=limit.seconds)
+            self.lines.append("    deadline, tick = clock() + seconds, 0")
         self.block(graph, "    ", keep=graph.outputs)
         self.lines.append("    return (" + "".join(self.result_expr(v) + ", " for v in graph.outputs) + ")")
         return "\n".join(self.lines) + "\n"
@@ -254,11 +293,29 @@ class _Emitter:
         self.block(cond_graph, inner, keep=cond_graph.outputs)
         self.emit(f"{inner}if not {self.names[id(cond_graph.outputs[0])]}:", node)
         self.emit(f"{inner}    break")
+        if self.loop_limit is not None:
+            self.limit_check(node, inner)
         self.bind_params(body_graph, carried + rest)
         self.block(body_graph, inner, keep=body_graph.outputs)
         if carried:
             results = ", ".join(self.output_expr(v) for v in body_graph.outputs)
             self.emit(f"{inner}{', '.join(carried)} = {results}")
+
+
+    def limit_check(self, node: Node, indent: str) -> None:
+        """Counts the iteration against the call's budget and checks its deadline."""
+        stop = f"stop{node.id}"
+        self.globals[stop] = functools.partial(self.loop_limit.stopped, node)
+        if self.loop_limit.max_iterations is not None:
+            self.emit(f"{indent}budget -= 1")
+            self.emit(f"{indent}if budget < 0:")
+            self.emit(f'{indent}    raise {stop}("iterations")', node)
+        if self.loop_limit.seconds is not None:  # the clock is read every _CLOCK_EVERY iterations
+            self.emit(f"{indent}tick -= 1")
+            self.emit(f"{indent}if tick < 0:")
+            self.emit(f"{indent}    tick = {_CLOCK_EVERY - 1}")
+            self.emit(f"{indent}    if clock() > deadline:")
+            self.emit(f'{indent}        raise {stop}("seconds")', node)
 
 
 def _is_elementwise(kernel) -> bool:

@@ -31,7 +31,9 @@ from runtime.errors import SavedGraphError
 from runtime.function import Function
 from runtime.serialize.archive import read_archive, write_archive
 from runtime.serialize.graphs import GraphDecoder, encode_graph
-from runtime.serialize.limits import DEFAULT_MAX_ARRAY_BYTES, DEFAULT_MAX_GRAPH_BYTES, SizeLimits
+from runtime.executor import LoopLimit
+from runtime.serialize.limits import (DEFAULT_MAX_ARRAY_BYTES, DEFAULT_MAX_GRAPH_BYTES, SizeLimits,
+                                      loop_limit)
 from runtime.serialize.loaded import LoadedFunction
 from runtime.serialize.signature import (decode_key, decode_structure, encode_key,
                                          encode_structure, tensor_types)
@@ -63,7 +65,8 @@ def save(function: ConcreteFunction, path: str | os.PathLike) -> None:
 
 
 def load(path: str | os.PathLike, *, max_graph_bytes: int = DEFAULT_MAX_GRAPH_BYTES,
-         max_array_bytes: int = DEFAULT_MAX_ARRAY_BYTES) -> LoadedFunction:
+         max_array_bytes: int = DEFAULT_MAX_ARRAY_BYTES, max_loop_iterations: int | None = None,
+         loop_time_limit: float | None = None) -> LoadedFunction:
     """The function saved at ``path``, ready to call, with new variables holding the saved
     values (``.variables``); it needs none of the code that built it.
 
@@ -75,9 +78,16 @@ def load(path: str | os.PathLike, *, max_graph_bytes: int = DEFAULT_MAX_GRAPH_BY
         max_array_bytes: the most bytes the arrays (constants and variable values) may take
             together once inflated, and the largest tensor whose shape the graph fixes
             (1 GiB by default). Raise it to load bigger models you trust.
+        max_loop_iterations: the most loop iterations one call may run, all ``while_loop``s
+            together (None: no limit). A call past it raises ``rt.errors.LoopLimitError``.
+        loop_time_limit: the most seconds one call may spend before a loop iteration (None:
+            no limit; checked at each iteration, so it stops a loop that never ends even in
+            a worker thread, not one long op). Either limit keeps the function on the NumPy
+            plan, whose loops check them.
     """
     path = os.fspath(path)
     limits = SizeLimits(max_graph_bytes, max_array_bytes)
+    bounds = loop_limit(max_loop_iterations, loop_time_limit)
     graph_bytes, arrays = read_archive(path, limits)
     try:
         body = json.loads(graph_bytes)
@@ -85,7 +95,7 @@ def load(path: str | os.PathLike, *, max_graph_bytes: int = DEFAULT_MAX_GRAPH_BY
         raise SavedGraphError(f"{path} has a graph description that is not JSON ({error}); the "
                               f"file is damaged. Save the function again.") from None
     try:
-        return _decode(body, Reader(path, arrays), limits)
+        return _decode(body, Reader(path, arrays), limits, bounds)
     except SavedGraphError:
         raise
     except (KeyError, TypeError, IndexError, ValueError, AttributeError, AssertionError,
@@ -95,7 +105,8 @@ def load(path: str | os.PathLike, *, max_graph_bytes: int = DEFAULT_MAX_GRAPH_BY
                               f"the function again.") from None
 
 
-def _decode(body: dict, reader: Reader, limits: SizeLimits) -> LoadedFunction:
+def _decode(body: dict, reader: Reader, limits: SizeLimits,
+            bounds: LoopLimit | None) -> LoadedFunction:
     reader.variables = [_variable(spec, reader.array(f"variable{i}"))
                         for i, spec in enumerate(body["variables"])]
     graph = GraphDecoder(reader, limits.max_array_bytes).graph(body["graph"], None)
@@ -109,7 +120,7 @@ def _decode(body: dict, reader: Reader, limits: SizeLimits) -> LoadedFunction:
     name = body["name"]
     if type(name) is not str:
         raise ValueError(f"the function name {name!r} is not a string")
-    return LoadedFunction(name, graph, key, params, structure, reader.variables)
+    return LoadedFunction(name, graph, key, params, structure, reader.variables, bounds)
 
 
 def _variable(spec: dict, value) -> Variable:

@@ -1,4 +1,5 @@
-"""What ``rt.load`` accepts from a file, so that an untrusted file cannot exhaust memory.
+"""What ``rt.load`` accepts from a file, so that an untrusted file cannot exhaust memory, and
+how long the loaded function may loop, so that a caller can stop a graph that never ends.
 
 A saved graph is small on disk but may claim to be huge once inflated (a zip bomb) or once
 its arrays and tensors are allocated. Every size is checked against these limits *before* the
@@ -9,9 +10,11 @@ limits with the keyword arguments of ``rt.load``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from runtime.errors import SavedGraphError
+from runtime.executor import LoopLimit
 
 # The graph description is JSON; decoding it takes up to ~25 bytes of Python objects per byte
 # (``[[],[],...]``), so 16 MiB of JSON (about 60,000 nodes) costs at most ~400 MiB.
@@ -60,3 +63,19 @@ def read_at_most(stream, size: int) -> bytes:
         pieces.append(piece)
         size -= len(piece)
     return b"".join(pieces)
+
+
+def loop_limit(max_loop_iterations: int | None, loop_time_limit: float | None) -> LoopLimit | None:
+    """The checked loop bounds of ``rt.load`` (None when both are off)."""
+    if max_loop_iterations is not None and (type(max_loop_iterations) is not int
+                                            or max_loop_iterations < 0):
+        raise ValueError(f"rt.load: max_loop_iterations must be a non-negative int or None, got "
+                         f"{max_loop_iterations!r}.")
+    if loop_time_limit is not None and (type(loop_time_limit) not in (int, float)
+                                        or not loop_time_limit > 0
+                                        or not math.isfinite(loop_time_limit)):
+        raise ValueError(f"rt.load: loop_time_limit must be a positive number of seconds or "
+                         f"None, got {loop_time_limit!r}.")
+    if max_loop_iterations is None and loop_time_limit is None:
+        return None
+    return LoopLimit(max_loop_iterations, loop_time_limit)

@@ -15,7 +15,9 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.autodiff import recording
+from runtime.backends import NUMPY
 from runtime.concrete_function import ConcreteFunction, record_call
+from runtime.executor import LoopLimit, Plan
 from runtime.graph import Graph
 from runtime.serialize.signature import NO_VALUE, key_value
 from runtime.tensor import Tensor
@@ -30,8 +32,15 @@ class LoadedFunction(ConcreteFunction):
     are its own ``rt.Variable`` objects, created with the saved values."""
 
     def __init__(self, name: str, graph: Graph, key: tuple, param_names: Sequence[str],
-                 output_structure: Any, variables: list[Variable]):
-        super().__init__(name, graph, key, param_names, output_structure, self._bind_arguments, [])
+                 output_structure: Any, variables: list[Variable],
+                 loop_limit: LoopLimit | None = None):
+        """``loop_limit``: bounds every call's loops. The function then stays on the NumPy
+        plan, which checks them: the compiled tier's kernels could not."""
+        backend, jit_compile = NUMPY, None
+        if loop_limit is not None:
+            backend, jit_compile = _LimitedPlanBackend(loop_limit), False
+        super().__init__(name, graph, key, param_names, output_structure, self._bind_arguments, [],
+                         backend=backend, jit_compile=jit_compile)
         self.variables = list(variables)
         self._saved_values = {param: key_value(part) for param, part in zip(param_names, key)}
 
@@ -68,6 +77,18 @@ class LoadedFunction(ConcreteFunction):
             else:
                 raise TypeError(f"{self.name}() is missing the argument '{name}'.")
         return tuple(values)
+
+
+class _LimitedPlanBackend:
+    """The NumPy plan with loop limits."""
+
+    name = "numpy"
+
+    def __init__(self, loop_limit: LoopLimit):
+        self.loop_limit = loop_limit
+
+    def compile(self, graph: Graph, name: str) -> Plan:
+        return Plan(graph, name, self.loop_limit)
 
 
 def _converted(value, expected):

@@ -10,8 +10,8 @@ Effects ONNX cannot express (printing, variable assignments, assertions inside a
 loop) are refused with an error naming the op and the line that created it;
 ``drop_effects=True`` leaves them out of the model instead. An assertion at the top of the
 function is kept: every output depends on its check, and the model fails with its message.
-Random draws and TensorArrays are refused (``onnx_table.NOT_EXPORTED`` lists every op that
-does not export, with the reason).
+Random draws are refused (``onnx_table.NOT_EXPORTED`` lists every op that does not export,
+with the reason).
 """
 
 from __future__ import annotations

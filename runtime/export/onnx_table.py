@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from runtime.backends.jit.regions import COMPILED_REGION
 from runtime.concrete_function import CALL
-from runtime.export import onnx_indexing, onnx_rules_array, onnx_rules_math, onnx_rules_reduce
-from runtime.ops import io_ops, random_ops, reduce_ops, tensor_array_ops
+from runtime.export import (onnx_indexing, onnx_rules_array, onnx_rules_math, onnx_rules_reduce,
+                            onnx_tensor_arrays)
+from runtime.ops import io_ops, random_ops, reduce_ops
 from runtime.ops.registry import COND, CONST, PLACEHOLDER, WHILE_LOOP, OpDef
 from runtime.variables import ASSIGN, READ
 
 RULES = {**onnx_rules_math.RULES, **onnx_rules_array.RULES, **onnx_rules_reduce.RULES,
-         **onnx_indexing.RULES}
+         **onnx_indexing.RULES, **onnx_tensor_arrays.RULES}
 
 LOWERED: dict[OpDef, str] = {
     PLACEHOLDER: "a graph input, named after the parameter",
@@ -31,10 +32,6 @@ LOWERED: dict[OpDef, str] = {
 }
 
 _EFFECT = ("Refused, or left out of the model with drop_effects=True")
-_TENSOR_ARRAY = ("an rt.TensorArray (also what a gradient through a while_loop keeps each "
-                 "iteration's values in) shares and grows its buffer at run time, which the "
-                 "exporter does not map to ONNX sequences yet; build the result with rt.stack "
-                 "or carry a tensor through the loop instead")
 _PRODUCT = ("the gradient of an integer or float reduce_prod is built from exclusive cumulative "
             "products, and ONNX has no cumulative product")
 
@@ -51,10 +48,6 @@ NOT_EXPORTED: dict[OpDef, str] = {
     COMPILED_REGION: ("it exists only in the compiled tier's private copy of a graph; the "
                       "ConcreteFunction's own graph, which is what is exported, never holds one"),
     CALL: "it is recorded only on eager gradient tapes, never in a traced graph",
-    **{op: _TENSOR_ARRAY for op in (
-        tensor_array_ops.NEW, tensor_array_ops.WRITE, tensor_array_ops.READ,
-        tensor_array_ops.STACK, tensor_array_ops.GATHER, tensor_array_ops.CONCAT,
-        tensor_array_ops.UNSTACK, tensor_array_ops.READER_GRAD, tensor_array_ops.WRITE_GRAD)},
 }
 
 # Effects without outputs: left out of the model when the caller asks for it.

@@ -112,6 +112,8 @@ EXAMPLE_CALLS = {
                                             [[5.75]], [[0.9]], [[1.1]]))),
     "gradients.line_search_step": (gradients.line_search_step,
                                    (gradients.quartic, np.array([1.0, 2.0], np.float32))),
+    "gradients.gradient_through_the_step": (gradients.gradient_through_the_step,
+                                            (np.array([1.0, 2.0], np.float32),)),
     "gradients.grad_stable_log1pexp": (gradients.grad_stable_log1pexp,
                                        (np.array([100.0, 0.5], np.float32),)),
     "speedup.power": (benchmark.power, (np.eye(10, dtype=np.int32) * 2, 5)),
@@ -122,15 +124,6 @@ EXAMPLE_CALLS = {
 def test_example_functions_run_in_onnx_runtime(name):
     fn, args = EXAMPLE_CALLS[name]
     export_and_compare(concrete(fn, *args), *args)
-
-
-def test_a_gradient_through_a_while_loop_is_refused_for_its_tensor_array():
-    """The backward pass of a loop keeps each iteration's values in a TensorArray, which the
-    exporter does not map to ONNX yet: a clear error, not a wrong model."""
-    x = np.array([1.0, 2.0], np.float32)
-    with pytest.raises(ExportError, match=r"tensor_array_\w+ \(%[\d.]+, created at gradients\.py"
-                                          r":\d+\) cannot be exported to ONNX: an rt.TensorArray"):
-        onnx_export.export(concrete(gradients.gradient_through_the_step, x), None)
 
 
 def test_fizzbuzz_exports_its_count_when_its_prints_are_dropped():
@@ -333,3 +326,18 @@ def test_an_output_of_unknown_rank_is_refused():
                                                      rt.TensorSpec([None], rt.int64))
     with pytest.raises(ExportError, match="output 0 of reshaped has a rank unknown"):
         onnx_export.export(fn, None)
+
+
+def test_a_list_grown_in_a_converted_loop_exports():
+    def squares(x, n):
+        values = []
+        for i in range(n):
+            values.append(x * rt.cast(i, rt.float32))
+        return rt.stack(values)
+
+    fn = concrete(squares, rt.TensorSpec([2], rt.float32), rt.TensorSpec([], rt.int32))
+    model = onnx_export.export(fn, None)
+    x = np.array([1.0, -3.0], np.float32)
+    for n in (1, 4):
+        assert_close(run_model(model, [x, np.array(n, np.int32)]),
+                     graph_results(fn, (x, np.array(n, np.int32))))

@@ -197,3 +197,52 @@ def test_gradients_with_dynamic_shapes():
         x = np.linspace(-1, 1, rows * 3).astype(np.float32).reshape(rows, 3)
         y = np.array([0.5, -1.0, 2.0], np.float32)
         assert_close(run_model(model, [x, y]), graph_results(concrete, (x, y)))
+
+
+def test_tensor_arrays():
+    def arrays(x, n):
+        fixed = rt.TensorArray(rt.float32, size=3, element_shape=[2])
+        for i in range(3):
+            fixed = fixed.write(i, x * float(i))
+        grown = rt.TensorArray(rt.float32, size=0, dynamic_size=True, element_shape=[2])
+        grown = rt.while_loop(lambda k, a: k < n, lambda k, a: (k + 1, a.write(k, x + 1.0)),
+                              (0, grown))[1]
+        unstacked = rt.TensorArray(rt.float32, size=2).unstack(rt.reshape(x, [2, 1]))
+        return (fixed.stack(), fixed.read(1), fixed.gather([2, 0]), fixed.concat(),
+                grown.stack(), grown.size(), unstacked.read(1))
+
+    x = np.array([1.5, -2.0], np.float32)
+    fn = rt.function(arrays).get_concrete_function(spec_of(x), rt.TensorSpec([], rt.int32))
+    model = export(fn, None)
+    for n in (0, 1, 5):
+        assert_close(run_model(model, [x, np.array(n, np.int32)]),
+                     graph_results(fn, (x, np.array(n, np.int32))))
+
+
+def test_out_of_bounds_tensor_array_reads_fail_in_the_model():
+    import onnxruntime as ort
+
+    def read(x, i):
+        return rt.TensorArray(rt.float32, size=2).unstack(x).read(i)
+
+    model = _check(read, np.array([1.0, 2.0], np.float32), np.array(1, np.int32))
+    with pytest.raises(ort.capi.onnxruntime_pybind11_state.InvalidArgument,
+                       match="out of bounds"):
+        run_model(model, [np.array([1.0, 2.0], np.float32), np.array(2, np.int32)])
+
+
+def test_gradients_through_loops_with_a_tensor_trip_count():
+    def gradient(x, n):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = rt.while_loop(lambda k, v: k < n, lambda k, v: (k + 1, rt.sin(v) * v),
+                              (0, x))[1]
+            loss = rt.reduce_sum(y * y)
+        return loss, tape.gradient(loss, x)
+
+    x = np.array([0.5, -1.25, 2.0], np.float64)
+    fn = rt.function(gradient).get_concrete_function(spec_of(x), rt.TensorSpec([], rt.int32))
+    model = export(fn, None)
+    for n in (0, 1, 4):
+        assert_close(run_model(model, [x, np.array(n, np.int32)]),
+                     graph_results(fn, (x, np.array(n, np.int32))))

@@ -114,31 +114,44 @@ def _float_divmod(b: Builder, x: str, y: str, dtype) -> tuple[str, str]:
             b.emit("Where", [y_is_zero, mod, remainder]))
 
 
-def _safe_divisor(b: Builder, y: str, dtype) -> tuple[str, str, str | None]:
+def _known_divisor(node) -> np.ndarray | None:
+    """The divisor's values when it is a constant of the graph (most ``// 2`` and ``% 3``)."""
+    divisor = node.inputs[1]
+    return divisor.node.attrs["value"] if divisor.node.op is CONST else None
+
+
+def _safe_divisor(b: Builder, y: str, dtype, known) -> tuple[str, str | None, str | None]:
     """``y`` with 0 (and -1 for signed dtypes) replaced by 1, which ONNX Runtime divides by
-    without failing (0) or overflowing (INT_MIN / -1); and masks of where they were."""
+    without failing (0) or overflowing (INT_MIN / -1); and masks of where they were (None
+    when the constant divisor ``known`` holds neither)."""
+    signed = np.dtype(dtype).kind == "i"
+    if known is not None and np.all(known != 0) and not (signed and np.any(known == -1)):
+        return y, None, None
     is_zero = b.emit("Equal", [y, b.scalar(0, dtype)])
-    if np.dtype(dtype).kind == "u":
+    if not signed:
         return b.emit("Where", [is_zero, b.scalar(1, dtype), y]), is_zero, None
     is_minus_one = b.emit("Equal", [y, b.scalar(-1, dtype)])
     either = b.emit("Or", [is_zero, is_minus_one])
     return b.emit("Where", [either, b.scalar(1, dtype), y]), is_zero, is_minus_one
 
 
-def _int_floordiv(b: Builder, x: str, y: str, dtype) -> str:
+def _int_floordiv(b: Builder, x: str, y: str, dtype, known) -> str:
     """Python's ``//`` on integers, and NumPy's 0 for a zero divisor; ``INT_MIN // -1`` wraps
     around to INT_MIN as in NumPy."""
     zero, one = b.scalar(0, dtype), b.scalar(1, dtype)
-    safe, is_zero, is_minus_one = _safe_divisor(b, y, dtype)
+    safe, is_zero, is_minus_one = _safe_divisor(b, y, dtype, known)
     quotient = b.emit("Div", [x, safe])
-    if is_minus_one is not None:  # signed: truncation rounds up when the signs differ
+    if np.dtype(dtype).kind == "i":  # signed: truncation rounds up when the signs differ
         remainder = b.emit("Sub", [x, b.emit("Mul", [quotient, safe])])
         inexact = b.emit("Not", [b.emit("Equal", [remainder, zero])])
         signs = b.emit("Xor", [b.emit("Less", [remainder, zero]), b.emit("Less", [safe, zero])])
         quotient = b.emit("Where", [b.emit("And", [inexact, signs]),
                                     b.emit("Sub", [quotient, one]), quotient])
+    if is_minus_one is not None:
         quotient = b.emit("Where", [is_minus_one, b.emit("Neg", [x]), quotient])
-    return b.emit("Where", [is_zero, zero, quotient])
+    if is_zero is not None:
+        quotient = b.emit("Where", [is_zero, zero, quotient])
+    return quotient
 
 
 def _floordiv(b: Builder, node, ins):
@@ -147,7 +160,7 @@ def _floordiv(b: Builder, node, ins):
     x, y = _operands(b, node, ins, work)
     if work.kind == "f":
         return [b.cast(_float_divmod(b, x, y, work)[0], work, out)]
-    return [b.cast(_int_floordiv(b, x, y, work), work, out)]
+    return [b.cast(_int_floordiv(b, x, y, work, _known_divisor(node)), work, out)]
 
 
 def _mod(b: Builder, node, ins):
@@ -156,7 +169,8 @@ def _mod(b: Builder, node, ins):
     x, y = _operands(b, node, ins, work)
     if work.kind == "f":
         return [b.cast(_float_divmod(b, x, y, work)[1], work, out)]
-    safe = _safe_divisor(b, y, work)[0]  # x % 1 is 0: NumPy's answer for 0 and -1 too
+    # x % 1 is 0: NumPy's answer for the divisors 0 and -1 too
+    safe = _safe_divisor(b, y, work, _known_divisor(node))[0]
     return [b.cast(b.emit("Mod", [x, safe]), work, out)]
 
 

@@ -12,13 +12,18 @@ the standard library. It holds
   index]``, control inputs, attributes in a tagged encoding, output types, source location,
   subgraphs recursively) and outputs;
 * ``arrays.npz``: constants (``constant<i>``) and the variables' values at save time
-  (``variable<i>``), read with ``allow_pickle=False``.
+  (``variable<i>``), parsed header first (``npz``), never with pickles.
 
-Loading never unpickles, imports or evaluates anything from the file: ops are looked up by name
-in the runtime's own registry, attribute tags come from fixed tables, and everything the
-executor compiles into source is validated first. Every problem (truncated or foreign file,
-wrong checksum, newer version, unknown op or tag, pickled arrays, malformed description)
-raises ``SavedGraphError`` saying what is wrong.
+The checksum only catches accidents: anyone can rewrite a file and sign it again, so loading
+treats the file as hostile. It never unpickles, imports or evaluates anything from it: ops are
+looked up by name in the runtime's own registry, attribute tags and kinds come from fixed
+tables (``values``, ``attributes``), every op's type rule runs again on what the file declares
+(``typecheck``), and everything the executor compiles into source is validated first. Sizes
+are checked before anything is inflated or allocated (``limits``), locations are kept as data
+(the files they name are never read), and the caller may bound how long a call loops. Every
+problem (truncated or foreign file, wrong checksum, newer version, unknown op, tag or
+attribute, pickled arrays, sizes over the limits, types the ops do not compute, malformed
+description) raises ``SavedGraphError`` saying what is wrong.
 """
 
 from __future__ import annotations

@@ -178,6 +178,23 @@ def forge_nested(path: str, kind: str, depth: int) -> None:
     forge(path, graph=json.dumps(body).encode())
 
 
+@pytest.mark.parametrize("place, levels, message", [
+    ("attribute", 450, "malformed graph description .*RecursionError"),  # decoding recurses
+    ("outputs", 5000, "not JSON"),  # JSON's own limit
+])
+def test_values_nested_past_the_interpreters_recursion_limit_are_refused(double_file, place,
+                                                                         levels, message):
+    body = json.loads(members(double_file)["graph.json"])
+    if place == "attribute":
+        nodes_of(body, "multiply")[0]["attrs"]["axis"] = "DEEP"
+    else:
+        body["outputs"] = "DEEP"
+    leaf = "0" if place == "attribute" else '{"output": null}'
+    nested = '{"tuple": [' * levels + leaf + "]}" * levels  # json.dumps would not nest it
+    forge(double_file, graph=json.dumps(body).replace('"DEEP"', nested).encode())
+    load_fails(double_file, message)
+
+
 @pytest.mark.parametrize("kind, depth", [("nested_conds", 110), ("nested_loops", 25)])
 def test_control_flow_nested_too_deep_is_refused(double_file, kind, depth):
     forge_nested(double_file, kind, depth)

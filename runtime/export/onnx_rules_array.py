@@ -144,7 +144,8 @@ def _checked_cast(b: Builder, node, ins):
                                  b.emit("Ceil", [wide]), b.emit("Floor", [wide])])
         info = np.iinfo(target)
         low, high = b.scalar(float(info.min), np.float64), b.scalar(float(info.max) + 1, np.float64)
-        fits = b.emit("And", [b.emit("GreaterOrEqual", [whole, low]), b.emit("Less", [whole, high])])
+        fits = b.emit("And", [b.emit("GreaterOrEqual", [whole, low]),
+                              b.emit("Less", [whole, high])])
     else:
         fits = b.emit("Equal", [b.emit("Cast", [result], to=onnx_type(source)), ins[0]])
     unfit = b.emit("ReduceSum", [b.emit("Cast", [b.emit("Not", [fits])], to=TensorProto.INT64)],

@@ -67,36 +67,76 @@ def _int_product(b: Builder, node, x: str) -> str:
     """An integer product that wraps around: a ``Loop`` multiplying the reduced elements
     one at a time (``ReduceProd`` saturates)."""
     value, out = node.inputs[0], node.outputs[0].dtype
-    if value.shape is None:
-        raise ExportError("an integer reduce_prod needs a tensor of known rank to be exported.")
-    rank = len(value.shape)
-    axes, keepdims = _attrs(node)
-    axes = list(range(rank)) if axes is None else list(axes)
-    kept = [i for i in range(rank) if i not in axes]
     work = np.dtype(np.int64) if out.itemsize == 8 else np.dtype(np.int32)
-    moved = b.emit("Transpose", [b.cast(x, value.dtype, work)], perm=axes + kept)
+    rows, count, width, shape, _ = _rows_of(b, node, b.cast(x, value.dtype, work))
+    total = _running_products(b, rows, count, width, work)[0]
+    axes = node.attrs["axis"]
+    rank = len(value.shape)
+    reduced = rank if axes is None else len(axes)
+    product = b.emit("Reshape", [total, b.emit("Slice", [shape, b.int64s([reduced]),
+                                                          b.int64s([rank])])])
+    if node.attrs["keepdims"]:
+        product = b.emit("Unsqueeze", [product, b.int64s(range(rank) if axes is None else axes)])
+    return b.cast(product, work, out)
+
+
+def _rows_of(b: Builder, node, x: str):
+    """``x`` with the reduced axes moved to the front and flattened into rows: ``(rows,
+    row count, the moved tensor's shape, the permutation)``."""
+    value = node.inputs[0]
+    if value.shape is None:
+        raise ExportError(f"{node.op.name} needs a tensor of known rank to be exported.")
+    rank = len(value.shape)
+    axes = node.attrs["axis"]
+    axes = list(range(rank)) if axes is None else list(axes)
+    perm = axes + [i for i in range(rank) if i not in axes]
+    moved = b.emit("Transpose", [x], perm=perm)
     shape = b.emit("Shape", [moved])
     count = b.emit("ReduceProd", [b.emit("Slice", [shape, b.int64s([0]), b.int64s([len(axes)])])],
                    keepdims=0)
-    rest = b.emit("Slice", [shape, b.int64s([len(axes)]), b.int64s([rank])])
+    width = b.emit("ReduceProd", [b.emit("Slice", [shape, b.int64s([len(axes)]),
+                                                   b.int64s([rank])])], keepdims=1)
     rows = b.emit("Reshape", [moved, b.emit("Concat", [b.emit("Reshape", [count, b.int64s([1])]),
-                                                       b.emit("ReduceProd", [rest], keepdims=1)],
-                                            axis=0)])
-    ones = b.emit("Expand", [b.scalar(1, work), b.emit("ReduceProd", [rest], keepdims=1)])
-    names = [b.fresh(f"{b.prefix}/product/{n}") for n in ("i", "cond", "acc")]
+                                                       width], axis=0)])
+    return rows, count, width, shape, perm
+
+
+def _running_products(b: Builder, rows: str, count: str, width: str, dtype) -> list[str]:
+    """The product of all rows, and the exclusive products: row ``i`` the product of rows
+    ``0 .. i-1`` (a ``Loop`` multiplying in NumPy's order; its scan output is the running
+    product before each multiplication)."""
+    names = [b.fresh(f"{b.prefix}/prefix/{n}") for n in ("i", "cond", "acc")]
     with b.subgraph() as body:
         row = b.emit("Gather", [rows, names[0]], axis=0)
-        outs = [b.emit("Identity", [names[1]]), b.emit("Mul", [names[2], row])]
+        outs = [b.emit("Identity", [names[1]]), b.emit("Mul", [names[2], row]),
+                b.emit("Identity", [names[2]])]
     graph = helper.make_graph(
-        body, b.fresh(f"{b.prefix}/product"),
+        body, b.fresh(f"{b.prefix}/prefix"),
         [value_info(names[0], np.int64, ()), value_info(names[1], np.bool_, ()),
-         value_info(names[2], work, None)],
-        [value_info(outs[0], np.bool_, None), value_info(outs[1], work, None)])
-    product = b.emit("Loop", [count, "", ones], body=graph)
-    product = b.emit("Reshape", [product, rest])
-    if keepdims:
-        product = b.emit("Unsqueeze", [product, b.int64s(axes)])
-    return b.cast(product, work, out)
+         value_info(names[2], dtype, None)],
+        [value_info(outs[0], np.bool_, None), value_info(outs[1], dtype, None),
+         value_info(outs[2], dtype, None)])
+    ones = b.emit("Expand", [b.scalar(1, dtype), width])
+    return b.emit("Loop", [count, "", ones], outputs=2, body=graph)
+
+
+def _reversed_rows(b: Builder, rows: str) -> str:
+    return b.emit("Slice", [rows, b.int64s([-1]), b.int64s([np.iinfo(np.int64).min]),
+                            b.int64s([0]), b.int64s([-1])])
+
+
+def _product_of_others(b: Builder, node, ins):
+    """Each element's share of ``reduce_prod``: exclusive products from both ends, without
+    division (so zeros are exact), as the runtime's kernel computes them."""
+    dtype = node.outputs[0].dtype
+    work = compute_dtype(dtype) if dtype.kind == "f" else \
+        (np.dtype(np.int64) if dtype.itemsize == 8 else np.dtype(np.int32))
+    rows, count, width, shape, perm = _rows_of(b, node, b.cast(ins[0], dtype, work))
+    before = _running_products(b, rows, count, width, work)[1]
+    after = _reversed_rows(b, _running_products(b, _reversed_rows(b, rows), count, width, work)[1])
+    product = b.emit("Reshape", [b.emit("Mul", [before, after]), shape])
+    return [b.cast(b.emit("Transpose", [product], perm=[int(p) for p in np.argsort(perm)]),
+                   work, dtype)]
 
 
 def _extremum(op_type: str):
@@ -266,6 +306,7 @@ def _axis_op(op_type: str):
 RULES = {
     r.REDUCE_SUM: _reduce_sum,
     r.REDUCE_PROD: _reduce_prod,
+    r.PRODUCT_OF_OTHERS: _product_of_others,
     r.REDUCE_MAX: _extremum("ReduceMax"),
     r.REDUCE_MIN: _extremum("ReduceMin"),
     r.REDUCE_MEAN: _reduce_mean,

@@ -32,8 +32,6 @@ LOWERED: dict[OpDef, str] = {
 }
 
 _EFFECT = ("Refused, or left out of the model with drop_effects=True")
-_PRODUCT = ("the gradient of an integer or float reduce_prod is built from exclusive cumulative "
-            "products, and ONNX has no cumulative product")
 
 NOT_EXPORTED: dict[OpDef, str] = {
     io_ops.PRINT: f"printing is an effect ONNX cannot express. {_EFFECT}.",
@@ -43,8 +41,10 @@ NOT_EXPORTED: dict[OpDef, str] = {
                          "reproduce; pass the random values as inputs instead"),
     random_ops.NORMAL: ("draws come from NumPy's generator, which ONNX's RandomNormal cannot "
                         "reproduce; pass the random values as inputs instead"),
-    reduce_ops.PRODUCT_OF_OTHERS: _PRODUCT,
-    reduce_ops.PRODUCT_OF_OTHERS_GRAD: _PRODUCT,
+    reduce_ops.PRODUCT_OF_OTHERS_GRAD: (
+        "the second derivative of reduce_prod carries dual numbers through exclusive products "
+        "from both ends, which the exporter does not write as ONNX loops; the first derivative "
+        "(product_of_others) exports"),
     COMPILED_REGION: ("it exists only in the compiled tier's private copy of a graph; the "
                       "ConcreteFunction's own graph, which is what is exported, never holds one"),
     CALL: "it is recorded only on eager gradient tapes, never in a traced graph",

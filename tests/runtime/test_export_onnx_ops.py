@@ -246,3 +246,14 @@ def test_gradients_through_loops_with_a_tensor_trip_count():
     for n in (0, 1, 4):
         assert_close(run_model(model, [x, np.array(n, np.int32)]),
                      graph_results(fn, (x, np.array(n, np.int32))))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+def test_gradients_of_products_with_zeros(dtype):
+    def gradient(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            loss = rt.reduce_sum(rt.reduce_prod(x, 1)) + rt.reduce_prod(x)
+        return tape.gradient(loss, x)
+
+    _check(gradient, np.array([[2.0, 0.0, 3.0], [1.5, -2.0, 4.0]], dtype))

@@ -65,12 +65,18 @@ def _run_pass(graph: Graph, name: str, run, round_number: int, records: list[Pas
 
 
 def _fixed_point(graph: Graph, records: list[PassRecord], first: int, check: bool) -> int:
-    """Runs ``PASSES`` in rounds numbered from ``first`` until one changes nothing; returns
-    the number of that last round."""
+    """Runs ``PASSES`` in rounds numbered from ``first`` until every pass has run once since
+    the last change (the graph is then a fixed point: passes are deterministic); returns the
+    number of that last round. Stopping there, not at the end of a round without changes,
+    saves most of the round that only confirms."""
+    names = {name for name, _ in PASSES}
+    unchanged_since: set[str] = set()  # passes run without a change since the last change
     for round_number in range(first, first + MAX_ROUNDS):
-        changed = False
         for name, run in PASSES:
-            changed |= _run_pass(graph, name, run, round_number, records, check)
-        if not changed:
-            break
+            if _run_pass(graph, name, run, round_number, records, check):
+                unchanged_since = set()
+            else:
+                unchanged_since.add(name)
+                if unchanged_since == names:
+                    return round_number
     return round_number

@@ -27,6 +27,29 @@ def test_rounds_repeat_until_nothing_changes():
     np.testing.assert_array_equal(concrete(np.zeros(2, np.float32)).numpy(), [6.0, 6.0])
 
 
+def test_the_passes_stop_once_each_has_run_since_the_last_change(monkeypatch):
+    runs: list[tuple[str, bool]] = []  # (pass, whether it changed the graph)
+
+    def counting(name, run):
+        def counted(graph):
+            changes = run(graph)
+            runs.append((name, bool(changes)))
+            return changes
+        return counted
+    monkeypatch.setattr(pipeline, "PASSES", tuple((name, counting(name, run))
+                                                  for name, run in pipeline.PASSES))
+    monkeypatch.setattr(pipeline, "ONCE", ())
+    graph = traced(lambda x: rt.exp(x) * 1.0 + rt.exp(x), F32).unoptimized_graph.copy()
+    assert optimize(graph)
+    last_change = max(i for i, (_, changed) in enumerate(runs) if changed)
+    after = [name for name, _ in runs[last_change + 1:]]
+    # Every distinct pass runs once more after the last change, and then the pipeline stops,
+    # not at the end of a whole round that only confirms (prune is in a round twice).
+    assert set(after) == {name for name, _ in pipeline.PASSES}
+    assert len(after) < len(pipeline.PASSES)
+    assert optimize(graph) == []
+
+
 def test_records_say_what_each_pass_changed():
     concrete = traced(lambda x: rt.exp(x) * 1.0 + rt.exp(x), F32)
     records = {r.name: r for r in concrete.pass_records}

@@ -1,17 +1,13 @@
-"""The error the JAX exporter raises, and how its messages name a node.
+"""How the JAX exporter's errors name a node.
 
-``ExportError`` says that a graph (or one op of it) cannot become a JAX function with the
-graph's exact results; the message names the op, the user's line that created it and what to
-do instead. It is a ``ValueError`` so that callers catching the runtime's usual errors see it.
+``rt.errors.ExportError`` (shared with the ONNX exporter) says that a graph, or one op of it,
+cannot become a JAX function with the graph's exact results; the message names the op, the
+user's line that created it and what to do instead.
 """
 
 from __future__ import annotations
 
-from runtime.errors import RuntimeErrorBase
-
-
-class ExportError(RuntimeErrorBase, ValueError):
-    """A graph, or one of its ops, cannot be exported with the graph's exact semantics."""
+from runtime.errors import ExportError
 
 
 def where(node) -> str:

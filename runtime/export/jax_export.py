@@ -22,7 +22,7 @@ What the exported function is:
 * 64-bit dtypes (int64, float64, and the float64 that dividing integers gives) need JAX's
   64-bit mode: ``jax.config.update("jax_enable_x64", True)`` at the start of the program (or
   ``JAX_ENABLE_X64=1``). Without it JAX narrows them to 32 bits, so ``export`` and calls
-  refuse such graphs with an ``ExportError`` that says so; 32-bit graphs need nothing.
+  refuse such graphs with an ``rt.errors.ExportError`` that says so; 32-bit graphs need nothing.
 * Derivatives: ``jax.grad``, ``jax.jvp`` and ``jax.vmap`` work through the ops and ``cond``;
   a ``while_loop`` with ``maximum_iterations`` (an int) is a ``lax.scan`` that ``jax.grad``
   differentiates; one without is a ``lax.while_loop``, which only forward mode can

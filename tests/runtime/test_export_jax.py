@@ -22,7 +22,7 @@ import numpy as np  # noqa: E402
 
 import runtime as rt  # noqa: E402
 import transpiler  # noqa: E402
-from runtime.export.jax_errors import ExportError  # noqa: E402
+from runtime.errors import ExportError  # noqa: E402
 from runtime.export.jax_table import HANDLED, LOWERINGS, NOT_EXPORTED  # noqa: E402
 from runtime.ops.registry import all_ops  # noqa: E402
 

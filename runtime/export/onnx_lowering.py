@@ -14,7 +14,7 @@ from onnx import TensorProto
 from runtime.errors import ExportError
 from runtime.export import onnx_control_flow
 from runtime.export.onnx_builder import Builder
-from runtime.export.onnx_table import DROPPABLE, NOT_EXPORTED, RULES
+from runtime.export.onnx_table import EFFECTS, NOT_EXPORTED, RULES
 from runtime.graph import Graph, Node
 from runtime.ops.io_ops import ASSERT
 from runtime.ops.registry import COND, CONST, WHILE_LOOP
@@ -65,7 +65,7 @@ class Lowering:
                 outputs = onnx_control_flow.lower_while(self, node, inputs)
             elif op is READ:
                 outputs = [self._read(node)]
-            elif op in DROPPABLE:
+            elif op in EFFECTS:
                 self._effect(node, inputs)
                 return
             else:

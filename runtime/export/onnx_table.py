@@ -50,8 +50,9 @@ NOT_EXPORTED: dict[OpDef, str] = {
     CALL: "it is recorded only on eager gradient tapes, never in a traced graph",
 }
 
-# Effects without outputs: left out of the model when the caller asks for it.
-DROPPABLE = frozenset({io_ops.PRINT, io_ops.ASSERT, ASSIGN})
+# Effects without outputs: refused, or left out of the model with drop_effects=True (an
+# assertion at the top of the function is kept as a check; see Lowering._effect).
+EFFECTS = frozenset({io_ops.PRINT, io_ops.ASSERT, ASSIGN})
 
 
 def not_exported() -> dict[str, str]:

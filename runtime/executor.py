@@ -56,10 +56,11 @@ class LoopLimit:
         """The error of the loop ``node`` reaching ``bound`` ("iterations" or "seconds")."""
         where = node.location.describe() if node.location else "an unknown location"
         if bound == "iterations":
-            spent, option = f"ran {self.max_iterations} loop iterations", "max_loop_iterations"
-            value = self.max_iterations
+            option, value = "max_loop_iterations", self.max_iterations
+            spent = f"ran {value} loop iterations"
         else:
-            spent, option, value = f"ran for {self.seconds} seconds", "loop_time_limit", self.seconds
+            option, value = "loop_time_limit", self.seconds
+            spent = f"ran for {value} seconds"
         return LoopLimitError(
             f"the while_loop {node.reference()} was stopped: this call {spent}, the limit it was "
             f"loaded with ({option}={value} of rt.load), and the loop may never end. If the "
@@ -300,7 +301,6 @@ class _Emitter:
         if carried:
             results = ", ".join(self.output_expr(v) for v in body_graph.outputs)
             self.emit(f"{inner}{', '.join(carried)} = {results}")
-
 
     def limit_check(self, node: Node, indent: str) -> None:
         """Counts the iteration against the call's budget and checks its deadline."""

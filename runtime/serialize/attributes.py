@@ -61,7 +61,8 @@ _index_part = _optional(lambda v: isinstance(v, _Input) or _int64(v))
 
 DTYPE = Kind("a dtype the runtime supports (bool, intN, uintN, floatN, complexN)",
              lambda value: isinstance(value, np.dtype) and value in SUPPORTED_DTYPES)
-AXES = Kind("an axis, a tuple of axes or None", _optional(lambda v: _axis(v) or _tuple_of(_axis)(v)))
+AXES = Kind("an axis, a tuple of axes or None",
+            _optional(lambda value: _axis(value) or _tuple_of(_axis)(value)))
 SHAPE = Kind("a shape (a tuple of sizes) or None", _optional(_tuple_of(_dim)))
 COUNT = Kind(f"a count from 0 to {MAX_DIM}", _count)
 INT64 = Kind("a 64-bit integer", _int64)

@@ -49,8 +49,8 @@ class SizeLimits:
 def too_large(path: str, what: str, limit: int, option: str) -> SavedGraphError:
     """The error for a file of which ``what`` (a phrase saying how many bytes) exceeds
     ``limit``, the value of the ``rt.load`` keyword ``option``."""
-    return SavedGraphError(f"{path} {what}, more than the {limit} bytes rt.load accepts ({option}). "
-                           f"If you trust the file, pass a larger {option} to rt.load.")
+    return SavedGraphError(f"{path} {what}, more than the {limit} bytes rt.load accepts "
+                           f"({option}). If you trust the file, pass a larger {option} to rt.load.")
 
 
 def read_at_most(stream, size: int) -> bytes:

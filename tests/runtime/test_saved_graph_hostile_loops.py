@@ -77,7 +77,8 @@ def test_a_worker_thread_running_a_loop_that_never_ends_is_stopped_by_the_time_l
     worker.join(timeout=30)
     assert not worker.is_alive() and len(outcome) == 1
     assert time.monotonic() - start < 10
-    assert "ran for 0.2 seconds, the limit it was loaded with (loop_time_limit=0.2" in str(outcome[0])
+    assert "ran for 0.2 seconds, the limit it was loaded with (loop_time_limit=0.2" \
+        in str(outcome[0])
 
 
 def test_without_limits_no_check_is_compiled(tmp_path):
@@ -87,7 +88,7 @@ def test_without_limits_no_check_is_compiled(tmp_path):
 
 
 @pytest.mark.skipif(not jit_available(), reason="the compiled tier is not installed")
-def test_a_function_with_a_limit_stays_on_the_plan_that_checks_it(tmp_path, monkeypatch):
+def test_a_function_with_a_limit_stays_on_the_plan_that_checks_it(tmp_path):
     rt.config.set_jit_auto_compile(2)  # the conftest restores the setting
     loaded = rt.load(saved(tmp_path, counting, rt.int32), max_loop_iterations=1000)
     for _ in range(5):

@@ -10,11 +10,13 @@ from __future__ import annotations
 from typing import Callable
 
 
-def onnx(concrete_function, path, opset: int | None = None):
+def onnx(concrete_function, path, opset: int | None = None, *, drop_effects: bool = False):
     """Writes ``concrete_function``'s graph to ``path`` as an ONNX model that ONNX Runtime runs
-    with the graph's results (``cond`` as ``If``, ``while_loop`` as ``Loop``)."""
+    with the graph's results (``cond`` as ``If``, ``while_loop`` as ``Loop``); returns the model.
+    Effects ONNX cannot express (``print``, variable assignments) are refused, or left out with
+    ``drop_effects=True``."""
     import runtime.export.onnx_export as onnx_export
-    return onnx_export.export(concrete_function, path, opset=opset)
+    return onnx_export.export(concrete_function, path, opset=opset, drop_effects=drop_effects)
 
 
 def jax(concrete_function) -> Callable:

@@ -9,6 +9,7 @@ rules of ops declared below this module (``cast``, ``stack``, ``getitem``) are s
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
@@ -466,7 +467,15 @@ def _range_infer(start, limit, delta, dtype):
     start_v, limit_v, delta_v = (v.item() for v in values)
     if delta_v == 0:
         return dtype, (None,)  # raises when run
-    return dtype, (len(np.arange(start_v, limit_v, delta_v)),)
+    return dtype, (_range_length(start_v, limit_v, delta_v),)
+
+
+def _range_length(start, limit, delta) -> int:
+    """``len(np.arange(start, limit, delta))`` without making the range (a graph may ask for
+    one too large to allocate; it fails when it runs, not while its type is worked out)."""
+    if all(isinstance(v, int) for v in (start, limit, delta)):
+        return len(builtins.range(start, limit, delta))
+    return max(0, math.ceil((limit - start) / delta))  # NumPy's own formula for floats
 
 
 def _range_kernel(start, limit, delta, dtype):

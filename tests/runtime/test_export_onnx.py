@@ -131,7 +131,7 @@ def test_fizzbuzz_exports_its_count_when_its_prints_are_dropped():
     fizz = concrete(fizzbuzz.fizzbuzz, n)
     with pytest.raises(ExportError, match=r"print \(%\d+, created at fizzbuzz\.py:\d+\)"):
         onnx_export.export(fizz, None)
-    model = onnx_export.export(fizz, None, drop_effects=True)
+    model = rt.export.onnx(fizz, None, drop_effects=True)
     assert run_model(model, [np.array(15, np.int32)])[0] == 15
     assert run_model(model, [np.array(7, np.int32)])[0] == 7
 
@@ -232,7 +232,7 @@ def test_dropped_assignments_are_still_seen_by_later_reads():
 
     fn = concrete(step, np.ones(2, np.float32), converted=False)
     before = state.numpy().copy()
-    model = onnx_export.export(fn, None, drop_effects=True)
+    model = rt.export.onnx(fn, None, drop_effects=True)
     assert_close(run_model(model, [np.array([3.0, 4.0], np.float32)]),
                  [(before + np.array([3.0, 4.0], np.float32)) * 2 + 1])
 

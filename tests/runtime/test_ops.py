@@ -232,6 +232,20 @@ def test_range_with_zero_delta_fails_when_run():
         rt.range(0, 5, 0)
 
 
+@pytest.mark.parametrize("bounds", [(0, 10, 3), (10, 0, -3), (5, 5, 1), (-2.5, 7.25, 0.75),
+                                    (1.0, 0.0, 0.1), (0, 1, 0.1), (3, -4.5, -1.5)])
+def test_the_traced_length_of_a_range_is_numpys(bounds):
+    concrete = rt.function(lambda: rt.range(*bounds)).get_concrete_function()
+    assert concrete.graph.outputs[0].shape == (len(np.arange(*bounds)),)
+
+
+def test_a_huge_constant_range_is_typed_without_being_made():
+    # Its type is worked out by arithmetic (a loaded graph may declare one): 10**12 int64
+    # elements would need 8 TB.
+    concrete = rt.function(lambda: rt.range(0, 10**12, 1)).get_concrete_function()
+    assert concrete.graph.outputs[0].shape == (10**12,)
+
+
 def test_where_needs_both_branches_or_neither():
     with pytest.raises(ValueError, match=re.escape("where: give both x and y, or neither.")):
         rt.where(rt.constant([True]), rt.constant([1.0]))

@@ -10,6 +10,8 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import weakref
+from types import MethodType
 from typing import Callable, Sequence
 
 import numpy as np
@@ -67,6 +69,7 @@ class Function:
             input_signature)
         self._signature_concrete: ConcreteFunction | None = None
         self._entry: Callable | None = None  # fast path of the last signature called
+        self._methods: dict[int, _MethodFunction] = {}  # id(instance) -> its Function
 
     # -- calling ----------------------------------------------------------------------------
 
@@ -293,23 +296,73 @@ class Function:
         return "\n\n".join(c.pretty_printed_signature() for c in self._concretes)
 
     def __get__(self, instance, owner=None):
+        """``instance.method``: a bound method over this instance's own Function.
+
+        Each instance gets one Function (its own traces) that refers to the instance only
+        weakly and is dropped when the instance is collected; the bound method returned holds
+        the instance, as any Python bound method does, so ``step = Model().step`` keeps
+        working."""
         if instance is None:
             return self
-        bound = self.__dict__.get("_bound_methods")
-        if bound is None:
-            bound = self.__dict__["_bound_methods"] = {}
-        method = bound.get(id(instance))
-        if method is None or method.__self__ is not instance:
-            method = Function(self.python_function.__get__(instance, owner),
-                              input_signature=self.input_signature,
-                              reduce_retracing=self.reduce_retracing,
-                              trace_function=self._trace_function.__get__(instance, owner))
-            method.__self__ = instance
-            bound[id(instance)] = method
+        method = self._methods.get(id(instance))
+        if method is None:
+            method = self._method_for(instance)
+        return MethodType(method, instance)
+
+    def _method_for(self, instance) -> "_MethodFunction":
+        with self._lock:
+            method = self._methods.get(id(instance))
+            if method is None:
+                method = self._methods[id(instance)] = _MethodFunction(self, instance)
+                try:
+                    weakref.finalize(instance, self._methods.pop, id(instance), None)
+                except TypeError:
+                    pass  # not weak-referenceable: the method holds it and both live on
         return method
 
     def __repr__(self) -> str:
         return f"<rt.Function {self.__name__}: {self.tracing_count} trace(s)>"
+
+
+class _WeaklyBound:
+    """An attribute of a ``_MethodFunction`` holding a method without holding its instance:
+    it keeps the plain function and binds it to the (live) instance when read."""
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.slot = "_unbound" + name
+
+    def __get__(self, method_function, owner=None):
+        if method_function is None:
+            return self
+        return getattr(method_function, self.slot).__get__(method_function._live_instance())
+
+    def __set__(self, method_function, bound_method) -> None:
+        setattr(method_function, self.slot, bound_method.__func__)
+
+
+class _MethodFunction(Function):
+    """The Function of one instance's method. Called through a bound method (``__get__``),
+    which passes the instance first; it traces and runs the method of that instance."""
+
+    python_function = _WeaklyBound()
+    _trace_function = _WeaklyBound()
+    __wrapped__ = _WeaklyBound()
+
+    def __init__(self, unbound: Function, instance):
+        try:
+            self._live_instance = weakref.ref(instance)
+        except TypeError:  # no weak references to it: held, as before (it lives on)
+            self._live_instance = lambda: instance
+        kind = type(instance)
+        super().__init__(unbound.python_function.__get__(instance, kind),
+                         input_signature=unbound.input_signature,
+                         reduce_retracing=unbound.reduce_retracing,
+                         trace_function=unbound._trace_function.__get__(instance, kind),
+                         jit_compile=unbound.jit_compile)
+        self.__qualname__ = getattr(unbound.python_function, "__qualname__", self.__name__)
+
+    def __call__(self, instance, *args, **kwargs):
+        return Function.__call__(self, *args, **kwargs)
 
 
 def _children(spec):

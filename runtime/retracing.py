@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import warnings
+import weakref
 from collections import deque
 
 from runtime.errors import RetracingWarning
@@ -28,7 +29,9 @@ class _Detector:
         self.last_key = None
 
 
-_detectors: dict[object, _Detector] = {}
+# Keyed by the code object, weakly: the history of a function goes when its code does (a
+# notebook cell run again and again must not grow this).
+_detectors: "weakref.WeakKeyDictionary[object, _Detector]" = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
 
 
@@ -36,9 +39,12 @@ def record_trace(code_key, calls_without_trace: int, key, param_names, function_
     """Records a traced call after ``calls_without_trace`` cached ones; warns the first time
     ``THRESHOLD`` of the last ``WINDOW`` calls traced."""
     with _lock:
-        detector = _detectors.get(code_key)
-        if detector is None:
-            detector = _detectors[code_key] = _Detector()
+        try:
+            detector = _detectors.get(code_key)
+            if detector is None:
+                detector = _detectors[code_key] = _Detector()
+        except TypeError:  # a callable without code and without weak references: not tracked
+            return
         previous, detector.last_key = detector.last_key, key
         detector.history.extend([False] * min(calls_without_trace, WINDOW))
         detector.history.append(True)

@@ -18,10 +18,17 @@ from runtime.source_location import user_stacklevel
 from transpiler.naming import Namer
 from transpiler.operators.calls import do_not_convert
 
+# Nothing here keeps a user's function alive, so a function the user drops takes its
+# conversion with it (a long-lived process converting thousands of lambdas or notebook cells
+# must not grow). A converted function is kept on the user function itself: it shares that
+# function's globals, which usually hold the function, so a weak-keyed table would hold its
+# own key through the value; as an attribute it is one collectable cycle.
 _lock = threading.RLock()
-_by_code: dict = {}  # code object -> GeneratedModule (one conversion per source)
-_instances: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-_warned: set = set()
+# user code object -> GeneratedModule: one conversion per source
+_by_code: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_CONVERTED = "__e2g_converted_function__"  # fn.__dict__ entry: (generation, converted fn)
+_generation = 0  # bumped by clear_conversion_cache, which makes the entries above stale
+_warned: "weakref.WeakSet" = weakref.WeakSet()  # code objects already warned about
 
 
 class ConversionWarning(UserWarning):
@@ -49,9 +56,10 @@ def _generate(fn: types.FunctionType) -> codegen.GeneratedModule:
 
 def clear_conversion_cache() -> None:
     """Forgets every conversion, so the next call converts again (for measuring first calls)."""
+    global _generation
     with _lock:
         _by_code.clear()
-        _instances.clear()
+        _generation += 1
 
 
 def _lambda_as_def(node, fn):
@@ -85,6 +93,7 @@ def _instantiate(fn: types.FunctionType, generated: codegen.GeneratedModule) -> 
                                    fn.__defaults__, tuple(cells))
     converted.__kwdefaults__ = fn.__kwdefaults__
     converted.__dict__.update(fn.__dict__)
+    converted.__dict__.pop(_CONVERTED, None)
     converted.__qualname__ = fn.__qualname__
     converted.__module__ = fn.__module__
     converted.__doc__ = fn.__doc__
@@ -102,10 +111,12 @@ def _convert_function(fn):
         raise SourceUnavailableError(
             f"Cannot convert {fn!r}: it is a {type(fn).__name__}, not a Python function. Pass a "
             f"function or method defined with def or lambda.")
-    converted = _instances.get(fn)
-    if converted is None:
-        converted = _instantiate(fn, _generate(fn))
-        _instances[fn] = converted
+    cached = fn.__dict__.get(_CONVERTED)
+    # The entry must be this function's own: functools.wraps copies __dict__ to wrappers.
+    if cached is not None and cached[0] == _generation and cached[1].__e2g_original__ is fn:
+        return cached[1]
+    converted = _instantiate(fn, _generate(fn))
+    fn.__dict__[_CONVERTED] = (_generation, converted)
     return converted
 
 
@@ -114,9 +125,10 @@ def convert_or_warn(fn):
     try:
         return _convert_function(fn)
     except SourceUnavailableError as error:
-        key = getattr(fn, "__code__", fn)
-        if key not in _warned:
-            _warned.add(key)
+        key = getattr(fn, "__code__", None)
+        if key is None or key not in _warned:
+            if key is not None:
+                _warned.add(key)
             warnings.warn(f"{error} It runs as plain Python, without conversion.",
                           ConversionWarning, stacklevel=user_stacklevel())
         return fn

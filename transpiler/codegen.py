@@ -1,40 +1,30 @@
-"""Turns a converted tree into a real Python module file, with a map back to the user's lines.
+"""Turns a converted tree into a real Python module, with a map back to the user's lines.
 
 The module holds a factory ``def create_<name>(ag__, <free variables>)`` that defines the
 converted function; the loader rebuilds that function over the user's own globals and closure
-cells, so it sees the same module state as the original. The file is written to disk and kept
-in ``linecache`` so tracebacks, ``inspect`` and ``pdb`` work; marker statements become the
-``# <original line>`` comments that make the output readable.
+cells, so it sees the same module state as the original. The source stays in memory
+(``generated_sources``: never a file on disk) and in ``linecache`` so tracebacks, ``inspect``
+and ``pdb`` work; marker statements become the ``# <original line>`` comments that make the
+output readable.
 """
 
 from __future__ import annotations
 
 import ast
-import hashlib
-import linecache
-import os
 import re
-import tempfile
 import textwrap
 from dataclasses import dataclass
+from types import CodeType
 
 import gast
 
 from runtime.source_location import Location, register_line_map
+from transpiler import generated_sources
 from transpiler.analysis import annotations as anno
 from transpiler.analysis.annotations import Anno
 from transpiler.converters.base import COMMENT_MARKER
 
-_OUTPUT_DIR = os.path.join(tempfile.gettempdir(), f"eager2graph-{os.getuid() if hasattr(os, 'getuid') else 'user'}")
 _COMMENT_LINE = re.compile(r"^(\s*)" + re.escape(COMMENT_MARKER) + r"\((.*)\)$")
-
-
-_generated_files: set[str] = set()
-
-
-def is_generated(code) -> bool:
-    """True for code from a converted module: functions nested in it are already converted."""
-    return code.co_filename in _generated_files
 
 
 @dataclass(frozen=True)
@@ -122,20 +112,22 @@ def generate(fn_node: gast.FunctionDef, free_vars: list[str], user_filename: str
     text = _unparse(tree)
     line_map = _line_map(tree, text, origins)
     source = _with_comments(text)
-    digest = hashlib.sha1(source.encode()).hexdigest()[:12]
-    os.makedirs(_OUTPUT_DIR, exist_ok=True)
-    filename = os.path.join(_OUTPUT_DIR, f"{fn_node.name}_{digest}.py")
-    if not os.path.exists(filename):
-        with open(filename, "w", encoding="utf-8") as handle:
-            handle.write(source)
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    _generated_files.add(filename)
+    filename = generated_sources.register(source, fn_node.name)
     namespace: dict = {}
     exec(compile(source, filename, "exec"), namespace)
     register_line_map(filename, {
         line: Location(origin.filename, origin.lineno, origin.function_name)
         for line, origin in line_map.items()})
-    return GeneratedModule(filename, source, _function_text(source), namespace[factory_name], line_map)
+    factory = namespace[factory_name]
+    # Every converted function made by the factory shares this code object: the source is
+    # kept while one of them (or the factory) is alive.
+    generated_sources.release_with(_inner_code(factory.__code__, fn_node.name), filename)
+    return GeneratedModule(filename, source, _function_text(source), factory, line_map)
+
+
+def _inner_code(factory_code: CodeType, name: str) -> CodeType:
+    return next(const for const in factory_code.co_consts
+                if isinstance(const, CodeType) and const.co_name == name)
 
 
 def _function_text(module_source: str) -> str:

@@ -13,9 +13,12 @@ import sys
 import types
 import weakref
 
+from transpiler.generated_sources import is_generated
 from transpiler.operators.builtins import replacement_for
 
 _SKIPPED_PACKAGES = frozenset({"runtime", "transpiler", "numpy", "pytest", "_pytest", "hypothesis"})
+# fn -> its converted function, or None when it runs as it is (a value that is ``fn`` itself
+# would keep the weak key alive forever).
 _decisions: "weakref.WeakKeyDictionary[object, object]" = weakref.WeakKeyDictionary()
 
 
@@ -46,12 +49,12 @@ def converted(fn):
     if not isinstance(fn, types.FunctionType):
         return _converted_callable_object(fn)
     try:
-        return _decisions[fn]
+        decision = _decisions[fn]
     except KeyError:
-        pass
-    decision = _decide(fn)
-    _decisions[fn] = decision
-    return decision
+        decision = _decide(fn)
+        _decisions[fn] = None if decision is fn else decision
+        return decision
+    return fn if decision is None else decision
 
 
 def _decide(fn):
@@ -59,7 +62,6 @@ def _decide(fn):
         return fn
     if is_library_code(fn) or inspect.isgeneratorfunction(fn) or inspect.iscoroutinefunction(fn):
         return fn
-    from transpiler.codegen import is_generated
     if is_generated(fn.__code__):
         return fn  # defined inside converted code: converted with it
     from transpiler.api import convert_or_warn

@@ -3,11 +3,17 @@
 A graph does not copy a variable's value when it is traced; it records reads and writes of the
 variable object itself, so an assignment made between two calls is seen by the next call
 without retracing. Reads and writes keep program order (they are chained in the graph).
+
+Across threads each ``assign``, ``assign_add`` and ``assign_sub`` is atomic, eagerly and in
+graphs: a lock per variable covers its read-modify-write, so concurrent adds never lose an
+update. A sequence of operations (a read followed by an assign, a whole training step) is not
+a transaction; callers that need one hold their own lock around it.
 """
 
 from __future__ import annotations
 
 import itertools
+import threading
 
 import numpy as np
 
@@ -61,6 +67,7 @@ class Variable:
         self.shape = value.shape
         self.name = name or f"Variable{next(_variable_ids)}"
         self.trainable = trainable
+        self._lock = threading.Lock()  # makes each update atomic across threads
 
     def value(self) -> Tensor:
         """The current value: a snapshot eagerly, a read node while tracing."""
@@ -105,18 +112,27 @@ class Variable:
         if array.shape != self.shape:
             raise ValueError(f"cannot assign a value of shape {format_shape(array.shape)} to "
                              f"variable {self.name!r} of shape {format_shape(self.shape)}")
-        if mode != "assign":  # a new array of the variable's own: no copy needed
-            array = np.asarray(self._value + array if mode == "add" else self._value - array)
-            stored = array if array.dtype == self.dtype else array.astype(self.dtype)
-        elif type(array) is np.ndarray:
-            # A copy: a graph hands over the caller's own array, which they may change later.
-            stored = array.astype(self.dtype)
-        else:
-            stored = np.array(array, dtype=self.dtype)
-        # Read-only, as tensors that earlier reads returned may share it. (setflags costs a
-        # fifth of assigning to ``flags.writeable``: training steps assign many variables.)
-        stored.setflags(write=False)
-        self._value = stored
+        if mode == "assign":
+            if type(array) is np.ndarray:
+                # A copy: a graph hands over the caller's own array, which they may change later.
+                stored = array.astype(self.dtype)
+            else:
+                stored = np.array(array, dtype=self.dtype)
+            # Read-only, as tensors that earlier reads returned may share it. (setflags costs a
+            # fifth of assigning to ``flags.writeable``: training steps assign many variables.)
+            stored.setflags(write=False)
+        # The lock keeps an add's read and write together, and an assign out of the middle of
+        # one. (acquire/release: a third of what ``with`` costs, per update of a training step.)
+        lock = self._lock
+        lock.acquire()
+        try:
+            if mode != "assign":
+                new = np.asarray(self._value + array if mode == "add" else self._value - array)
+                stored = new if new.dtype == self.dtype else new.astype(self.dtype)
+                stored.setflags(write=False)
+            self._value = stored
+        finally:
+            lock.release()
 
     def __repr__(self) -> str:
         return (f"<rt.Variable {self.name!r} shape={format_shape(self.shape)} dtype={self.dtype.name}, "

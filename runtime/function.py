@@ -26,7 +26,7 @@ from runtime.graph import Graph
 from runtime.ops.dispatch import constant_in_graph
 from runtime.passes import optimize
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec, format_shape
-from runtime.trace_keys import encode, generalize, is_tensor_key, matches
+from runtime.trace_keys import encode, generalize, is_tensor_key, matches, unsupported_dtype
 from runtime.traced_graph import GraphRecord
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
@@ -111,9 +111,21 @@ class Function:
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as error:
-            raise TypeError(f"{self.__name__}(): {error}") from None
+            raise TypeError(f"{self.__name__}(): {self._binding_problem(kwargs, error)}") from None
         bound.apply_defaults()
         return tuple(bound.arguments.values())
+
+    def _binding_problem(self, kwargs: dict, error: TypeError) -> str:
+        """Why the arguments do not fit, naming an unexpected keyword first (``bind`` would
+        report a missing parameter instead)."""
+        parameters = self._signature.parameters
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+            unknown = [name for name in kwargs if name not in parameters
+                       or parameters[name].kind is inspect.Parameter.POSITIONAL_ONLY]
+            if unknown:
+                return (f"got an unexpected keyword argument '{unknown[0]}'. Its parameters are "
+                        f"{', '.join(parameters) or 'none'}.")
+        return f"{error}."
 
     def _bind_pair(self, args, kwargs) -> tuple:
         return args if (not kwargs and len(args) == self._num_params and self._all_positional) \
@@ -162,6 +174,10 @@ class Function:
     # -- input_signature --------------------------------------------------------------------
 
     def _check_signature_spec(self, input_signature) -> tuple:
+        if not isinstance(input_signature, (list, tuple)):
+            raise TypeError(f"input_signature of {self.__name__} must be a list or tuple with one "
+                            f"rt.TensorSpec per parameter, got {type(input_signature).__name__} "
+                            f"{input_signature!r}. Write input_signature=[rt.TensorSpec(...)].")
         signature = tuple(input_signature)
         for leaf in nest.flatten(signature):
             if not isinstance(leaf, TensorSpec):
@@ -236,6 +252,13 @@ class Function:
 
     def _trace(self, key: tuple, values: tuple) -> ConcreteFunction:
         name = self.__name__
+        for part, param in zip(key, self._param_names):
+            dtype = unsupported_dtype(part)
+            if dtype is not None:
+                raise TypeError(
+                    f"{name}() argument '{param}' holds an array of dtype {dtype.name}, which "
+                    f"cannot be a tensor: tensors hold booleans and numbers. Pass numbers, or "
+                    f"keep strings and objects as Python values (not NumPy arrays).")
         graph = Graph(name)
         symbolic = tuple(_substitute(value, part, param, graph)
                          for value, part, param in zip(values, key, self._param_names))

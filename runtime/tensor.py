@@ -218,7 +218,7 @@ class TensorSpec:
     __slots__ = ("shape", "dtype", "name")
 
     def __init__(self, shape: Sequence[int | None] | None, dtype=dtypes.float32, name: str | None = None):
-        self.shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)
+        self.shape = None if shape is None else _checked_shape(shape)
         self.dtype = dtypes.as_dtype(dtype)
         self.name = name
 
@@ -252,6 +252,27 @@ class TensorSpec:
     def __repr__(self) -> str:
         name = "" if self.name is None else f", name={self.name!r}"
         return f"TensorSpec(shape={format_shape(self.shape)}, dtype={self.dtype.name}{name})"
+
+
+def _checked_shape(shape) -> Shape:
+    """A TensorSpec's shape as a tuple of ints and ``None``; -1 means ``None``, as in
+    TensorFlow. Anything else is refused rather than rounded or reinterpreted."""
+    if type(shape) is tuple and all(type(dim) is int and dim >= 0 for dim in shape):
+        return shape  # an array's own shape: the common case, checked cheaply
+    if isinstance(shape, (str, bytes)) or not isinstance(shape, Iterable):
+        raise TypeError(f"TensorSpec shape must be a list or tuple of sizes (ints, or None for "
+                        f"any size), or None for any rank; got {type(shape).__name__} {shape!r}.")
+    dims = []
+    for dim in shape:
+        if dim is None or (isinstance(dim, (int, np.integer)) and not isinstance(dim, bool)
+                           and dim == -1):
+            dims.append(None)
+        elif isinstance(dim, (int, np.integer)) and not isinstance(dim, bool) and dim >= 0:
+            dims.append(int(dim))
+        else:
+            raise TypeError(f"TensorSpec shape {shape!r} has the size {dim!r}; each size must be "
+                            f"a non-negative int, or None (or -1) for any size.")
+    return tuple(dims)
 
 
 def shape_is_subtype(shape: Shape | None, of: Shape | None) -> bool:

@@ -141,6 +141,16 @@ def _literal_value(part):
     return None
 
 
+def unsupported_dtype(part) -> np.dtype | None:
+    """The first array dtype in key ``part`` that no op accepts (strings, objects, dates)."""
+    if is_tensor_key(part):
+        return None if part[0].kind in "biufc" else part[0]
+    if is_container_key(part):
+        items = (sub for _, sub in part[1]) if issubclass(part[0], dict) else part[1]
+        return next((bad for bad in map(unsupported_dtype, items) if bad is not None), None)
+    return None
+
+
 def spec_of(part) -> TensorSpec:
     return TensorSpec(part[1], part[0])
 

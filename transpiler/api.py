@@ -16,7 +16,7 @@ from transpiler.converters.base import Context
 from transpiler.errors import SourceUnavailableError
 from runtime.source_location import user_stacklevel
 from transpiler.naming import Namer
-from transpiler.operators.calls import do_not_convert
+from transpiler.operators.calls import do_not_convert, is_library_code
 
 # Nothing here keeps a user's function alive, so a function the user drops takes its
 # conversion with it (a long-lived process converting thousands of lambdas or notebook cells
@@ -159,14 +159,35 @@ def to_code(fn: Callable) -> str:
 
 def function(func: Callable | None = None, *, input_signature: Sequence | None = None,
              reduce_retracing: bool = False, jit_compile: bool | None = None):
-    """Like ``rt.function``, but converts the source first: what users decorate with."""
+    """Like ``rt.function``, but converts the source first: what users decorate with.
+
+    Functions, methods, ``functools.partial`` objects and instances with a Python
+    ``__call__`` are converted; built-in and NumPy functions have no source or signature to
+    trace and are refused."""
     def wrap(fn: Callable) -> rt.Function:
         wrapped = rt.Function(fn, input_signature=input_signature,
-                              reduce_retracing=reduce_retracing, trace_function=convert(fn),
-                              jit_compile=jit_compile)
+                              reduce_retracing=reduce_retracing,
+                              trace_function=_convert_decorated(fn), jit_compile=jit_compile)
         functools.update_wrapper(wrapped, fn, updated=())
         return wrapped
     return wrap if func is None else wrap(func)
+
+
+def _convert_decorated(fn):
+    """What ``transpiler.function`` traces for ``fn``: its converted form."""
+    if isinstance(fn, functools.partial):
+        return functools.partial(_convert_decorated(fn.func), *fn.args, **fn.keywords)
+    if isinstance(fn, (types.FunctionType, types.MethodType)):
+        return convert(fn)
+    call = getattr(type(fn), "__call__", None)
+    if callable(fn) and not isinstance(fn, type) and isinstance(call, types.FunctionType):
+        if is_library_code(call):  # an rt.Function or another wrapper of ours: as it is
+            return fn
+        return types.MethodType(convert(call), fn)  # a layer or model object
+    raise TypeError(
+        f"transpiler.function cannot wrap {fn!r}: it is a {type(fn).__name__}, not a Python "
+        f"function, so it has no source to convert. Decorate a Python function that calls it "
+        f"(for example `lambda x: np.sin(x)` becomes `lambda x: rt.sin(x)`).")
 
 
 __all__ = ["convert", "to_code", "function", "do_not_convert"]

@@ -15,7 +15,8 @@ import numpy as np  # noqa: E402
 
 import runtime as rt  # noqa: E402
 import transpiler  # noqa: E402
-from runtime.backends.jit import merging  # noqa: E402
+from runtime.backends.jit import codegen, merging  # noqa: E402
+from runtime.backends.jit.numpy_blas import numpy_gemm  # noqa: E402
 from tests.runtime.jit_helpers import (Both, assert_same, compiled_ops, counts,  # noqa: E402
                                        left_on_plan, on_both, report_of)
 
@@ -262,3 +263,39 @@ def test_merged_nodes_are_bounded_by_the_budget(monkeypatch):
     assert_same(plan, jit)
     regions, kernels = counts(report_of(fn, x))
     assert regions == 4 and kernels == 2  # two layers merged (6 nodes), three alike left
+
+
+# --------------------------------------------------------------------------------------------
+# Float matmuls through NumPy's own BLAS
+
+
+def float_matmuls(a, b, c):
+    return (rt.matmul(a, b), rt.matmul(rt.transpose(c), c) + 1.0,
+            rt.matmul(rt.transpose(b), rt.transpose(a)),
+            rt.matmul(rt.reshape(rt.transpose(rt.reshape(c, [2, 2, 7]), [1, 0, 2]), [4, 7]), b))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_float_matmuls_give_numpys_bits(dtype):
+    if numpy_gemm() is None:
+        pytest.skip("NumPy's BLAS is not one the tier recognizes: kernels use np.dot")
+    rng = np.random.default_rng(6)
+    a, b, c = (rng.standard_normal(shape).astype(dtype) for shape in ((5, 7), (7, 3), (4, 7)))
+    plan, jit, fn = on_both(float_matmuls, a, b, c)
+    for p, j in zip(plan, jit):
+        np.testing.assert_array_equal(p.numpy(), j.numpy())
+    assert "matmul" in compiled_ops(report_of(fn, a, b, c))
+
+
+@pytest.mark.parametrize("m, k, n", [(0, 3, 2), (3, 0, 2), (3, 2, 0)])
+def test_empty_float_matmuls(m, k, n):
+    Both(lambda a, b: rt.matmul(a, b) + 1.0)(np.ones((m, k)), np.ones((k, n)))
+
+
+def test_float_matmuls_without_numpys_blas_use_numbas(monkeypatch):
+    monkeypatch.setattr(codegen, "numpy_gemm", lambda: None)
+    rng = np.random.default_rng(7)
+    a, b, c = (rng.standard_normal(shape) * 3.0 for shape in ((5, 7), (7, 3), (4, 7)))
+    both = Both(float_matmuls)
+    both(a, b, c)
+    assert "np.dot(" in both.jit_fn.get_concrete_function(a, b, c).plan_source

@@ -19,6 +19,7 @@ import numpy as np
 
 from runtime.backends.jit.element_rules import (ELEMENT_RULES, SUPPORTED_DTYPES,
                                                 element_expression, literal, numba_type)
+from runtime.backends.jit.numpy_blas import numpy_gemm
 from runtime.backends.jit.reduction_rules import (element_count, fold_for, is_reduction,
                                                   reduced_axes)
 from runtime.graph import Graph, Node
@@ -336,14 +337,14 @@ class KernelWriter:
     # -- matmul, cond, while ------------------------------------------------------------------
 
     def matmul(self, node: Node, indent: str) -> None:
-        """Floats through BLAS (Numba calls SciPy's; faster than loop nests even for 20x64
-        @ 64x64, and mostly bitwise NumPy's result), integers as a loop nest (NumPy has no
-        integer BLAS either; both wrap around the same way)."""
+        """Floats through BLAS (NumPy's own where found: NumPy's bits; faster than loop nests
+        even for 20x64 @ 64x64), integers as a loop nest (NumPy has no integer BLAS either;
+        both wrap around the same way)."""
         (m, k), (_, n) = node.inputs[0].shape, node.inputs[1].shape
         if node.outputs[0].dtype.kind == "f":  # BLAS reads "C" and "F" arrays as they are
             a, b = (self._contiguous(self._binding(v), "CF") for v in node.inputs)
             out = self.fresh()
-            self.lines.append(f"{indent}{out} = np.dot({a}, {b})")
+            self.lines.append(f"{indent}{out} = {_float_matmul(node.outputs[0].dtype)}({a}, {b})")
             self.bindings[id(node.outputs[0])] = _Array(out, (m, n))
             return
         a, b = (self._binding(v).name for v in node.inputs)
@@ -458,6 +459,14 @@ class KernelWriter:
         self.block(body_graph.nodes, inner, keep=body_graph.outputs)
         self._assign(carried, body_graph.outputs, inner)
         self._bind_targets(node, carried)
+
+
+def _float_matmul(dtype: np.dtype) -> str:
+    """NumPy's own gemm (its bits, and faster) where it can be found, else Numba's np.dot."""
+    gemm = numpy_gemm()
+    if gemm is None:
+        return "np.dot"
+    return f"numpy_{'s' if dtype == np.float32 else 'd'}gemm_{gemm.abi}"
 
 
 def _is_single(value) -> bool:

@@ -3,8 +3,11 @@ and NumPy's differ. Imported only when something is compiled: it imports Numba."
 
 from __future__ import annotations
 
+import llvmlite.binding as llvm
 import numba
 import numpy as np
+
+from runtime.backends.jit.numpy_blas import numpy_gemm
 
 _jit = numba.njit(cache=True, error_model="numpy", inline="always")
 
@@ -164,7 +167,64 @@ def pairwise_sum(values, start, count):
             break
 
 
-HELPERS = {"np": np, "int_floordiv": int_floordiv, "uint_floordiv": uint_floordiv,
+# -- float matmuls through NumPy's own BLAS (see numpy_blas) ----------------------------------
+
+_GEMM = numpy_gemm()
+_INDEX = np.int64 if _GEMM is None or _GEMM.index_bits == 64 else np.int32
+_ROW_MAJOR, _NO_TRANSPOSE, _TRANSPOSE = 101, 111, 112  # CBLAS' enumerations
+
+
+def _cblas_gemm(kind: str, scalar):
+    """``cblas_?gemm`` as a function kernels call by name (Numba's disk cache keeps names,
+    not addresses, which change from process to process)."""
+    name = f"eager2graph_cblas_{kind}gemm_{_GEMM.abi}"
+    llvm.add_symbol(name, _GEMM.addresses[kind])
+    index, pointer = numba.from_dtype(np.dtype(_INDEX)), numba.types.intp
+    return numba.types.ExternalFunction(name, numba.types.void(
+        numba.types.intc, numba.types.intc, numba.types.intc, index, index, index, scalar,
+        pointer, index, pointer, index, scalar, pointer, index))
+
+
+@_jit
+def _blas_operand(x):
+    """(an array BLAS reads as it is, its transpose flag, its leading dimension): C and F
+    arrays as they are (a transposed view is F), others copied."""
+    if x.flags.c_contiguous:
+        return np.ascontiguousarray(x), _NO_TRANSPOSE, x.shape[1]
+    if x.flags.f_contiguous:
+        return np.ascontiguousarray(x.T), _TRANSPOSE, x.shape[0]
+    copy = np.ascontiguousarray(x)
+    return copy, _NO_TRANSPOSE, x.shape[1]
+
+
+def _numpy_gemm_helper(gemm, dtype):
+    """``a @ b`` for 2-D float arrays by ``gemm``, as NumPy's matmul calls it."""
+    one, zero = dtype.type(1), dtype.type(0)
+
+    def numpy_gemm_matmul(a, b):
+        m, k, n = a.shape[0], a.shape[1], b.shape[1]
+        if m == 0 or n == 0 or k == 0:
+            return np.zeros((m, n), dtype)
+        out = np.empty((m, n), dtype)
+        x, transpose_x, ldx = _blas_operand(a)
+        y, transpose_y, ldy = _blas_operand(b)
+        gemm(_ROW_MAJOR, transpose_x, transpose_y, _INDEX(m), _INDEX(n), _INDEX(k), one,
+             x.ctypes.data, _INDEX(ldx), y.ctypes.data, _INDEX(ldy), zero, out.ctypes.data,
+             _INDEX(n))
+        return out
+    return _jit(numpy_gemm_matmul)
+
+
+# Named by ABI: the kernel writer writes these names only when ``numpy_gemm()`` found one.
+BLAS_HELPERS = {} if _GEMM is None else {
+    f"numpy_sgemm_{_GEMM.abi}": _numpy_gemm_helper(_cblas_gemm("s", numba.types.float32),
+                                                   np.dtype(np.float32)),
+    f"numpy_dgemm_{_GEMM.abi}": _numpy_gemm_helper(_cblas_gemm("d", numba.types.float64),
+                                                   np.dtype(np.float64)),
+}
+
+
+HELPERS = {"np": np, **BLAS_HELPERS, "int_floordiv": int_floordiv, "uint_floordiv": uint_floordiv,
            "int_mod": int_mod,
            "float_maximum": float_maximum, "float_minimum": float_minimum,
            "float_power": float_power, "truncated_mean": truncated_mean,

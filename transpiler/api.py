@@ -9,6 +9,8 @@ import warnings
 import weakref
 from typing import Callable, Sequence
 
+import numpy as np
+
 import runtime as rt
 import transpiler.operators as ag
 from transpiler import codegen, parsing, pipeline
@@ -162,8 +164,8 @@ def function(func: Callable | None = None, *, input_signature: Sequence | None =
     """Like ``rt.function``, but converts the source first: what users decorate with.
 
     Functions, methods, ``functools.partial`` objects and instances with a Python
-    ``__call__`` are converted; built-in and NumPy functions have no source or signature to
-    trace and are refused."""
+    ``__call__`` are converted; other built-ins run unconverted (one warning), and NumPy
+    ufuncs, which cannot run on symbolic tensors, are refused."""
     def wrap(fn: Callable) -> rt.Function:
         wrapped = rt.Function(fn, input_signature=input_signature,
                               reduce_retracing=reduce_retracing,
@@ -184,10 +186,14 @@ def _convert_decorated(fn):
         if is_library_code(call):  # an rt.Function or another wrapper of ours: as it is
             return fn
         return types.MethodType(convert(call), fn)  # a layer or model object
-    raise TypeError(
-        f"transpiler.function cannot wrap {fn!r}: it is a {type(fn).__name__}, not a Python "
-        f"function, so it has no source to convert. Decorate a Python function that calls it "
-        f"(for example `lambda x: np.sin(x)` becomes `lambda x: rt.sin(x)`).")
+    if isinstance(fn, np.ufunc):
+        # Its signature lists out=, dtype=, signature=...: traced, they would all be passed.
+        raise TypeError(
+            f"transpiler.function cannot wrap the NumPy function {fn!r}: it is not a Python "
+            f"function, so it has no source to convert, and NumPy functions do not run on "
+            f"symbolic tensors. Decorate a Python function that calls the matching rt op "
+            f"instead (for np.sin: `lambda x: rt.sin(x)`).")
+    return convert(fn)  # other built-ins run as they are, after one ConversionWarning
 
 
 __all__ = ["convert", "to_code", "function", "do_not_convert"]

@@ -18,6 +18,7 @@ import functools
 import itertools
 import linecache
 import time
+import weakref
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Callable
@@ -81,6 +82,8 @@ class Plan:
                                           self.filename)
         exec(compile(self.source, self.filename, "exec"), namespace)
         self.run: Callable = namespace[_safe(name)]
+        # The source stays readable for tracebacks while the plan's code lives, no longer.
+        weakref.finalize(self.run.__code__, linecache.cache.pop, self.filename, None)
 
     def node_for_traceback(self, traceback: TracebackType | None) -> Node | None:
         """The node whose line of generated code was executing when an error was raised."""
@@ -220,7 +223,7 @@ class _Emitter:
         else:
             self.globals[f"k{node.id}"] = kernel
             expression = f"k{node.id}({', '.join(args)})"
-        if elementwise or isinstance(kernel, np.ufunc):
+        if elementwise or isinstance(kernel, np.ufunc) or getattr(kernel, "fresh_result", False):
             self.fresh.update(id(v) for v in node.outputs if _is_array_shape(v.shape))
         self.emit(f"{indent}{prefix}{expression}", node)
 

@@ -63,7 +63,41 @@ def _matmul_grad(node, dy):
     return da, db
 
 
-MATMUL = register(OpDef("matmul", np.matmul, _matmul_infer, promotion=Promotion.COMMON,
+# OpenBLAS, NumPy's BLAS, computes a float product on several threads once m * k * n exceeds
+# 262,144. Up to a few million that gains little on an idle machine (20x784 @ 784x64: 28 us on
+# two threads, 33 us on one) and on a busy one stalls for milliseconds while a thread waits
+# for a core (0.5-30 ms). Such products are computed in row blocks that each stay under the
+# threshold: one thread each, and the same bits whatever the load or the thread count (which
+# change OpenBLAS's bits).
+_ONE_THREAD_WORK = 262_144
+_ROW_BLOCKS_UP_TO = 1 << 22
+
+
+def rows_per_blas_call(m: int, k: int, n: int) -> int:
+    """How many rows of an (m x k) @ (k x n) float product one BLAS call computes: all of
+    them unless the product is in the range where OpenBLAS would start threads for little."""
+    work = m * k * n
+    if work <= _ONE_THREAD_WORK or work > _ROW_BLOCKS_UP_TO or k * n > _ONE_THREAD_WORK:
+        return m
+    return _ONE_THREAD_WORK // (k * n)
+
+
+def _matmul_kernel(a, b):
+    if a.ndim == 2 and b.ndim == 2 and a.dtype == b.dtype and a.dtype in _BLAS_DTYPES:
+        (m, k), n = a.shape, b.shape[1]
+        rows = rows_per_blas_call(m, k, n)
+        if rows < m:
+            out = np.empty((m, n), a.dtype)
+            for start in range(0, m, rows):
+                np.matmul(a[start:start + rows], b, out=out[start:start + rows])
+            return out
+    return np.matmul(a, b)
+
+
+_matmul_kernel.fresh_result = True  # a new array every call: the plan may write into it
+_BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+MATMUL = register(OpDef("matmul", _matmul_kernel, _matmul_infer, promotion=Promotion.COMMON,
                         gradient=_matmul_grad))
 
 

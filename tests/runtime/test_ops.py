@@ -313,3 +313,33 @@ def test_registry_rejects_duplicates_and_unknown_names():
         registry.register(registry.OpDef("add", np.add, None))
     with pytest.raises(KeyError, match="unknown op 'no_such_op'"):
         registry.get_op("no_such_op")
+
+
+# -- matmul in row blocks ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("m, k, n", [(20, 784, 64), (200, 100, 50), (64, 256, 64)])
+def test_mid_sized_float_matmuls_run_in_row_blocks_eagerly_and_in_graphs(dtype, m, k, n):
+    from runtime.ops.linalg_ops import rows_per_blas_call
+    rng = np.random.default_rng(m)
+    a, b = rng.standard_normal((m, k)).astype(dtype), rng.standard_normal((k, n)).astype(dtype)
+    rows = rows_per_blas_call(m, k, n)
+    assert rows < m and rows * k * n <= 262_144  # each block stays on one OpenBLAS thread
+    blocks = np.concatenate([a[start:start + rows] @ b for start in range(0, m, rows)])
+    eager = rt.matmul(a, b).numpy()
+    graph = rt.function(lambda a, b: rt.matmul(a, b))(a, b).numpy()
+    np.testing.assert_array_equal(eager, blocks)
+    np.testing.assert_array_equal(graph, blocks)
+    np.testing.assert_allclose(eager, a.astype(np.float64) @ b.astype(np.float64),
+                               rtol=1e-4 if dtype == np.float32 else 1e-12, atol=1e-3)
+
+
+def test_small_large_and_integer_matmuls_are_one_call():
+    from runtime.ops.linalg_ops import rows_per_blas_call
+    assert rows_per_blas_call(64, 64, 64) == 64         # at the threshold: one thread anyway
+    assert rows_per_blas_call(1024, 1024, 1024) == 1024  # big: threads pay off
+    assert rows_per_blas_call(4, 1000, 1000) == 4        # one row is over the threshold
+    a = np.arange(20 * 784, dtype=np.int64).reshape(20, 784) % 7
+    b = np.arange(784 * 64, dtype=np.int64).reshape(784, 64) % 5
+    np.testing.assert_array_equal(rt.matmul(a, b).numpy(), a @ b)

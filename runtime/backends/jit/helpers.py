@@ -8,6 +8,7 @@ import numba
 import numpy as np
 
 from runtime.backends.jit.numpy_blas import numpy_gemm
+from runtime.ops.linalg_ops import rows_per_blas_call
 
 _jit = numba.njit(cache=True, error_model="numpy", inline="always")
 
@@ -197,9 +198,12 @@ def _blas_operand(x):
     return copy, _NO_TRANSPOSE, x.shape[1]
 
 
+_rows_per_blas_call = _jit(rows_per_blas_call)
+
+
 def _numpy_gemm_helper(gemm, dtype):
-    """``a @ b`` for 2-D float arrays by ``gemm``, as NumPy's matmul calls it."""
-    one, zero = dtype.type(1), dtype.type(0)
+    """``a @ b`` for 2-D float arrays by ``gemm``, in the row blocks the plan's matmul uses."""
+    one, zero, size = dtype.type(1), dtype.type(0), dtype.itemsize
 
     def numpy_gemm_matmul(a, b):
         m, k, n = a.shape[0], a.shape[1], b.shape[1]
@@ -208,9 +212,13 @@ def _numpy_gemm_helper(gemm, dtype):
         out = np.empty((m, n), dtype)
         x, transpose_x, ldx = _blas_operand(a)
         y, transpose_y, ldy = _blas_operand(b)
-        gemm(_ROW_MAJOR, transpose_x, transpose_y, _INDEX(m), _INDEX(n), _INDEX(k), one,
-             x.ctypes.data, _INDEX(ldx), y.ctypes.data, _INDEX(ldy), zero, out.ctypes.data,
-             _INDEX(n))
+        row_step = ldx if transpose_x == _NO_TRANSPOSE else 1  # elements from a row to the next
+        rows = _rows_per_blas_call(m, k, n)
+        for start in range(0, m, rows):
+            count = min(rows, m - start)
+            gemm(_ROW_MAJOR, transpose_x, transpose_y, _INDEX(count), _INDEX(n), _INDEX(k), one,
+                 x.ctypes.data + start * row_step * size, _INDEX(ldx), y.ctypes.data,
+                 _INDEX(ldy), zero, out.ctypes.data + start * n * size, _INDEX(n))
         return out
     return _jit(numpy_gemm_matmul)
 

@@ -1,10 +1,10 @@
 """Variable reads and writes rearranged so that the arithmetic around them fuses into kernels.
 
-Kernels hold no state: reads and assignments stay on the NumPy plan, and every read cuts
-the elementwise work around it into separate regions. An optimizer's update reads a slot
-right after assigning it (Adam's ``m.assign_add(...)`` then ``m / ...``), so without these
-rewrites one update of one variable becomes three kernels and three plan steps. Both
-rewrites keep what every read returns, so results are unchanged.
+Kernels hold no state: reads and assignments stay on the NumPy plan (where each assignment
+is atomic), and every read cuts the elementwise work around it into separate regions. An
+optimizer's update reads a slot right after assigning it (Adam's ``m.assign_add(...)`` then
+``m / ...``), so without these rewrites one update of one variable becomes three kernels and
+three plan steps. Both rewrites keep what every read returns, so results are unchanged.
 """
 
 from __future__ import annotations
@@ -19,15 +19,18 @@ _UPDATE_OPS = {"add": ADD, "sub": SUBTRACT}
 
 def forward_assigned_values(graph: Graph) -> None:
     """A read of a variable that this graph assigned before (nothing in between may assign
-    it) becomes the assigned value itself, and ``assign_add``/``assign_sub`` become an
-    explicit ``add``/``subtract`` node and a plain assignment of its result, so that later
-    reads can use that result and kernels can compute it. Only where the assigned value has
-    exactly the variable's dtype and (known) shape: then storing it changes nothing about it.
-    Each branch and loop body is rewritten on its own, knowing nothing at its start."""
+    it) becomes the assigned value itself; after ``assign_add``/``assign_sub``, an explicit
+    ``add``/``subtract`` of the value read before and the delta, which kernels compute. The
+    assignments themselves stay as they are, so each is still atomic on the plan (another
+    thread's update between the two is kept; the forwarded read then misses it, as a read
+    made a moment earlier would). Only where the assigned value has exactly the variable's
+    dtype and (known) shape. Each branch and loop body is rewritten on its own, knowing
+    nothing at its start."""
     held: dict[int, tuple] = {}  # id(variable) -> (variable, the value it holds now)
     replaced: dict[int, object] = {}  # id(removed read's output) -> the value it stands for
     removed: dict[int, list[Node]] = {}  # id(removed read) -> its control inputs
     placed: list[Node] = []
+    added: list[Node] = []  # the updates and reads made here, dropped if nothing reads them
     for node in graph.nodes:
         _redirect(node, replaced, removed)
         for sub in node.subgraphs.values():
@@ -42,15 +45,31 @@ def forward_assigned_values(graph: Graph) -> None:
         if node.op is READ:
             held[id(variable)] = (variable, node.outputs[0])
         elif node.op is ASSIGN:
-            placed += _explicit_update(graph, node, held)
-            value = node.inputs[0]
+            made = _explicit_update(graph, node, held)
+            placed += made
+            added += made
+            value = made[-1].outputs[0] if made else node.inputs[0]
             if _holds_exactly(variable, value):
                 held[id(variable)] = (variable, value)
             else:
                 held.pop(id(variable), None)
         placed.append(node)
-    graph.nodes = placed
     graph.outputs = [replaced.get(id(v), v) for v in graph.outputs]
+    graph.nodes = _without_unread(placed, added, graph.outputs)
+
+
+def _without_unread(nodes: list[Node], candidates: list[Node], outputs: list) -> list[Node]:
+    """``nodes`` without the ``candidates`` whose results nothing reads (an update no later
+    read needed, then a read only it needed)."""
+    dropped: set[int] = set()
+    for candidate in reversed(candidates):
+        read = {id(v) for n in nodes if id(n) not in dropped for v in n.inputs}
+        read |= {id(outer) for n in nodes for sub in n.subgraphs.values()
+                 for outer, _ in sub.captures}
+        read |= {id(v) for v in outputs}
+        if not any(id(v) in read for v in candidate.outputs):
+            dropped.add(id(candidate))
+    return [n for n in nodes if id(n) not in dropped]
 
 
 def _redirect(node: Node, replaced: dict, removed: dict) -> None:
@@ -64,8 +83,8 @@ def _redirect(node: Node, replaced: dict, removed: dict) -> None:
 
 def _explicit_update(graph: Graph, assign: Node, held: dict) -> list[Node]:
     """For ``assign_add``/``assign_sub`` of a value of the variable's own type: the nodes
-    that compute the new value (a read of the old one unless ``held`` knows it), placed
-    before ``assign``, which becomes a plain assignment of their result."""
+    that compute the value it stores, placed before ``assign`` (a read of the old value
+    unless ``held`` knows it, then the update, last)."""
     variable, delta = assign.attrs["variable"], assign.inputs[0]
     op = _UPDATE_OPS.get(assign.attrs["mode"])
     if op is None or not _holds_exactly(variable, delta):
@@ -84,10 +103,7 @@ def _explicit_update(graph: Graph, assign: Node, held: dict) -> list[Node]:
         return []
     if tuple(result_type) != (variable.dtype, variable.shape):
         return []
-    update = Node(graph, op, [old, delta], {}, [result_type], None, assign.location)
-    assign.inputs = [update.outputs[0]]
-    assign.attrs = {**assign.attrs, "mode": "assign"}
-    return made + [update]
+    return made + [Node(graph, op, [old, delta], {}, [result_type], None, assign.location)]
 
 
 def _holds_exactly(variable, value) -> bool:

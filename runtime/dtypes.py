@@ -100,7 +100,7 @@ def to_array(value, dtype: np.dtype | None = None) -> np.ndarray:
     if isinstance(value, np.generic):
         return np.asarray(value, dtype=dtype)
     if dtype is None:
-        array = np.asarray(value)
+        array = _nested_array(value)
         if array.dtype == np.int64 and not isinstance(value, np.ndarray):
             array = _narrow_python_ints(value, array)
         elif array.dtype == np.float64:
@@ -111,7 +111,24 @@ def to_array(value, dtype: np.dtype | None = None) -> np.ndarray:
             raise TypeError(f"cannot convert {value!r} to a tensor: only numbers and booleans "
                             f"(and nested lists of them) can become tensors.")
         return array
-    return np.asarray(value, dtype=dtype)
+    return _nested_array(value, dtype)
+
+
+def _nested_array(value, dtype=None) -> np.ndarray:
+    """``np.asarray``, with a clear error for lists whose rows differ in length."""
+    try:
+        return np.asarray(value, dtype=dtype)
+    except ValueError as error:
+        if "inhomogeneous" not in str(error):
+            raise
+        raise TypeError(f"cannot convert {_short(value)} to a tensor: its nested lists have "
+                        f"different lengths (a tensor is rectangular). Pad the rows to one "
+                        f"length, or keep it a Python list.") from None
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _narrow_python_ints(value, array: np.ndarray) -> np.ndarray:

@@ -60,6 +60,11 @@ def register_line_map(filename: str, line_map: dict[int, Location]) -> None:
     _line_maps[filename] = line_map
 
 
+def unregister_line_map(filename: str) -> None:
+    """Forgets the line map of generated code that is gone (its functions were collected)."""
+    _line_maps.pop(filename, None)
+
+
 def translate(filename: str, lineno: int, function_name: str = "") -> Location:
     line_map = _line_maps.get(filename)
     if line_map is not None and lineno in line_map:

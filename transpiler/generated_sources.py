@@ -39,8 +39,7 @@ def release_with(code: CodeType, filename: str) -> None:
 
 def _forget(filename: str) -> None:
     linecache.cache.pop(filename, None)
-    # runtime.source_location has no public way to drop a line map yet; the entry is ours.
-    source_location._line_maps.pop(filename, None)
+    source_location.unregister_line_map(filename)
 
 
 def is_generated(code: CodeType) -> bool:

@@ -99,13 +99,17 @@ def converted_entries() -> int:
     return sum(name.startswith("<eager2graph converted") for name in linecache.cache)
 
 
+def plan_entries() -> int:
+    return sum(name.startswith("<eager2graph plan") for name in linecache.cache)
+
+
 def test_running_a_cell_again_and_again_stays_bounded():
     collect()
-    before = (converted_entries(), len(api._by_code), len(retracing._detectors))
+    before = (converted_entries(), plan_entries(), len(api._by_code), len(retracing._detectors))
     for number in range(200):
         run_cell(number, str(number % 7))
     collect()
-    after = (converted_entries(), len(api._by_code), len(retracing._detectors))
+    after = (converted_entries(), plan_entries(), len(api._by_code), len(retracing._detectors))
     assert all(a - b <= 2 for a, b in zip(after, before)), (before, after)
 
 

@@ -278,3 +278,10 @@ def test_tensor_spec_compatibility():
     assert not spec.is_compatible_with(rt.TensorSpec([3]))
     assert rt.TensorSpec(None).is_compatible_with(rt.TensorSpec([1, 2, 3]))
     assert not rt.TensorSpec([2, 3]).is_compatible_with(spec)
+
+
+def test_a_ragged_list_is_a_clear_error():
+    with pytest.raises(TypeError, match=r"nested lists have different lengths .* Pad the rows"):
+        rt.constant([[1, 2], [3]])
+    with pytest.raises(TypeError, match="different lengths"):
+        rt.add([[1.0], [2.0, 3.0]], 1.0)

@@ -319,3 +319,22 @@ def test_compiled_assign_add_stays_atomic_across_threads():
     for thread in threads:
         thread.join()
     np.testing.assert_array_equal(v.numpy(), np.full(3, 2.0 * (1 + 4 * 400)))
+
+
+def test_bool_variables_updated_then_read():
+    plan_vars, jit_vars = twin_variables(np.array([True, False, False]))
+
+    def make(variables):
+        (flags,) = variables
+
+        def step(x):
+            flags.assign_add(x > 0.5)      # NumPy's bool addition: or
+            return rt.logical_not(flags.value())
+        return step
+    run_both(make, plan_vars, jit_vars, (np.array([0.0, 1.0, 0.2]),), calls=2)
+    for jit in (False, True):
+        flags = rt.Variable(np.array([True, False]))
+        fn = transpiler.function(lambda x: flags.assign_sub(x > 0.5) and flags.value(),
+                                 jit_compile=jit)
+        with pytest.raises(Exception, match="subtract"):
+            fn(np.array([1.0, 0.0]))

@@ -9,6 +9,8 @@ three plan steps. Both rewrites keep what every read returns, so results are unc
 
 from __future__ import annotations
 
+from collections import Counter
+
 from runtime.graph import Graph, Node
 from runtime.ops.math_ops import ADD, SUBTRACT
 from runtime.variables import ASSIGN, READ
@@ -48,8 +50,8 @@ def forward_assigned_values(graph: Graph) -> None:
             made = _explicit_update(graph, node, held)
             placed += made
             added += made
-            value = made[-1].outputs[0] if made else node.inputs[0]
-            if _holds_exactly(variable, value):
+            value = _stored_value(node, made)
+            if value is not None and _holds_exactly(variable, value):
                 held[id(variable)] = (variable, value)
             else:
                 held.pop(id(variable), None)
@@ -58,17 +60,26 @@ def forward_assigned_values(graph: Graph) -> None:
     graph.nodes = _without_unread(placed, added, graph.outputs)
 
 
+def _stored_value(assign: Node, made: list[Node]):
+    """The value ``assign`` stores, as a value of the graph: the explicit update made for
+    it, the assigned value itself, or None (an update without an explicit form)."""
+    if made:
+        return made[-1].outputs[0]
+    return assign.inputs[0] if assign.attrs["mode"] == "assign" else None
+
+
 def _without_unread(nodes: list[Node], candidates: list[Node], outputs: list) -> list[Node]:
     """``nodes`` without the ``candidates`` whose results nothing reads (an update no later
     read needed, then a read only it needed)."""
+    readers = Counter(id(v) for n in nodes for v in n.inputs)
+    readers.update(id(outer) for n in nodes for sub in n.subgraphs.values()
+                   for outer, _ in sub.captures)
+    readers.update(id(v) for v in outputs)
     dropped: set[int] = set()
-    for candidate in reversed(candidates):
-        read = {id(v) for n in nodes if id(n) not in dropped for v in n.inputs}
-        read |= {id(outer) for n in nodes for sub in n.subgraphs.values()
-                 for outer, _ in sub.captures}
-        read |= {id(v) for v in outputs}
-        if not any(id(v) in read for v in candidate.outputs):
+    for candidate in reversed(candidates):  # an update before the read it alone needed
+        if not any(readers[id(v)] for v in candidate.outputs):
             dropped.add(id(candidate))
+            readers.subtract(id(v) for v in candidate.inputs)
     return [n for n in nodes if id(n) not in dropped]
 
 

@@ -43,19 +43,22 @@ DEPLOYED = ("W2", "W4")
 
 # Runs in the new process: numpy and onnxruntime only.
 CHILD = r'''
-import importlib.util, json, statistics, sys, time
-root = sys.argv[1]
-def editable(hook):
-    return getattr(hook, "__module__", "").startswith("__editable__")
-sys.meta_path = [f for f in sys.meta_path if not editable(f)]
-sys.path_hooks = [h for h in sys.path_hooks if not editable(h)]
-sys.path = [p for p in sys.path if p not in ("", root) and not p.startswith(root + "/")
-            and not p.startswith("__editable__")]
-sys.path_importer_cache.clear()
-assert all(importlib.util.find_spec(name) is None for name in ("runtime", "transpiler"))
+import importlib.abc, json, statistics, sys, time
+class NoEager2graph(importlib.abc.MetaPathFinder):
+    """eager2graph's packages cannot be imported here (wherever they are installed, the
+    virtual environment's site-packages included): the models must run without them."""
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in ("runtime", "transpiler"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, NoEager2graph())
+try:
+    import runtime
+    sys.exit("eager2graph could be imported")
+except ModuleNotFoundError:
+    pass
 import numpy as np
 import onnxruntime as ort
-jobs = json.loads(sys.argv[2])
+jobs = json.loads(sys.argv[1])
 results = {}
 for key, job in jobs.items():
     options = ort.SessionOptions()
@@ -117,8 +120,7 @@ def export_workloads(directory: str, repeats: int, calls: int) -> tuple[dict, di
 
 def run_elsewhere(jobs: dict) -> dict:
     """Runs the models in a new process that cannot import eager2graph."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    completed = subprocess.run([sys.executable, "-I", "-c", CHILD, root, json.dumps(jobs)],
+    completed = subprocess.run([sys.executable, "-I", "-c", CHILD, json.dumps(jobs)],
                                capture_output=True, text=True, timeout=120)
     if completed.returncode != 0:
         raise RuntimeError(f"the ONNX Runtime process failed:\n{completed.stderr}")

@@ -58,7 +58,10 @@ def _joined(graph: Graph, first: Region, second: Region, position: dict,
         return None
     region = Region(first.nodes + second.nodes, merged=True)
     region_interface(graph, region)
-    source = KernelWriter(region.nodes, region.inputs, region.outputs).write()
+    try:
+        source = KernelWriter(region.nodes, region.inputs, region.outputs).write()
+    except Exception:  # noqa: BLE001 - a defect of the writer: the two kernels stay apart
+        return None
     budget.nodes_left -= cost
     return region, source
 

@@ -21,7 +21,7 @@ from runtime.function import Function, function
 from runtime.concrete_function import ConcreteFunction
 from runtime.graph import Graph, Node
 from runtime.module import Module
-from runtime.ops import nn, random
+from runtime.ops import linalg, math, nn, random
 from runtime.ops.array_ops import (cast, clip_by_value, concat, constant, convert_to_tensor,
                                    expand_dims, eye, fill, gather, getitem, identity, ones,
                                    ones_like, range, rank, reshape, shape, size, squeeze, stack,

@@ -1,0 +1,11 @@
+"""``rt.math``: elementwise math, reductions and their TensorFlow names."""
+
+from runtime.ops.math_ops import (abs, add, ceil, cos, divide, equal, exp, floor, floordiv,  # noqa: A004
+                                  greater, greater_equal, less, less_equal, log, log1p,
+                                  logical_and, logical_not, logical_or, logical_xor, maximum,
+                                  minimum, mod, multiply, negative, not_equal, pow, round,
+                                  sigmoid, sign, sin, sqrt, square, subtract, tan, tanh)
+from runtime.ops.reduce_ops import (argmax, argmin, reduce_all, reduce_any, reduce_logsumexp,
+                                    reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum)
+
+__all__ = [name for name in dir() if not name.startswith("_")]

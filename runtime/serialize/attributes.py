@@ -80,6 +80,8 @@ INDEX = Kind("an index (ints, slices, None, ... and tensor positions)", lambda v
         for item in value)))
 VARIABLE = Kind("a variable of the file", lambda value: isinstance(value, Variable))
 ARRAY = Kind("an array of the file", lambda value: isinstance(value, np.ndarray))
+SIZES = Kind("a tuple of sizes (strides, dilations, window sizes)",
+             _tuple_of(_integer(1, MAX_DIM)))
 
 # Every attribute of every op a graph can save, by name.
 KINDS: dict[str, Kind] = {
@@ -96,6 +98,11 @@ KINDS: dict[str, Kind] = {
     "mode": _one_of("assign", "add", "sub"),
     "reader": _one_of("read", "gather", "stack", "concat"),
     "template": TEMPLATE,
+    "equation": TEXT, "num_lower": INT64, "num_upper": INT64,
+    "full_matrices": FLAG, "compute_uv": FLAG, "approximate": FLAG,
+    "strides": SIZES, "dilations": SIZES, "ksize": SIZES,
+    "padding": _one_of("SAME", "VALID"),
+    "num_samples": COUNT,
     "spec": INDEX,
     "variable": VARIABLE,
     "value": ARRAY,

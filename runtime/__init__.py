@@ -29,7 +29,9 @@ from runtime.ops.array_ops import (cast, clip_by_value, concat, constant, conver
 from runtime.ops.broadcast_ops import broadcast_to
 from runtime.ops.gradient_ops import stop_gradient
 from runtime.ops.io_ops import assert_, print  # noqa: A004
+from runtime.ops.einsum_ops import einsum, tensordot
 from runtime.ops.linalg_ops import matmul
+from runtime.ops.norm_ops import clip_by_global_norm, clip_by_norm, norm
 from runtime.ops.math_ops import (abs, add, ceil, cos, divide, equal, exp, floor, floordiv,  # noqa: A004
                                   greater, greater_equal, less, less_equal, log, log1p, logical_and,
                                   logical_not, logical_or, logical_xor, maximum, minimum, mod,

@@ -11,7 +11,8 @@ from __future__ import annotations
 from runtime import variables
 from runtime.backends.jit.regions import COMPILED_REGION
 from runtime.concrete_function import CALL
-from runtime.export import jax_arrays, jax_indexing, jax_math, jax_nn, jax_reductions
+from runtime.export import (jax_arrays, jax_indexing, jax_math, jax_nn, jax_reductions,
+                            pending_rules)
 from runtime.ops import io_ops, random_ops, tensor_array_ops
 from runtime.ops.registry import COND, CONST, PLACEHOLDER, WHILE_LOOP
 from runtime.passes.counted_loops import RANGE_FITS
@@ -55,4 +56,5 @@ NOT_EXPORTED = {
         tensor_array_ops.NEW, tensor_array_ops.WRITE, tensor_array_ops.READ,
         tensor_array_ops.STACK, tensor_array_ops.GATHER, tensor_array_ops.CONCAT,
         tensor_array_ops.UNSTACK, tensor_array_ops.READER_GRAD, tensor_array_ops.WRITE_GRAD)},
+    **pending_rules.PENDING,
 }

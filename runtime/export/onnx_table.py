@@ -11,7 +11,7 @@ from __future__ import annotations
 from runtime.backends.jit.regions import COMPILED_REGION
 from runtime.concrete_function import CALL
 from runtime.export import (onnx_indexing, onnx_rules_array, onnx_rules_math, onnx_rules_reduce,
-                            onnx_tensor_arrays)
+                            onnx_tensor_arrays, pending_rules)
 from runtime.ops import io_ops, random_ops, reduce_ops
 from runtime.ops.registry import COND, CONST, PLACEHOLDER, WHILE_LOOP, OpDef
 from runtime.variables import ASSIGN, READ
@@ -48,6 +48,7 @@ NOT_EXPORTED: dict[OpDef, str] = {
     COMPILED_REGION: ("it exists only in the compiled tier's private copy of a graph; the "
                       "ConcreteFunction's own graph, which is what is exported, never holds one"),
     CALL: "it is recorded only on eager gradient tapes, never in a traced graph",
+    **pending_rules.PENDING,
 }
 
 # Effects without outputs: refused, or left out of the model with drop_effects=True (an

@@ -1,5 +1,12 @@
 """``rt.linalg``: matrix products and decompositions."""
 
-from runtime.ops.linalg_ops import matmul
+from runtime.ops.decompositions_ops import (cholesky, det, eigh, inv, qr, slogdet, solve,
+                                            svd)
+from runtime.ops.einsum_ops import einsum, tensordot
+from runtime.ops.linalg_ops import matmul, matrix_transpose
+from runtime.ops.matrix_structure_ops import band_part, diag, diag_part, trace
+from runtime.ops.norm_ops import global_norm, norm
+
+adjoint = matrix_transpose  # equal for the real dtypes these ops take
 
 __all__ = [name for name in dir() if not name.startswith("_")]

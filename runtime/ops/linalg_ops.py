@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from runtime import dtypes
 from runtime.errors import GradientError, ShapeError
 from runtime.ops.array_ops import expand_dims, squeeze, transpose
-from runtime.ops.dispatch import apply_op
+from runtime.ops.dispatch import apply_op, convert_to_tensor
 from runtime.ops.math_ops import carries_gradient, kernel_inputs
 from runtime.ops.registry import OpDef, Promotion, register
 from runtime.ops.shapes import broadcast, ufunc_result_dtype
@@ -101,6 +102,40 @@ MATMUL = register(OpDef("matmul", _matmul_kernel, _matmul_infer, promotion=Promo
                         gradient=_matmul_grad))
 
 
-def matmul(a, b):
-    """Matrix product, batched over leading dimensions like ``a @ b``."""
-    return apply_op(MATMUL, (a, b))
+def matrix_transpose(a, conjugate: bool = False):
+    """``a`` with its last two dimensions swapped (batched over the others)."""
+    a = convert_to_tensor(a)
+    if a.ndim is not None and a.ndim < 2:
+        raise ShapeError(f"matrix_transpose needs a tensor of rank 2 or more, got shape "
+                         f"{format_shape(a.shape)}.")
+    if conjugate and a.dtype.kind == "c":
+        raise TypeError("matrix_transpose: conjugating complex tensors is not supported yet.")
+    return _swap_last_two(a)
+
+
+def _oriented(name: str, x, transpose: bool, adjoint: bool):
+    """``x`` as the product sees it: the transpose flags are transposes before a plain matmul,
+    so the MATMUL node (and the compiled tier's 2-D matmul) stays one kind of node."""
+    if transpose and adjoint:
+        raise ValueError(f"matmul: only one of transpose_{name} and adjoint_{name} can be True.")
+    if not (transpose or adjoint):
+        return x
+    return matrix_transpose(x, conjugate=adjoint)
+
+
+def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False, adjoint_a: bool = False,
+           adjoint_b: bool = False, a_is_sparse: bool = False, b_is_sparse: bool = False,
+           output_type=None, name: str | None = None):
+    """Matrix product, batched over leading dimensions like ``a @ b``, with TensorFlow's
+    arguments: ``transpose_*``/``adjoint_*`` use an operand's (conjugate) transpose; the
+    sparsity hints are accepted and ignored; ``output_type`` must be the operands' dtype or
+    None."""
+    if transpose_a or adjoint_a:
+        a = _oriented("a", convert_to_tensor(a), transpose_a, adjoint_a)
+    if transpose_b or adjoint_b:
+        b = _oriented("b", convert_to_tensor(b), transpose_b, adjoint_b)
+    result = apply_op(MATMUL, (a, b))
+    if output_type is not None and dtypes.as_dtype(output_type) != result.dtype:
+        raise TypeError(f"matmul: output_type {dtypes.as_dtype(output_type).name} differs from "
+                        f"the product's dtype {result.dtype.name}; cast the operands instead.")
+    return result

@@ -41,6 +41,15 @@ from runtime.ops.operators import install as _install_operators
 from runtime.ops.reduce_ops import (argmax, argmin, reduce_all, reduce_any, reduce_max,
                                     reduce_mean, reduce_min, reduce_prod, reduce_sum)
 from runtime.ops.reduce_ops import reduce_logsumexp
+from runtime.ops.layout_ops import (boolean_mask, linspace, meshgrid, newaxis, one_hot, repeat,
+                                    reverse, slice, split, tile)  # noqa: A004
+from runtime.ops.math_composites import add_n
+from runtime.ops.pad_ops import pad
+from runtime.ops.scan_ops import cumsum
+from runtime.ops.scatter_ops import (gather_nd, scatter_nd, tensor_scatter_nd_add,
+                                     tensor_scatter_nd_update)
+from runtime.ops.sort_ops import argsort, searchsorted, sort, unique
+from runtime.ops.special_math_ops import acos, asin, atan, atan2, cosh, sinh, truncatediv
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec
 from runtime.tensor_array import TensorArray
 from runtime.variables import Variable

@@ -1,5 +1,9 @@
 """``rt.math``: elementwise math, reductions and their TensorFlow names."""
 
+from runtime.ops.math_composites import (add_n, count_nonzero, divide_no_nan, floormod,
+                                         multiply_no_nan, polyval, reciprocal,
+                                         reduce_euclidean_norm, reduce_std, reduce_variance, rsqrt,
+                                         squared_difference)
 from runtime.ops.math_ops import (abs, add, ceil, cos, divide, equal, exp, floor, floordiv,  # noqa: A004
                                   greater, greater_equal, less, less_equal, log, log1p,
                                   logical_and, logical_not, logical_or, logical_xor, maximum,
@@ -7,5 +11,9 @@ from runtime.ops.math_ops import (abs, add, ceil, cos, divide, equal, exp, floor
                                   sigmoid, sign, sin, sqrt, square, subtract, tan, tanh)
 from runtime.ops.reduce_ops import (argmax, argmin, reduce_all, reduce_any, reduce_logsumexp,
                                     reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum)
+from runtime.ops.scan_ops import cumprod, cumsum
+from runtime.ops.sort_ops import top_k
+from runtime.ops.special_math_ops import (acos, asin, atan, atan2, cosh, erf, expm1, is_finite,
+                                          is_inf, is_nan, log_sigmoid, sinh, truncatediv)
 
 __all__ = [name for name in dir() if not name.startswith("_")]

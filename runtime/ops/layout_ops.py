@@ -1,0 +1,223 @@
+"""Array functions that are exact compositions of existing ops (slices, concatenation,
+broadcasting, comparisons): ``one_hot``, ``split``, ``tile``, ``slice``, ``reverse``,
+``repeat``, ``linspace``, ``meshgrid``, ``boolean_mask``. Each traces to those ops, so its
+gradient, constant folding, serialization and export come with them."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Sequence
+
+import numpy as np
+
+from runtime import dtypes
+from runtime.errors import ShapeError
+from runtime.ops import array_ops
+from runtime.ops.array_ops import (cast, concat, expand_dims, gather, reshape, shape, size, where)
+from runtime.ops.broadcast_ops import broadcast_to
+from runtime.ops.dispatch import constant_value, convert_to_tensor
+from runtime.ops.indexing import getitem
+from runtime.ops.math_ops import add, divide, equal, floordiv, multiply, subtract
+from runtime.ops.shapes import normalize_axis
+from runtime.tensor import Tensor, format_shape
+
+newaxis = None  # x[:, rt.newaxis] adds a dimension, as NumPy's None does
+
+
+def _rank(op_name: str, x: Tensor) -> int:
+    if x.shape is None:
+        raise ShapeError(f"{op_name}: the input must have a known rank.")
+    return len(x.shape)
+
+
+def _static_ints(op_name: str, what: str, value) -> list[int]:
+    """A list of ints given as a list, an array or a tensor known while tracing."""
+    if isinstance(value, Tensor):
+        known = constant_value(value)
+        if known is None:
+            raise TypeError(f"{op_name}: {what} must be known while tracing (a list or a "
+                            f"constant tensor), not computed from the function's inputs.")
+        value = known
+    array = np.asarray(value)
+    if array.dtype.kind not in "iu" or array.ndim > 1:
+        raise TypeError(f"{op_name}: {what} must be an int or a list of ints, got {value!r}.")
+    return [int(v) for v in array.reshape(-1)]
+
+
+def _along(axis: int, item) -> tuple:
+    return (builtins.slice(None),) * axis + (item,)
+
+
+def one_hot(indices, depth: int, on_value=None, off_value=None, axis: int | None = None,
+            dtype=None) -> Tensor:
+    """``on_value`` where the new dimension's position equals the index, ``off_value``
+    elsewhere; an index outside ``[0, depth)`` gives a row of ``off_value``."""
+    indices = convert_to_tensor(indices)
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"one_hot: indices must be integers, got {indices.dtype.name}.")
+    if dtype is None:
+        dtype = next((v.dtype for v in (on_value, off_value) if isinstance(v, Tensor)),
+                     dtypes.float32)
+    dtype = dtypes.as_dtype(dtype)
+    on = convert_to_tensor(1 if on_value is None else on_value, dtype)
+    off = convert_to_tensor(0 if off_value is None else off_value, dtype)
+    rank = _rank("one_hot", indices)
+    axis = rank if axis is None or axis == -1 else normalize_axis("one_hot", axis, rank + 1)
+    positions = reshape(array_ops.range(int(depth), dtype=indices.dtype),
+                        [int(depth)] + [1] * (rank - axis))
+    return where(equal(expand_dims(indices, axis), positions), on, off)
+
+
+def split(value, num_or_size_splits, axis: int = 0, num: int | None = None) -> list[Tensor]:
+    """``value`` cut along ``axis`` into equal parts (an int) or parts of the given sizes
+    (one size may be -1: the rest)."""
+    x = convert_to_tensor(value)
+    axis = normalize_axis("split", int(axis), _rank("split", x))
+    dim = x.shape[axis]
+    if isinstance(num_or_size_splits, (int, np.integer)):
+        parts = int(num_or_size_splits)
+        if parts <= 0 or (dim is not None and dim % parts):
+            raise ValueError(f"split: cannot split dimension {axis} of shape "
+                             f"{format_shape(x.shape)} into {parts} equal parts.")
+        if dim is None:  # equal parts of a size known when the graph runs
+            step = floordiv(shape(x)[axis], parts)
+            return [getitem(x, _along(axis, builtins.slice(multiply(step, i), multiply(step, i + 1))))
+                    for i in builtins.range(parts)]
+        sizes = [dim // parts] * parts
+    else:
+        sizes = _static_ints("split", "size_splits", num_or_size_splits)
+        if sizes.count(-1) > 1 or any(s < -1 for s in sizes):
+            raise ValueError(f"split: size_splits {sizes} may have one -1 and no other "
+                             f"negative size.")
+        if dim is None:
+            raise ShapeError(f"split: dimension {axis} of shape {format_shape(x.shape)} must be "
+                             f"known to split it into sizes.")
+        if -1 in sizes:
+            sizes[sizes.index(-1)] = dim - (sum(sizes) + 1)
+        if sum(sizes) != dim or min(sizes, default=0) < 0:
+            raise ValueError(f"split: sizes {sizes} do not add up to dimension {axis} of shape "
+                             f"{format_shape(x.shape)}.")
+    bounds = np.cumsum([0] + sizes).tolist()
+    return [getitem(x, _along(axis, builtins.slice(start, stop)))
+            for start, stop in zip(bounds[:-1], bounds[1:])]
+
+
+def tile(input, multiples) -> Tensor:  # noqa: A002
+    """``input`` repeated ``multiples[i]`` times along dimension ``i`` (copies concatenated)."""
+    x = convert_to_tensor(input)
+    counts = _static_ints("tile", "multiples", multiples)
+    if len(counts) != _rank("tile", x) or any(c < 0 for c in counts):
+        raise ValueError(f"tile: multiples {counts} must be one non-negative count per "
+                         f"dimension of the input, shape {format_shape(x.shape)}.")
+    for axis, count in enumerate(counts):
+        if count == 0:
+            x = getitem(x, _along(axis, builtins.slice(0, 0)))
+        elif count > 1:
+            x = concat([x] * count, axis)
+    return x
+
+
+def slice(input_, begin, size) -> Tensor:  # noqa: A001
+    """``size[i]`` elements from ``begin[i]`` along each dimension (-1: to the end)."""
+    x = convert_to_tensor(input_)
+    starts = _static_ints("slice", "begin", begin)
+    sizes = _static_ints("slice", "size", size)
+    rank = _rank("slice", x)
+    if len(starts) != rank or len(sizes) != rank:
+        raise ValueError(f"slice: begin {starts} and size {sizes} must have one entry per "
+                         f"dimension of the input, shape {format_shape(x.shape)}.")
+    key = []
+    for axis, (start, length, dim) in enumerate(zip(starts, sizes, x.shape)):
+        stop = None if length == -1 else start + length
+        if start < 0 or length < -1 or (dim is not None and (
+                start > dim or (stop is not None and stop > dim))):
+            raise ValueError(f"slice: begin {starts} and size {sizes} are out of range for an "
+                             f"input of shape {format_shape(x.shape)} (dimension {axis}).")
+        key.append(builtins.slice(start, stop))
+    return getitem(x, tuple(key))
+
+
+def reverse(tensor, axis) -> Tensor:
+    """``tensor`` with the order of its elements reversed along each of ``axis``."""
+    x = convert_to_tensor(tensor)
+    rank = _rank("reverse", x)
+    axes = {normalize_axis("reverse", a, rank) for a in _static_ints("reverse", "axis", axis)}
+    return getitem(x, tuple(builtins.slice(None, None, -1) if a in axes else builtins.slice(None)
+                            for a in builtins.range(rank)))
+
+
+def repeat(input, repeats, axis: int | None = None) -> Tensor:  # noqa: A002
+    """Each element repeated ``repeats`` times (or ``repeats[i]`` times for element ``i``)
+    along ``axis``; ``axis=None`` repeats the flattened input."""
+    x = convert_to_tensor(input)
+    if axis is None:
+        x, axis = reshape(x, [-1]), 0
+    axis = normalize_axis("repeat", int(axis), _rank("repeat", x))
+    dim = x.shape[axis]
+    if dim is None:
+        raise ShapeError(f"repeat: dimension {axis} of shape {format_shape(x.shape)} must be "
+                         f"known.")
+    counts = _static_ints("repeat", "repeats", repeats)
+    if len(counts) not in (1, dim) or any(c < 0 for c in counts):
+        raise ValueError(f"repeat: repeats {counts} must be one non-negative count or one per "
+                         f"element of dimension {axis} of shape {format_shape(x.shape)}.")
+    index = np.repeat(np.arange(dim, dtype=np.int64), counts if len(counts) == dim else counts[0])
+    return gather(x, index, axis=axis)
+
+
+def linspace(start, stop, num: int, axis: int = 0) -> Tensor:
+    """``num`` evenly spaced values from ``start`` to ``stop`` (both included), computed as
+    NumPy's ``linspace`` does (``start + i * step``, the last value exactly ``stop``);
+    ``start`` and ``stop`` may be tensors of one shape, with the values along ``axis``."""
+    start, stop = convert_to_tensor(start), convert_to_tensor(stop)
+    if start.dtype.kind != "f" or stop.dtype != start.dtype:
+        raise TypeError(f"linspace: start and stop must be floats of one dtype, got "
+                        f"{start.dtype.name} and {stop.dtype.name}.")
+    num = int(num)
+    if num < 0:
+        raise ValueError(f"linspace: num must not be negative, got {num}.")
+    rank = _rank("linspace", start) + 1
+    axis = normalize_axis("linspace", int(axis), rank)
+    first, last = expand_dims(start, axis), expand_dims(stop, axis)
+    if num <= 1:
+        return getitem(first, _along(axis, builtins.slice(0, num)))
+    steps = reshape(cast(array_ops.range(num - 1), start.dtype), [num - 1] + [1] * (rank - 1 - axis))
+    step = divide(subtract(last, first), num - 1)
+    return concat([add(first, multiply(steps, step)), last], axis)
+
+
+def meshgrid(*args, indexing: str = "xy") -> list[Tensor]:
+    """Coordinate grids from vectors: with ``indexing='xy'`` the first two dimensions are
+    swapped (Cartesian), with ``'ij'`` they follow the arguments (matrix)."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}.")
+    vectors = [reshape(convert_to_tensor(a), [-1]) for a in args]
+    order = list(builtins.range(len(vectors)))
+    if indexing == "xy" and len(vectors) > 1:
+        order[0], order[1] = 1, 0
+    dims = [vectors[i].shape[0] if vectors[i].shape[0] is not None else size(vectors[i])
+            for i in order]
+    grids = []
+    for i, vector in enumerate(vectors):
+        position = order.index(i)
+        column = [1] * len(vectors)
+        column[position] = -1
+        grids.append(broadcast_to(reshape(vector, column), dims))
+    return grids
+
+
+def boolean_mask(tensor, mask, axis: int | None = None) -> Tensor:
+    """The elements (or slices) of ``tensor`` where ``mask`` is true, flattened over the
+    mask's dimensions, which start at ``axis`` (default 0)."""
+    x, mask = convert_to_tensor(tensor), convert_to_tensor(mask)
+    if mask.dtype != np.bool_:
+        raise TypeError(f"boolean_mask: the mask must be bool, got {mask.dtype.name}.")
+    axis = 0 if axis is None else normalize_axis("boolean_mask", int(axis), _rank("boolean_mask", x))
+    mask_rank = _rank("boolean_mask", mask)
+    covered = x.shape[axis:axis + mask_rank]
+    if mask_rank == 0 or len(covered) != mask_rank or any(
+            a is not None and b is not None and a != b for a, b in zip(covered, mask.shape)):
+        raise ShapeError(f"boolean_mask: a mask of shape {format_shape(mask.shape)} does not "
+                         f"match dimensions {axis} on of a tensor of shape "
+                         f"{format_shape(x.shape)}.")
+    return getitem(x, _along(axis, mask))

@@ -1,0 +1,119 @@
+"""The functions of ``rt.math`` that are exact compositions of existing ops: each traces to
+those ops, so its gradient, constant folding, serialization and export come with them."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from runtime import dtypes
+from runtime.ops.array_ops import cast, where, zeros_like
+from runtime.ops.dispatch import convert_to_tensor
+from runtime.ops.math_ops import (add, divide, equal, mod, multiply, not_equal, sqrt, square,
+                                  subtract)
+from runtime.ops.reduce_ops import reduce_mean, reduce_sum
+from runtime.ops.special_math_ops import truncatediv
+from runtime.tensor import Tensor, format_shape
+
+floormod = mod  # TensorFlow's floormod is Python's %, which rt.mod already is
+
+
+def _floating(op_name: str, x) -> Tensor:
+    x = convert_to_tensor(x)
+    if x.dtype.kind not in "fc":
+        raise TypeError(f"{op_name}: the input must be a float or complex tensor, got "
+                        f"{x.dtype.name}; use rt.cast to convert.")
+    return x
+
+
+def reduce_variance(input_tensor, axis=None, keepdims: bool = False) -> Tensor:
+    """The population variance (divided by n) over ``axis``."""
+    x = _floating("reduce_variance", input_tensor)
+    deviation = subtract(x, reduce_mean(x, axis, keepdims=True))
+    return reduce_mean(square(deviation), axis, keepdims=keepdims)
+
+
+def reduce_std(input_tensor, axis=None, keepdims: bool = False) -> Tensor:
+    """The population standard deviation over ``axis``."""
+    x = _floating("reduce_std", input_tensor)
+    return sqrt(reduce_variance(x, axis, keepdims))
+
+
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims: bool = False) -> Tensor:
+    """``sqrt(sum(x²))`` over ``axis``; integers keep their dtype (the root truncates), as in
+    TensorFlow."""
+    x = convert_to_tensor(input_tensor)
+    total = reduce_sum(square(x), axis, keepdims=keepdims)
+    if x.dtype.kind in "iu":
+        return cast(sqrt(cast(total, dtypes.float64)), x.dtype)
+    return sqrt(total)
+
+
+def add_n(inputs: Sequence) -> Tensor:
+    """The elementwise sum of tensors of one shape and dtype."""
+    tensors = [convert_to_tensor(value) for value in inputs]
+    if not tensors:
+        raise ValueError("add_n: inputs must be a non-empty list of tensors.")
+    first = tensors[0]
+    for position, value in enumerate(tensors[1:], 1):
+        if value.dtype != first.dtype:
+            raise TypeError(f"add_n: input {position} has dtype {value.dtype.name} but input 0 "
+                            f"has {first.dtype.name}; all inputs must have the same dtype.")
+        if value.shape is not None and first.shape is not None and (
+                len(value.shape) != len(first.shape) or any(
+                    a is not None and b is not None and a != b
+                    for a, b in zip(value.shape, first.shape))):
+            raise ValueError(f"add_n: input {position} has shape {format_shape(value.shape)} but "
+                             f"input 0 has {format_shape(first.shape)}; all inputs must have "
+                             f"the same shape.")
+    total = first
+    for value in tensors[1:]:
+        total = add(total, value)
+    return total
+
+
+def squared_difference(x, y) -> Tensor:
+    """``(x - y)²`` elementwise, with broadcasting."""
+    return square(subtract(x, y))
+
+
+def reciprocal(x) -> Tensor:
+    """``1 / x``; integers divide rounding toward zero and keep their dtype, as in TensorFlow."""
+    x = convert_to_tensor(x)
+    return truncatediv(1, x) if x.dtype.kind in "iu" else divide(1, x)
+
+
+def rsqrt(x) -> Tensor:
+    """``1 / sqrt(x)``."""
+    return divide(1, sqrt(x))
+
+
+def divide_no_nan(x, y) -> Tensor:
+    """``x / y``, and 0 wherever ``y`` is 0 (even for an infinite or NaN ``x``). The divisor
+    is made safe first, so the gradient is finite too."""
+    y = convert_to_tensor(y)
+    zero = equal(y, 0)
+    quotient = divide(x, where(zero, 1, y))
+    return where(zero, zeros_like(quotient), quotient)
+
+
+def multiply_no_nan(x, y) -> Tensor:
+    """``x * y``, and 0 wherever ``y`` is 0 (even for an infinite or NaN ``x``)."""
+    product = multiply(x, y)
+    return where(equal(y, 0), zeros_like(product), product)
+
+
+def count_nonzero(input, axis=None, keepdims: bool = False, dtype=dtypes.int64) -> Tensor:  # noqa: A002
+    """The number of non-zero elements over ``axis`` (``False``, ``0``, ``0.0`` count as zero)."""
+    x = convert_to_tensor(input)
+    return reduce_sum(cast(not_equal(x, zeros_like(x)), dtype), axis, keepdims=keepdims)
+
+
+def polyval(coeffs: Sequence, x) -> Tensor:
+    """``coeffs[0] * x**(n-1) + ... + coeffs[n-1]`` by Horner's rule; no coefficients give 0."""
+    x = convert_to_tensor(x)
+    if not coeffs:
+        return zeros_like(x)
+    result = coeffs[0]  # Python numbers stay weak: they take x's dtype
+    for coefficient in coeffs[1:]:
+        result = add(multiply(result, x), coefficient)
+    return convert_to_tensor(result)

@@ -1,0 +1,73 @@
+"""Cumulative sums and products along an axis (``exclusive``: each element leaves itself
+out; ``reverse``: accumulate from the end), as TensorFlow's ``cumsum`` and ``cumprod``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime.errors import GraphTypeError
+from runtime.ops.dispatch import apply_op, convert_to_tensor
+from runtime.ops.math_composites import divide_no_nan
+from runtime.ops.math_ops import multiply
+from runtime.ops.registry import OpDef, register
+from runtime.ops.shapes import normalize_axis
+from runtime.tensor import Tensor
+
+
+def _scan(ufunc: np.ufunc):
+    def kernel(x, axis, exclusive, reverse):
+        if reverse:
+            x = np.flip(x, axis)
+        result = ufunc.accumulate(x, axis=axis, dtype=x.dtype)
+        if exclusive and x.shape[axis]:  # shift by one: the identity first, the last total dropped
+            head = np.full_like(np.take(result, [0], axis=axis), ufunc.identity)
+            result = np.concatenate([head, np.delete(result, -1, axis=axis)], axis=axis)
+        return np.flip(result, axis) if reverse else result
+    return kernel
+
+
+def _infer(name: str):
+    def infer(x, axis, exclusive, reverse):
+        if x.dtype.kind not in "iufc":
+            raise GraphTypeError(f"{name}: not defined for dtype {x.dtype.name}; cast to a "
+                                 f"number first.")
+        return x.dtype, x.shape
+    return infer
+
+
+def _cumsum_grad(node, dy):
+    """Each input reaches the outputs after it (before it when reversed)."""
+    attrs = dict(node.attrs, reverse=not node.attrs["reverse"])
+    return (apply_op(CUMSUM, (dy,), attrs),)
+
+
+def _cumprod_grad(node, dy):
+    """TensorFlow's rule: the reversed sum of ``dy * output``, divided by the input (0 where
+    the input is 0, where the rule does not hold)."""
+    x, y = node.inputs[0], node.outputs[0]
+    attrs = dict(node.attrs, reverse=not node.attrs["reverse"])
+    return (divide_no_nan(apply_op(CUMSUM, (multiply(dy, y),), attrs), x),)
+
+
+CUMSUM = register(OpDef("cumsum", _scan(np.add), _infer("cumsum"), gradient=_cumsum_grad))
+CUMPROD = register(OpDef("cumprod", _scan(np.multiply), _infer("cumprod"), gradient=_cumprod_grad))
+
+
+def _apply(op: OpDef, x, axis: int, exclusive: bool, reverse: bool) -> Tensor:
+    x = convert_to_tensor(x)
+    rank = None if x.shape is None else len(x.shape)
+    if rank == 0:
+        raise ValueError(f"{op.name}: the input must have at least one dimension, got a scalar.")
+    attrs = {"axis": normalize_axis(op.name, int(axis), rank),
+             "exclusive": bool(exclusive), "reverse": bool(reverse)}
+    return apply_op(op, (x,), attrs)
+
+
+def cumsum(x, axis: int = 0, exclusive: bool = False, reverse: bool = False) -> Tensor:
+    """The running sum of ``x`` along ``axis``."""
+    return _apply(CUMSUM, x, axis, exclusive, reverse)
+
+
+def cumprod(x, axis: int = 0, exclusive: bool = False, reverse: bool = False) -> Tensor:
+    """The running product of ``x`` along ``axis``."""
+    return _apply(CUMPROD, x, axis, exclusive, reverse)

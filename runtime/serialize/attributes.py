@@ -80,6 +80,8 @@ INDEX = Kind("an index (ints, slices, None, ... and tensor positions)", lambda v
         for item in value)))
 VARIABLE = Kind("a variable of the file", lambda value: isinstance(value, Variable))
 ARRAY = Kind("an array of the file", lambda value: isinstance(value, np.ndarray))
+PADDINGS = Kind("a (before, after) pair of counts per dimension", _tuple_of(
+    lambda pair: type(pair) is tuple and len(pair) == 2 and all(map(_count, pair))))
 SIZES = Kind("a tuple of sizes (strides, dilations, window sizes)",
              _tuple_of(_integer(1, MAX_DIM)))
 
@@ -92,10 +94,12 @@ KINDS: dict[str, Kind] = {
     "max_length": INT64,
     "seed": OPTIONAL_INT, "counter_max": OPTIONAL_INT,
     "maximum_iterations": LOOP_LIMIT,
-    "keepdims": FLAG, "dynamic": FLAG,
+    "keepdims": FLAG, "dynamic": FLAG, "exclusive": FLAG, "reverse": FLAG, "descending": FLAG,
     "alpha": NUMBER,
     "message": TEXT, "sep": TEXT, "end": TEXT,
     "mode": _one_of("assign", "add", "sub"),
+    "side": _one_of("left", "right"),
+    "paddings": PADDINGS,
     "reader": _one_of("read", "gather", "stack", "concat"),
     "template": TEMPLATE,
     "equation": TEXT, "num_lower": INT64, "num_upper": INT64,

@@ -1,5 +1,7 @@
 """``set_loop_options`` at the top of a loop body: growing loop variables, iteration bounds."""
 
+import importlib.util
+
 import numpy as np
 import pytest
 
@@ -122,3 +124,44 @@ def test_options_must_name_a_loop_variable():
     with pytest.raises(ValueError, match=r"names a tensor .*which is not the value of a loop "
                                          r"variable when the loop starts"):
         function(options_for_a_value_that_is_not_a_loop_variable)(rt.constant(2))
+
+
+def _nested_loops_source(depth: int) -> str:
+    """``depth`` nested tensor while loops with Python-number counters, a break flag (the
+    break converter's bool) and a trace-time counter in the innermost body."""
+    lines = ["def note():", "    TRACES.append(1)", "", "", "def nested(n):", "    total = 0"]
+    indent = "    "
+    for level in range(depth):
+        lines += [f"{indent}i{level} = 0", f"{indent}while i{level} < n:",
+                  f"{indent}    i{level} += 1",
+                  f"{indent}    if total > 1000000:", f"{indent}        break"]
+        indent += "    "
+    lines += [f"{indent}note()", f"{indent}total += 1", "    return total"]
+    return "\n".join(lines) + "\n"
+
+
+def test_nested_loops_trace_each_body_once(tmp_path):
+    depth = 10
+    path = tmp_path / "nested_loops.py"
+    path.write_text(_nested_loops_source(depth))
+    spec = importlib.util.spec_from_file_location("nested_loops", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.TRACES = []
+    fn = transpiler.function(module.nested)
+    assert fn(np.int32(2)).numpy() == 2 ** depth
+    # Probing each body before tracing it doubled the work per level: 1,024 traces here.
+    assert len(module.TRACES) == 1
+
+
+def test_a_python_number_that_changes_type_in_a_loop_settles():
+    @transpiler.function
+    def mean_of(x, n):
+        total = 0            # a Python int that becomes float32 in the first iteration
+        i = 0
+        while i < n:
+            total += x
+            i += 1
+        return total / rt.cast(n, rt.float32)
+    result = mean_of(np.float32(1.5), np.int32(4))
+    assert result.dtype == np.float32 and result.numpy() == np.float32(1.5)

@@ -273,12 +273,12 @@ class _GraphLoop:
     def __init__(self, before: tuple, first_iteration: Callable, get_state: GetState,
                  set_state: SetState, names: Sequence[str], construct: str, opts: dict):
         self.names, self.construct, self.location = names, construct, _where()
+        self.get_state, self.set_state = get_state, set_state
         self.given_invariants = opts.get("shape_invariants")
         self.invariants = _aligned_invariants(self.given_invariants, before, names)
         # Values for what is undefined first: their types can decide the numbers' types.
         initial, self.first_set_inside, self.inside_shapes = _settle_undefined(
             before, first_iteration, get_state, set_state, names, self.location)
-        initial = _settle_weak_numbers(initial, first_iteration, get_state, set_state, names)
         _check_loop_inputs(initial, names)
         self.initial = initial
 
@@ -300,7 +300,27 @@ class _GraphLoop:
         return body
 
     def run(self, loop_test: Callable, loop_body: Callable, leading: tuple, opts: dict) -> tuple:
-        """``rt.while_loop`` over ``leading + state``; returns the final state."""
+        """``rt.while_loop`` over ``leading + state``; returns the final state.
+
+        Python numbers among the loop variables take the type of their first iteration, as
+        in Python (``s = 0`` then ``s += x`` with float32 ``x`` makes ``s`` float32). The loop
+        is traced with the types they enter with; only if an iteration changes one is it
+        traced again from the changed types (a lattice: a few times at most). Tracing each
+        loop once in the common case keeps nested loops linear in trace time (probing every
+        body first doubled the cost per level of nesting)."""
+        saved = _state_before(self.get_state, self.names)
+        for _ in range(len(self.initial) + 1):
+            try:
+                return self._run_once(loop_test, loop_body, leading, opts)
+            except _NumberTypesChanged as changed:
+                # The aborted trace left the body's values in the variables: put them back.
+                _set_state_tolerantly(self.set_state, self.get_state, self.names, saved)
+                self.initial = tuple(_settled_structure(value, new)
+                                     for value, new in zip(self.initial, changed.after))
+        return self._run_once(loop_test, loop_body, leading, opts)
+
+    def _run_once(self, loop_test: Callable, loop_body: Callable, leading: tuple,
+                  opts: dict) -> tuple:
         lead = len(leading)
         # A return value that the traced body never sets (its `return` raised, and the
         # exception was caught, while tracing) cannot change in the loop: it stays out of the
@@ -322,6 +342,7 @@ class _GraphLoop:
 
         def loop_body(*state):
             result = tuple(body(*state[:lead], *everything(state[lead:])))
+            _check_number_types(self.initial, result[lead:])
             return result[:lead] + carried(result[lead:])
 
         state_invariants = None if self.invariants is None else carried(self.invariants)
@@ -457,25 +478,34 @@ def _check_loop_inputs(initial: Sequence, names: Sequence[str]) -> None:
                 f"the loop.")
 
 
-def _settle_weak_numbers(initial: tuple, body, get_state, set_state, names) -> tuple:
-    """Python numbers (and tensors standing for them) take the dtype of their first
-    iteration, as in Python: ``s = 0`` followed by ``s += x`` with float32 ``x`` makes ``s``
-    float32, and ``c = 0`` followed by ``c = c + i`` with an int64 counter makes ``c`` int64."""
-    if not any(dtypes.is_weak(leaf) for value in initial for leaf in nest.flatten(value)):
-        return initial
-    # One variable's type can depend on another's (`x *= y` once `y` became int64): probe
-    # again until no type changes (a lattice only goes up, so this ends quickly).
-    for _ in range(len(initial) + 1):
-        # Traced as the loop will see them: numbers as tensors, so that every branch on them
-        # is a graph branch (a Python run would take one branch only).
-        after = _probe(initial, body, get_state, set_state, names, symbolic=True)
-        if isinstance(after, BaseException):
-            return initial  # the loop itself reports why its body fails
-        settled = tuple(_settled_structure(value, new) for value, new in zip(initial, after))
-        if _types_of(settled) == _types_of(initial):
-            return settled
-        initial = settled
-    return initial
+class _NumberTypesChanged(Exception):
+    """An iteration changed the type of a loop variable that entered as a Python number;
+    ``after`` is the state it ended with (its values belong to the aborted trace: only their
+    types may be used)."""
+
+    def __init__(self, after: tuple):
+        super().__init__("a loop variable that is a Python number changed type")
+        self.after = after
+
+
+def _check_number_types(initial: tuple, after: tuple) -> None:
+    """Raises ``_NumberTypesChanged`` when one iteration gave a weak loop variable another
+    type (without making any op: this runs inside the body's trace)."""
+    for value, new in zip(initial, after):
+        if nest.structure_of(value) != nest.structure_of(new):
+            continue  # the loop reports the change of structure
+        if any(dtypes.is_weak(leaf) and _changes_type(leaf, new_leaf)
+               for leaf, new_leaf in zip(nest.flatten(value), nest.flatten(new))):
+            raise _NumberTypesChanged(after)
+
+
+def _changes_type(value, new) -> bool:
+    """Whether ``_settled(value, new)`` gives ``value`` another type."""
+    if isinstance(new, rt.Tensor) and new.shape == ():
+        own = value.dtype if isinstance(value, rt.Tensor) else dtypes.python_number_dtype(value)
+        return new.dtype != own
+    return type(new) in (bool, int, float) and isinstance(value, (bool, int, float)) \
+        and type(new) is not type(value)
 
 
 def _settled_structure(value, new):
@@ -485,11 +515,6 @@ def _settled_structure(value, new):
     leaves = [_settled(leaf, after) if dtypes.is_weak(leaf) else leaf
               for leaf, after in zip(nest.flatten(value), nest.flatten(new))]
     return nest.pack_like(value, leaves)
-
-
-def _types_of(values: tuple) -> list:
-    return [(type(leaf), getattr(leaf, "dtype", None))
-            for value in values for leaf in nest.flatten(value)]
 
 
 def _settled(value, new):

@@ -11,9 +11,9 @@ from __future__ import annotations
 from runtime import variables
 from runtime.backends.jit.regions import COMPILED_REGION
 from runtime.concrete_function import CALL
-from runtime.export import (jax_arrays, jax_indexing, jax_math, jax_nn, jax_reductions,
+from runtime.export import (jax_arrays, jax_indexing, jax_math, jax_more, jax_nn, jax_reductions,
                             pending_rules)
-from runtime.ops import io_ops, random_ops, tensor_array_ops
+from runtime.ops import io_ops, random_ops, scatter_ops, sort_ops, tensor_array_ops
 from runtime.ops.registry import COND, CONST, PLACEHOLDER, WHILE_LOOP
 from runtime.passes.counted_loops import RANGE_FITS
 
@@ -23,6 +23,7 @@ LOWERINGS = {
     **jax_arrays.LOWERINGS,
     **jax_indexing.LOWERINGS,
     **jax_nn.LOWERINGS,
+    **jax_more.LOWERINGS,
 }
 
 # Handled by the interpreter itself (see jax_interpreter): structure, state and effects.
@@ -52,6 +53,13 @@ NOT_EXPORTED = {
         "the concrete function's graph (concrete_function.graph), which never holds them."),
     CALL: ("calls of concrete functions are recorded by eager gradient tapes only and never "
            "appear in a traced graph."),
+    sort_ops.UNIQUE: ("the number of distinct values is known only when the graph runs, and JAX "
+                      "needs every shape while it traces; pass a fixed size outside instead."),
+    **{op: ("an index out of range is an error in the runtime, but JAX clamps or drops it "
+            "silently, so the exported function could give other results; checking the "
+            "indices in JAX is future work.")
+       for op in (scatter_ops.GATHER_ND, scatter_ops.SCATTER_ND,
+                  scatter_ops.TENSOR_SCATTER_ND_UPDATE, scatter_ops.TENSOR_SCATTER_ND_ADD)},
     **{op: _TENSOR_ARRAY for op in (
         tensor_array_ops.NEW, tensor_array_ops.WRITE, tensor_array_ops.READ,
         tensor_array_ops.STACK, tensor_array_ops.GATHER, tensor_array_ops.CONCAT,

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from runtime.backends.jit.regions import COMPILED_REGION
 from runtime.concrete_function import CALL
-from runtime.export import (onnx_indexing, onnx_rules_array, onnx_rules_math, onnx_rules_reduce,
-                            onnx_tensor_arrays, pending_rules)
-from runtime.ops import io_ops, random_ops, reduce_ops
+from runtime.export import (onnx_indexing, onnx_rules_array, onnx_rules_math, onnx_rules_more,
+                            onnx_rules_reduce, onnx_tensor_arrays, pending_rules)
+from runtime.ops import (io_ops, random_ops, reduce_ops, scan_ops, scatter_ops, sort_ops,
+                         special_math_ops)
 from runtime.ops.registry import COND, CONST, PLACEHOLDER, WHILE_LOOP, OpDef
 from runtime.variables import ASSIGN, READ
 
 RULES = {**onnx_rules_math.RULES, **onnx_rules_array.RULES, **onnx_rules_reduce.RULES,
-         **onnx_indexing.RULES, **onnx_tensor_arrays.RULES}
+         **onnx_indexing.RULES, **onnx_tensor_arrays.RULES, **onnx_rules_more.RULES}
 
 LOWERED: dict[OpDef, str] = {
     PLACEHOLDER: "a graph input, named after the parameter",
@@ -49,6 +50,17 @@ NOT_EXPORTED: dict[OpDef, str] = {
                       "ConcreteFunction's own graph, which is what is exported, never holds one"),
     CALL: "it is recorded only on eager gradient tapes, never in a traced graph",
     **pending_rules.PENDING,
+    **{op: ("no ONNX operator computes it exactly; composing one with NumPy's results at the "
+            "edge values is future work")
+       for op in (special_math_ops.EXPM1, special_math_ops.LOG_SIGMOID, special_math_ops.ATAN2,
+                  special_math_ops.TRUNCATEDIV, scan_ops.CUMPROD, sort_ops.ARGSORT,
+                  sort_ops.TAKE_ALONG_AXIS, sort_ops.TAKE_ALONG_AXIS_GRAD, sort_ops.SEARCHSORTED)},
+    sort_ops.UNIQUE: ("its output's length depends on the values, and ONNX's Unique orders "
+                      "values differently from TensorFlow's first-occurrence order"),
+    **{op: ("an index out of range is an error in the runtime, which ONNX Runtime would not "
+            "raise; checking every index in the model is future work")
+       for op in (scatter_ops.GATHER_ND, scatter_ops.SCATTER_ND,
+                  scatter_ops.TENSOR_SCATTER_ND_UPDATE, scatter_ops.TENSOR_SCATTER_ND_ADD)},
 }
 
 # Effects without outputs: refused, or left out of the model with drop_effects=True (an

@@ -4,7 +4,8 @@ into their ``NOT_EXPORTED`` lists, so the registry walks stay complete while rul
 
 from __future__ import annotations
 
-from runtime.ops import decompositions_ops, einsum_ops, matrix_structure_ops
+from runtime.ops import (conv_ops, decompositions_ops, einsum_ops, matrix_structure_ops,
+                         pool_ops)
 from runtime.ops.registry import OpDef
 
 _LATER = ("no export rule is written for it yet (ONNX and JAX both have a direct counterpart); "
@@ -18,5 +19,7 @@ PENDING: dict[OpDef, str] = {
         decompositions_ops.SOLVE, decompositions_ops.CHOLESKY, decompositions_ops.QR,
         decompositions_ops.SVD, decompositions_ops.SINGULAR_VALUES, decompositions_ops.EIGH,
         einsum_ops.EINSUM, matrix_structure_ops.DIAG, matrix_structure_ops.DIAG_PART,
-        matrix_structure_ops.BAND_PART)},
+        matrix_structure_ops.BAND_PART, conv_ops.CONV2D, conv_ops.CONV2D_BACKPROP_INPUT,
+        conv_ops.CONV2D_BACKPROP_FILTER, pool_ops.MAX_POOL, pool_ops.AVG_POOL,
+        pool_ops.MAX_POOL_GRAD, pool_ops.AVG_POOL_GRAD)},
 }

@@ -1,11 +1,20 @@
 """``rt.nn``: neural-network helpers."""
 
+from runtime.ops.activation_ops import elu, gelu, relu6, selu, silu, swish
+from runtime.ops.conv_ops import conv1d, conv2d
+from runtime.ops.dropout_ops import dropout
 from runtime.ops.math_ops import sigmoid, tanh
 from runtime.ops.nn_ops import (l2_loss, leaky_relu, log_softmax, relu,
                                 sigmoid_cross_entropy_with_logits, softmax,
                                 softmax_cross_entropy_with_logits, softplus,
                                 sparse_softmax_cross_entropy_with_logits)
+from runtime.ops.normalization_ops import (batch_normalization, bias_add, embedding_lookup,
+                                           l2_normalize, moments)
+from runtime.ops.pool_ops import avg_pool2d, max_pool2d
 
-__all__ = ["l2_loss", "leaky_relu", "log_softmax", "relu", "sigmoid",
-           "sigmoid_cross_entropy_with_logits", "softmax", "softmax_cross_entropy_with_logits",
-           "softplus", "sparse_softmax_cross_entropy_with_logits", "tanh"]
+__all__ = ["avg_pool2d", "batch_normalization", "bias_add", "conv1d", "conv2d", "dropout",
+           "elu", "embedding_lookup", "gelu", "l2_loss", "l2_normalize", "leaky_relu",
+           "log_softmax", "max_pool2d", "moments", "relu", "relu6", "selu", "sigmoid",
+           "sigmoid_cross_entropy_with_logits", "silu", "softmax",
+           "softmax_cross_entropy_with_logits", "softplus",
+           "sparse_softmax_cross_entropy_with_logits", "swish", "tanh"]

@@ -7,16 +7,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from runtime.errors import ExportError
 from runtime.export.onnx_builder import Builder, compute_dtype
 from runtime.ops import pad_ops, scan_ops
 from runtime.ops import special_math_ops as s
 
 
 def _float_function(onnx_op: str):
-    """Integers convert to the float dtype NumPy computes them in, as the kernels do."""
+    """ONNX Runtime has float32 kernels only for these: float64 (which integers compute in)
+    is refused rather than computed with less precision than the graph."""
     def rule(b: Builder, node, ins):
         out = node.outputs[0].dtype
         work = compute_dtype(out)
+        if work != np.float32:
+            raise ExportError(f"{node.op.name} in {out.name}: ONNX Runtime's {onnx_op} computes "
+                              f"float32 only; cast the input to float32 to export it.")
         result = b.emit(onnx_op, [b.cast(ins[0], node.inputs[0].dtype, work)])
         return [b.cast(result, work, out)]
     return rule

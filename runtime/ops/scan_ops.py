@@ -26,13 +26,8 @@ def _scan(ufunc: np.ufunc):
     return kernel
 
 
-def _infer(name: str):
-    def infer(x, axis, exclusive, reverse):
-        if x.dtype.kind not in "iufc":
-            raise GraphTypeError(f"{name}: not defined for dtype {x.dtype.name}; cast to a "
-                                 f"number first.")
-        return x.dtype, x.shape
-    return infer
+def _infer(x, axis, exclusive, reverse):
+    return x.dtype, x.shape
 
 
 def _cumsum_grad(node, dy):
@@ -49,13 +44,16 @@ def _cumprod_grad(node, dy):
     return (divide_no_nan(apply_op(CUMSUM, (multiply(dy, y),), attrs), x),)
 
 
-CUMSUM = register(OpDef("cumsum", _scan(np.add), _infer("cumsum"), gradient=_cumsum_grad))
-CUMPROD = register(OpDef("cumprod", _scan(np.multiply), _infer("cumprod"), gradient=_cumprod_grad))
+CUMSUM = register(OpDef("cumsum", _scan(np.add), _infer, gradient=_cumsum_grad))
+CUMPROD = register(OpDef("cumprod", _scan(np.multiply), _infer, gradient=_cumprod_grad))
 
 
 def _apply(op: OpDef, x, axis: int, exclusive: bool, reverse: bool) -> Tensor:
     x = convert_to_tensor(x)
     rank = None if x.shape is None else len(x.shape)
+    if x.dtype.kind not in "iufc":
+        raise GraphTypeError(f"{op.name}: not defined for dtype {x.dtype.name}; cast to a "
+                             f"number first.")
     if rank == 0:
         raise ValueError(f"{op.name}: the input must have at least one dimension, got a scalar.")
     attrs = {"axis": normalize_axis(op.name, int(axis), rank),

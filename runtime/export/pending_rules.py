@@ -5,7 +5,7 @@ into their ``NOT_EXPORTED`` lists, so the registry walks stay complete while rul
 from __future__ import annotations
 
 from runtime.ops import (conv_ops, decompositions_ops, einsum_ops, matrix_structure_ops,
-                         pool_ops)
+                         pool_ops, sampling_ops, stateless_random_ops)
 from runtime.ops.registry import OpDef
 
 _LATER = ("no export rule is written for it yet (ONNX and JAX both have a direct counterpart); "
@@ -22,4 +22,7 @@ PENDING: dict[OpDef, str] = {
         matrix_structure_ops.BAND_PART, conv_ops.CONV2D, conv_ops.CONV2D_BACKPROP_INPUT,
         conv_ops.CONV2D_BACKPROP_FILTER, pool_ops.MAX_POOL, pool_ops.AVG_POOL,
         pool_ops.MAX_POOL_GRAD, pool_ops.AVG_POOL_GRAD)},
+    **{op: _RANDOM for op in (
+        sampling_ops.SHUFFLE, sampling_ops.CATEGORICAL, sampling_ops.TRUNCATED_NORMAL,
+        stateless_random_ops.STATELESS_UNIFORM, stateless_random_ops.STATELESS_NORMAL)},
 }

@@ -40,6 +40,9 @@ _OPERATORS = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "
               np.greater: ">", np.greater_equal: ">=", np.equal: "==", np.not_equal: "!=",
               np.bitwise_and: "&", np.bitwise_or: "|", np.bitwise_xor: "^"}
 _COMPARISONS = {"<", "<=", ">", ">=", "==", "!="}
+# Branches and loops nested deeper than this in one generated function go to a function of
+# their own (CPython allows 20 nested loops and 100 levels of indentation per function).
+_MAX_NESTING = 10
 # A plan with a time limit reads the clock every this many loop iterations (reading it costs
 # more than a cheap iteration).
 _CLOCK_EVERY = 64
@@ -130,6 +133,9 @@ class _Emitter:
         # an elementwise op may write its result into one that dies there.
         self.fresh: set[int] = set()
         self.shared: set[int] = set()
+        # Control flow nested too deep for one Python function, written as functions of their
+        # own: (lines, line -> node) each.
+        self.parts: list[tuple[list[str], dict[int, Node]]] = []
 
     def function_source(self, graph: Graph, name: str) -> str:
         params = [f"a{i}" for i in range(len(graph.inputs))]
@@ -147,6 +153,10 @@ class _Emitter:
             self.lines.append("    deadline, tick = clock() + seconds, 0")
         self.block(graph, "    ", keep=graph.outputs)
         self.lines.append("    return (" + "".join(self.result_expr(v) + ", " for v in graph.outputs) + ")")
+        for lines, line_nodes in self.parts:
+            offset = len(self.lines) + 2
+            self.lines += ["", ""] + lines
+            self.line_nodes.update((line + offset, node) for line, node in line_nodes.items())
         return "\n".join(self.lines) + "\n"
 
     def output_expr(self, value) -> str:
@@ -180,7 +190,9 @@ class _Emitter:
                 self.constant(node)
                 continue
             emitted_any = True
-            if node.op is COND:
+            if (node.op is COND or node.op is WHILE_LOOP) and self.too_deep(indent):
+                self.part(node, indent)
+            elif node.op is COND:
                 self.cond(node, indent)
             elif node.op is WHILE_LOOP:
                 self.while_loop(node, indent)
@@ -237,6 +249,27 @@ class _Emitter:
         if len(names) > 1:
             return ", ".join(names)
         return names[0] if names else ""
+
+    def too_deep(self, indent: str) -> bool:
+        """Whether a branch or loop at ``indent`` would nest past what one Python function
+        allows (20 nested loops, 100 levels of indentation). Plans with a loop limit keep
+        their counters in locals, so loaded graphs are refused that deep instead."""
+        return self.loop_limit is None and len(indent) // 4 >= _MAX_NESTING
+
+    def part(self, node: Node, indent: str) -> None:
+        """``node`` (a cond or while_loop) as a module-level function of the values it reads,
+        called here: its nesting starts again at the top of that function."""
+        name = f"part_{node.id}"
+        params = list(dict.fromkeys(self.names[id(v)] for v in node.inputs))
+        outer = self.lines, self.line_nodes
+        self.lines, self.line_nodes = [f"def {name}({', '.join(params)}):"], {}
+        (self.cond if node.op is COND else self.while_loop)(node, "    ")
+        results = "".join(self.names[id(v)] + ", " for v in node.outputs)
+        self.lines.append(f"    return ({results})")
+        self.parts.append((self.lines, self.line_nodes))
+        self.lines, self.line_nodes = outer
+        call = f"{name}({', '.join(params)})"
+        self.emit(f"{indent}{results}= {call}" if results else f"{indent}{call}", node)
 
     def bind_params(self, sub: Graph, expressions: list[str]) -> None:
         for placeholder, expression in zip(sub.inputs, expressions):

@@ -250,3 +250,27 @@ def test_a_returned_variable_read_cannot_change_the_variable():
         read.numpy()[0] = 42.0
     v.assign_add(rt.constant([1.0, 1.0]))
     assert read.numpy().tolist() == [1.0, 2.0] and v.numpy().tolist() == [2.0, 3.0]
+
+
+def _nested_conds(x, depth):
+    if depth == 0:
+        return x + 1.0
+    return rt.cond(x > -1000.0, lambda: _nested_conds(x * 1.0 + 0.5, depth - 1),
+                   lambda: x - 1.0)
+
+
+def _nested_loops(i, depth):
+    if depth == 0:
+        return i + 1
+    return rt.while_loop(lambda j: j < 2, lambda j: (_nested_loops(j, depth - 1),), (i,))[0]
+
+
+@pytest.mark.parametrize("build, arg", [(lambda x: _nested_conds(x, 99), np.float32(0.0)),
+                                        (lambda i: _nested_loops(i, 25), np.int32(0))])
+def test_control_flow_nested_past_pythons_limits_compiles(build, arg):
+    # 99 nested ifs overflow CPython's 100 levels of indentation, 25 nested loops its 20
+    # nested blocks: deep parts of the plan are functions of their own.
+    fn = rt.function(build)
+    concrete = fn.get_concrete_function(arg)
+    assert "def part_" in concrete.plan_source
+    np.testing.assert_array_equal(fn(arg).numpy(), build(rt.constant(arg)).numpy())

@@ -21,7 +21,8 @@ from runtime.function import Function, function
 from runtime.concrete_function import ConcreteFunction
 from runtime.graph import Graph, Node
 from runtime.module import Module
-from runtime.ops import linalg, math, nn, random
+from runtime.introspection import executing_eagerly, is_tensor
+from runtime.ops import debugging, linalg, math, nn, random
 from runtime.ops.array_ops import (cast, clip_by_value, concat, constant, convert_to_tensor,
                                    expand_dims, eye, fill, gather, getitem, identity, ones,
                                    ones_like, range, rank, reshape, shape, size, squeeze, stack,
@@ -50,7 +51,7 @@ from runtime.ops.scatter_ops import (gather_nd, scatter_nd, tensor_scatter_nd_ad
                                      tensor_scatter_nd_update)
 from runtime.ops.sort_ops import argsort, searchsorted, sort, unique
 from runtime.ops.special_math_ops import acos, asin, atan, atan2, cosh, sinh, truncatediv
-from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec
+from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorShape, TensorSpec
 from runtime.tensor_array import TensorArray
 from runtime.variables import Variable
 from runtime.serialize import load, save

@@ -304,3 +304,92 @@ def is_tensor_like(value) -> bool:
 
 def collect_symbolic(values: Iterable) -> list[SymbolicTensor]:
     return [value for value in values if type(value) is SymbolicTensor]
+
+
+class TensorShape:
+    """TensorFlow's ``TensorShape``: a possibly partial shape (``None`` for an unknown size,
+    ``TensorShape(None)`` for an unknown rank). ``Tensor.shape`` stays a plain tuple (every
+    caller indexes, compares and adds it as one); ``rt.TensorShape(x.shape)`` gives this view,
+    which compares equal to the tuple it was made from."""
+
+    __slots__ = ("_dims",)
+
+    def __init__(self, dims: Iterable[int | None] | "TensorShape" | None):
+        if isinstance(dims, TensorShape):
+            dims = dims._dims
+        elif isinstance(dims, (int, np.integer)):
+            dims = (dims,)
+        self._dims = None if dims is None else _checked_shape(tuple(
+            None if d is None else int(d) for d in dims))
+
+    @property
+    def rank(self) -> int | None:
+        return None if self._dims is None else len(self._dims)
+
+    ndims = rank
+
+    @property
+    def dims(self) -> list | None:
+        return None if self._dims is None else list(self._dims)
+
+    def as_list(self) -> list:
+        """The sizes as a list; an unknown rank has none, and raises ``ValueError``."""
+        if self._dims is None:
+            raise ValueError("as_list() is not defined on an unknown TensorShape.")
+        return list(self._dims)
+
+    def is_fully_defined(self) -> bool:
+        return self._dims is not None and None not in self._dims
+
+    def num_elements(self) -> int | None:
+        return int(np.prod(self._dims, dtype=np.int64)) if self.is_fully_defined() else None
+
+    def is_compatible_with(self, other) -> bool:
+        """Whether some array could have both shapes (unknown sizes match anything)."""
+        return shapes_compatible(self._dims, TensorShape(other)._dims)
+
+    def merge_with(self, other) -> "TensorShape":
+        """The shape with the sizes known in either; raises ``ValueError`` if incompatible."""
+        other = TensorShape(other)
+        if not self.is_compatible_with(other):
+            raise ValueError(f"the shapes {self} and {other} are not compatible.")
+        if self._dims is None or other._dims is None:
+            return other if self._dims is None else self
+        return TensorShape([a if a is not None else b for a, b in zip(self._dims, other._dims)])
+
+    def concatenate(self, other) -> "TensorShape":
+        other = TensorShape(other)
+        if self._dims is None or other._dims is None:
+            return TensorShape(None)
+        return TensorShape(self._dims + other._dims)
+
+    def __len__(self) -> int:
+        if self._dims is None:
+            raise ValueError("the length of an unknown TensorShape (unknown rank) is not "
+                             "defined.")
+        return len(self._dims)
+
+    def __iter__(self):
+        return iter(self.as_list())
+
+    def __getitem__(self, key):
+        if self._dims is None:
+            return TensorShape(None) if isinstance(key, slice) else None
+        item = self._dims[key]
+        return TensorShape(item) if isinstance(key, slice) else item
+
+    def __eq__(self, other) -> bool:
+        try:
+            other = TensorShape(other)
+        except (TypeError, ValueError):
+            return NotImplemented
+        return self._dims == other._dims
+
+    def __hash__(self) -> int:
+        return hash(self._dims)
+
+    def __repr__(self) -> str:
+        return "TensorShape(None)" if self._dims is None else f"TensorShape({list(self._dims)})"
+
+    def __str__(self) -> str:
+        return "<unknown>" if self._dims is None else format_shape(self._dims)

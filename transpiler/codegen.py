@@ -114,7 +114,7 @@ def generate(fn_node: gast.FunctionDef, free_vars: list[str], user_filename: str
     source = _with_comments(text)
     filename = generated_sources.register(source, fn_node.name)
     namespace: dict = {}
-    exec(compile(source, filename, "exec"), namespace)
+    exec(compile(_without_defaults(module, fn_node, source), filename, "exec"), namespace)
     register_line_map(filename, {
         line: Location(origin.filename, origin.lineno, origin.function_name)
         for line, origin in line_map.items()})
@@ -123,6 +123,25 @@ def generate(fn_node: gast.FunctionDef, free_vars: list[str], user_filename: str
     # kept while one of them (or the factory) is alive.
     generated_sources.release_with(_inner_code(factory.__code__, fn_node.name), filename)
     return GeneratedModule(filename, source, _function_text(source), factory, line_map)
+
+
+def _without_defaults(module: gast.Module, fn_node: gast.FunctionDef, source: str) -> str:
+    """``source`` as it is compiled: the converted function's default values written as
+    ``None``. Its defaults are the original function's own objects (see ``api``); evaluating
+    their expressions again in the factory would fail for a name local to the code that
+    defined the function (``lambda x, big=big: ...``) and would make new objects."""
+    arguments = fn_node.args
+    if not arguments.defaults and not any(arguments.kw_defaults):
+        return source
+    saved = arguments.defaults, arguments.kw_defaults
+    arguments.defaults = [gast.Constant(None, None) for _ in saved[0]]
+    arguments.kw_defaults = [None if d is None else gast.Constant(None, None) for d in saved[1]]
+    try:
+        compiled = _with_comments(_unparse(gast.gast_to_ast(module)))
+    finally:
+        arguments.defaults, arguments.kw_defaults = saved
+    assert compiled.count("\n") == source.count("\n"), "defaults changed the line numbers"
+    return compiled
 
 
 def _inner_code(factory_code: CodeType, name: str) -> CodeType:

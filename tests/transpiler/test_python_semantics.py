@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
-from transpiler import convert, function
+from transpiler import convert, function, to_code
 
 
 def _raises_value_error():
@@ -354,3 +354,22 @@ def big_python_int_into_a_loop(n):
 def test_python_ints_beyond_int32_widen_in_graph_loops_as_in_python(fn, n):
     got = function(fn)(rt.constant(n))
     assert int(got) == fn(n)
+
+
+def _made_with_local_defaults():
+    big = np.ones(3, np.float32)
+    scale = 2.0
+
+    def scaled(x, s=scale, *, shift=big):
+        if x[0] > 0:
+            x = x * s
+        return x + shift
+    return function(lambda x, big=big: x + big), function(scaled)
+
+
+def test_defaults_naming_locals_of_the_defining_function_are_kept():
+    add_big, scaled = _made_with_local_defaults()
+    x = np.full(3, 2.0, np.float32)
+    np.testing.assert_array_equal(add_big(x).numpy(), x + 1.0)
+    np.testing.assert_array_equal(scaled(x).numpy(), x * 2.0 + 1.0)
+    assert "s=scale" in to_code(scaled.python_function)

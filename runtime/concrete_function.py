@@ -8,7 +8,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from runtime import nest
+from runtime import config, nest
 from runtime.autodiff import recording
 from runtime.backends import NUMPY, Backend
 from runtime.backends.jit import INSTALL_HINT as JIT_INSTALL_HINT
@@ -17,6 +17,7 @@ from runtime.backends.jit import available as jit_available
 from runtime.errors import GradientError
 from runtime.fast_call import make_entry
 from runtime.graph import Graph
+from runtime.source_location import user_traceback
 from runtime.ops.registry import OpDef, register
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, format_shape
 from runtime.traced_graph import GraphRecord
@@ -63,6 +64,14 @@ class ConcreteFunction:
     # -- calling ----------------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
+        try:
+            return self._call(args, kwargs)
+        except Exception as error:
+            if not config._traceback_filtering:  # rt.config.set_traceback_filtering
+                raise
+            raise error.with_traceback(user_traceback(error))
+
+    def _call(self, args: tuple, kwargs: dict):
         values = self._bind(args, kwargs)
         leaves: list = []
         key = tuple([encode(value, leaves) for value in values])

@@ -52,3 +52,20 @@ def set_jit_auto_compile(after_calls: int | None) -> None:
 
 def jit_auto_compile_after() -> int | None:
     return _jit_auto_compile_after
+
+
+# Off with EAGER2GRAPH_TRACEBACK_FILTERING=0 in the environment, or set_traceback_filtering(False).
+_traceback_filtering = os.environ.get("EAGER2GRAPH_TRACEBACK_FILTERING", "1").strip().lower() \
+    not in ("0", "false", "no", "off")
+
+
+def set_traceback_filtering(enabled: bool) -> None:
+    """When True (the default), an exception leaving a traced or converted function shows only
+    the user's frames, generated code mapped back to the user's lines. False shows every frame
+    of eager2graph and of the generated code, for debugging eager2graph itself."""
+    global _traceback_filtering
+    _traceback_filtering = bool(enabled)
+
+
+def traceback_filtering() -> bool:
+    return _traceback_filtering

@@ -23,6 +23,7 @@ from runtime.backends.jit import available as jit_available
 from runtime.concrete_function import ConcreteFunction
 from runtime.fast_call import MISS
 from runtime.graph import Graph
+from runtime.source_location import user_traceback
 from runtime.ops.dispatch import constant_in_graph
 from runtime.passes import optimize
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec, format_shape
@@ -74,14 +75,19 @@ class Function:
     # -- calling ----------------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
-        entry = self._entry
-        if entry is not None and not kwargs and not tracing.active_traces \
-                and not config._run_functions_eagerly and not recording.active:
-            result = entry(args)
-            if result is not MISS:
-                self._calls_since_trace += 1
-                return result
-        return self._call_general(args, kwargs)
+        try:
+            entry = self._entry
+            if entry is not None and not kwargs and not tracing.active_traces \
+                    and not config._run_functions_eagerly and not recording.active:
+                result = entry(args)
+                if result is not MISS:
+                    self._calls_since_trace += 1
+                    return result
+            return self._call_general(args, kwargs)
+        except Exception as error:
+            if not config._traceback_filtering:  # rt.config.set_traceback_filtering
+                raise
+            raise error.with_traceback(user_traceback(error))
 
     def _call_general(self, args: tuple, kwargs: dict):
         if config._run_functions_eagerly or recording.recording_here():
@@ -295,6 +301,14 @@ class Function:
 
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
         """The graph for these arguments (values or TensorSpecs), tracing it if needed."""
+        try:
+            return self._get_concrete_function(args, kwargs)
+        except Exception as error:
+            if not config._traceback_filtering:  # rt.config.set_traceback_filtering
+                raise
+            raise error.with_traceback(user_traceback(error))
+
+    def _get_concrete_function(self, args: tuple, kwargs: dict) -> ConcreteFunction:
         if self.input_signature is not None and not args and not kwargs:
             return self._signature_function()
         values = self._bind_pair(args, kwargs)

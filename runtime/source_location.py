@@ -10,10 +10,12 @@ file, so its source line is never read (it could name ``/etc/passwd`` or ``/dev/
 
 from __future__ import annotations
 
+import functools
 import linecache
 import os
 import sys
 from dataclasses import dataclass
+from types import CodeType, TracebackType
 
 _RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _internal_prefixes: list[str] = [_RUNTIME_DIR]
@@ -97,3 +99,103 @@ def user_stacklevel() -> int:
     while frame is not None and _is_internal(frame.f_code.co_filename):
         level, frame = level + 1, frame.f_back
     return level
+
+
+# -- tracebacks that show the user's code -------------------------------------------------------
+#
+# An exception that leaves a traced or converted function has passed through many frames of
+# the runtime and of generated code. The public entry points (``Function.__call__`` and
+# friends) rebuild its traceback before it reaches the user: frames of internal files are
+# dropped, and a frame of generated code is replaced by a frame in the user's own file, at the
+# user's line, with a caret under the same expression. Python cannot make a frame for an
+# arbitrary file and line directly, so one is obtained by running a tiny stub compiled under
+# the user's file name whose only expression fails at exactly that line and column.
+
+_STUB_GLOBALS = {"__builtins__": {}}  # no names at all: the stub's one name always fails
+
+
+def user_traceback(error: BaseException) -> TracebackType | None:
+    """``error``'s traceback with only the user's frames (generated code mapped back to the
+    user's lines); the tracebacks of its causes and contexts are rewritten the same way."""
+    seen: set[int] = set()
+    pending: list[BaseException | None] = [error]
+    while pending:
+        current = pending.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        current.__traceback__ = _filtered(current.__traceback__, getattr(current, "node", None))
+        pending += [current.__cause__, current.__context__]
+    return error.__traceback__
+
+
+def _filtered(traceback: TracebackType | None, node) -> TracebackType | None:
+    entries: list[tuple] = []
+    while traceback is not None:
+        filename = traceback.tb_frame.f_code.co_filename
+        if filename in _line_maps:
+            entry = _generated_entry(traceback)
+            if entry is not None:
+                entries.append(entry)
+        elif not _is_internal(filename):
+            entries.append((traceback.tb_frame, traceback.tb_lasti, traceback.tb_lineno))
+        traceback = traceback.tb_next
+    location = getattr(node, "location", None)  # a run-time error: where its op was created
+    if location is not None and location.readable and location.lineno > 0:
+        entries.append(_stub_entry(location, location.function_name, None))
+    rebuilt = None
+    for frame, lasti, lineno in reversed(entries):
+        rebuilt = TracebackType(rebuilt, frame, lasti, lineno)
+    return rebuilt
+
+
+def _generated_entry(traceback: TracebackType) -> tuple | None:
+    """A frame in the user's file standing for a frame of generated code (None: the line is
+    scaffolding that maps to no line of the user's)."""
+    code = traceback.tb_frame.f_code
+    line_map = _line_maps[code.co_filename]
+    mapped = [line for line in line_map if line <= traceback.tb_lineno]
+    if not mapped:
+        return None
+    location = line_map[max(mapped)]
+    return _stub_entry(location, location.function_name or code.co_name,
+                       _expression_text(code, traceback.tb_lasti))
+
+
+def _expression_text(code: CodeType, lasti: int) -> str | None:
+    """The generated text of the expression that was running, if it fits on one line."""
+    positions = list(code.co_positions())
+    if lasti < 0 or lasti // 2 >= len(positions):
+        return None
+    line, end_line, column, end_column = positions[lasti // 2]
+    if line is None or line != end_line or column is None or end_column is None:
+        return None
+    text = linecache.getline(code.co_filename, line).encode()[column:end_column].decode(
+        errors="replace")
+    return text or None
+
+
+def _stub_entry(location: Location, function_name: str, expression: str | None) -> tuple:
+    """(frame, lasti, lineno) of a frame at ``location``; the caret goes under ``expression``
+    where the user's line holds that text, else it spans the line (and Python omits it)."""
+    user_line = linecache.getline(location.filename, location.lineno).rstrip("\r\n")
+    start = user_line.find(expression) if expression else -1
+    if start < 0:
+        start, expression = len(user_line) - len(user_line.lstrip()), user_line.strip() or "x"
+    column, width = len(user_line[:start].encode()), len(expression.encode())
+    code = _stub(location.filename, location.lineno, function_name or "<module>", column, width)
+    try:
+        exec(code, _STUB_GLOBALS)
+    except NameError as raised:
+        stub = raised.__traceback__.tb_next  # the stub's own frame, below this one
+        return stub.tb_frame, stub.tb_lasti, location.lineno
+    raise AssertionError("an eager2graph traceback stub did not fail")  # pragma: no cover
+
+
+@functools.lru_cache(maxsize=512)
+def _stub(filename: str, lineno: int, name: str, column: int, width: int) -> CodeType:
+    """Code whose one expression, a name ``width`` bytes long at ``column`` of ``lineno``, fails."""
+    name_text = "_" * width
+    line = f"({' ' * (column - 1)}{name_text})" if column else name_text
+    return compile("\n" * (lineno - 1) + line, filename, "exec").replace(co_name=name,
+                                                                         co_qualname=name)

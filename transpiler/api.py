@@ -14,7 +14,7 @@ import numpy as np
 import runtime as rt
 import transpiler.operators as ag
 from transpiler import codegen, parsing, pipeline
-from transpiler.converters.base import Context
+from transpiler.converters.base import Context, stamp_origin
 from transpiler.errors import SourceUnavailableError
 from runtime.source_location import user_stacklevel
 from transpiler.naming import Namer
@@ -67,7 +67,8 @@ def clear_conversion_cache() -> None:
 def _lambda_as_def(node, fn):
     """A lambda converts as a one-line function (its name is only for the generated code)."""
     gast = parsing.gast
-    return gast.FunctionDef("lambda_", node.args, [gast.Return(node.body)], [], None, None)
+    return stamp_origin([gast.FunctionDef("lambda_", node.args, [gast.Return(node.body)], [], None,
+                                          None)], node)[0]
 
 
 def _bound_names(node) -> set[str]:

@@ -1056,9 +1056,6 @@ class TestAssert:
         with pytest.raises(AssertionError, match="y must be positive"):
             function(checks_positive)(t(-5))
 
-    @xfail("the failed assert reports 'Assertion created at File \".../test_illegal.py\", line "
-           "<def line>, in checks_positive / def checks_positive(x):': the line of the def, not of "
-           "the assert statement")
     def test_a_failed_assert_in_a_graph_names_the_assert_line(self):
         with pytest.raises(AssertionError, match=(
                 rf"(?s)y must be positive.*{re.escape(HERE)}\"?, line {line_of(checks_positive)}\b")):

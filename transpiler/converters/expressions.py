@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import gast
 
-from transpiler.converters.base import EXTRA_TEST, THUNK, ScopeTransformer, extra_test, name
+from transpiler.converters.base import (EXTRA_TEST, THUNK, ScopeTransformer, extra_test, name,
+                                        stamp_origin)
 
 
 _OPERATOR_TEXT = {
@@ -94,7 +95,7 @@ class _Expressions(ScopeTransformer):
     def visit_Assert(self, node):
         self.generic_visit(node)
         args = [node.test] + ([_thunk(node.msg)] if node.msg is not None else [])
-        return gast.Expr(_call("assert_stmt", args))
+        return stamp_origin([gast.Expr(_call("assert_stmt", args))], node)[0]
 
 
 def transform(fn_node: gast.FunctionDef, ctx) -> None:

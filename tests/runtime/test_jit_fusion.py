@@ -338,3 +338,22 @@ def test_bool_variables_updated_then_read():
                                  jit_compile=jit)
         with pytest.raises(Exception, match="subtract"):
             fn(np.array([1.0, 0.0]))
+
+
+# --------------------------------------------------------------------------------------------
+# Counted loops compiled as loops
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_a_counted_reduction_runs_as_a_compiled_loop(dtype):
+    def sum_of_cubes(n):
+        s = n * 0
+        for i in rt.range(n):
+            s += i * i * i + 3
+        return s
+    both = Both(sum_of_cubes, decorate=transpiler.function)
+    for n in (0, 1, 1000, 70_000, 3_000_000):   # past the vectorized length, and wrapping
+        both(dtype(n))
+    report = both.report(dtype(5))
+    assert counts(report) == (1, 1) and "while_loop" in report
+    assert not left_on_plan(report), report   # no array code, no guard left on the plan

@@ -13,6 +13,7 @@ import importlib.util
 import warnings
 
 from runtime.backends.jit.codegen import KernelWriter
+from runtime.backends.jit.counted import prefer_loops
 from runtime.backends.jit.decompositions import decompose
 from runtime.backends.jit.kernels import compile_kernel
 from runtime.backends.jit.merging import Budget, merge_neighbours
@@ -41,6 +42,7 @@ class CompiledPlan:
                               f"install it with {INSTALL_HINT}, or pass jit_compile=None to "
                               f"compile only when it is installed.")
         self.graph = graph.copy()
+        prefer_loops(self.graph)
         forward_assigned_values(self.graph)
         hoist_variable_reads(self.graph)
         decompose(self.graph)

@@ -17,6 +17,8 @@ import sys
 from dataclasses import dataclass
 from types import CodeType, TracebackType
 
+from runtime.errors import OperatorNotAllowedInGraphError
+
 _RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _internal_prefixes: list[str] = [_RUNTIME_DIR]
 _internal_cache: dict[str, bool] = {}
@@ -126,7 +128,23 @@ def user_traceback(error: BaseException) -> TracebackType | None:
         seen.add(id(current))
         current.__traceback__ = _filtered(current.__traceback__, getattr(current, "node", None))
         pending += [current.__cause__, current.__context__]
+    _name_the_misuse(error)
     return error.__traceback__
+
+
+def _name_the_misuse(error: BaseException) -> None:
+    """A symbolic tensor used as a Python value: its message says where the tensor was made;
+    the innermost user frame is where it was used, which is the line to change."""
+    if not isinstance(error, OperatorNotAllowedInGraphError) or not error.args \
+            or not isinstance(error.args[0], str) or getattr(error, "_e2g_misuse_named", False):
+        return
+    traceback, innermost = error.__traceback__, None
+    while traceback is not None:
+        innermost, traceback = traceback, traceback.tb_next
+    if innermost is not None:
+        error._e2g_misuse_named = True
+        where = Location(innermost.tb_frame.f_code.co_filename, innermost.tb_lineno)
+        error.args = (f"{error.args[0]} The tensor was used this way at {where}.", *error.args[1:])
 
 
 def _filtered(traceback: TracebackType | None, node) -> TracebackType | None:

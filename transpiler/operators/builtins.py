@@ -12,6 +12,7 @@ import sys
 import runtime as rt
 from runtime import dtypes, tracing
 from runtime.control_flow import is_symbolic
+from runtime.source_location import user_location
 from runtime.staged_list import StagedList
 from runtime.ops.array_ops import checked_cast
 from transpiler.operators.control_flow import TensorEnumerate, TensorZip
@@ -36,7 +37,11 @@ def range_(*args):
 def len_(value):
     if is_symbolic(value):
         if value.shape == ():
-            raise TypeError("len() of a scalar tensor is not defined.")
+            location = user_location()
+            where = f" at {location}" if location else ""
+            raise TypeError(
+                f"len() of a scalar tensor is not defined ({value.name}{where}): a scalar has no "
+                f"length. Use rt.size(x) for the number of elements, or reshape it to a vector.")
         if value.shape is not None and value.shape[0] is not None:
             return value.shape[0]
         return rt.shape(value)[0]

@@ -48,6 +48,42 @@ def _where() -> str:
     return f" at {location}" if location else ""
 
 
+class naming_construct:
+    """Adds to an error of graph control flow the construct the user wrote, with its line.
+
+    ``rt.cond`` and ``rt.while_loop`` only know they build "a tensor conditional" or "a
+    tensor loop"; the user wrote an ``if``, a ``for``, a ternary or an ``and``. The innermost
+    construct names an error first; enclosing ones leave it alone."""
+
+    __slots__ = ("construct", "location")
+
+    def __init__(self, construct: str):
+        self.construct, self.location = construct, _where()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, error, traceback) -> bool:
+        if isinstance(error, (ValueError, TypeError)) and not getattr(error, _NAMED, False) \
+                and _raised_by_control_flow(traceback) and error.args \
+                and isinstance(error.args[0], str):
+            setattr(error, _NAMED, True)
+            error.args = (f"{error.args[0]} This is the {self.construct}{self.location}.",
+                          *error.args[1:])
+        return False
+
+
+_NAMED = "_e2g_construct_named"
+_CONTROL_FLOW_FILES = (rt.control_flow.__file__, __file__)
+
+
+def _raised_by_control_flow(traceback) -> bool:
+    """Whether the innermost frame is a check of graph control flow (not an op in a body)."""
+    while traceback is not None and traceback.tb_next is not None:
+        traceback = traceback.tb_next
+    return traceback is not None and traceback.tb_frame.f_code.co_filename in _CONTROL_FLOW_FILES
+
+
 _ONCE_PER_TRACE = "its body is traced once, however many times the loop runs in the graph"
 
 
@@ -162,7 +198,9 @@ def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_st
             return result, outputs
         return traced
 
-    result, outputs = rt.cond(cond, branch(body, "if"), branch(orelse, "else"), names=leaf_names)
+    with naming_construct("if statement"):
+        result, outputs = rt.cond(cond, branch(body, "if"), branch(orelse, "else"),
+                                  names=leaf_names)
     _refuse_graph_values_outside(outer, names, outputs, get_state, set_state, before,
                                  "an if statement")
     _set_state_tolerantly(set_state, get_state, names, tuple(outputs) + tuple(initial[nouts:]))
@@ -202,7 +240,8 @@ def if_exp(cond, if_true: Callable, if_false: Callable, expression: str = ""):
     """``if_true() if cond else if_false()`` (a conditional expression)."""
     if not is_symbolic(cond):
         return if_true() if python_truth(cond, "a conditional expression") else if_false()
-    return rt.cond(scalar_condition(cond, "a conditional expression"), if_true, if_false)
+    with naming_construct("conditional expression"):
+        return rt.cond(scalar_condition(cond, "a conditional expression"), if_true, if_false)
 
 
 # -- while ---------------------------------------------------------------------------------
@@ -225,7 +264,8 @@ def while_stmt(test: Callable, body: Callable, get_state: GetState = _no_state,
         body()
         first = test()
     _reject_mutations(mutates, "a while loop", _ONCE_PER_TRACE)
-    _tensor_while(test, body, get_state, set_state, names, opts, outer, staged)
+    with naming_construct("while loop"):
+        _tensor_while(test, body, get_state, set_state, names, opts, outer, staged)
 
 
 def _staged_in_graph(test_value) -> bool:
@@ -646,30 +686,31 @@ def for_stmt(iterable, extra_test: Callable | None, body: Callable[[Any], None],
         _python_for(iterable, extra_test, body, get_state, set_state, names)
         return
     _reject_mutations(mutates, "a for loop", _ONCE_PER_TRACE)
-    start, limit, delta, item_of = loop
-    before = _state_before(get_state, names)
-    first_iteration = lambda: body(item_of(_weak_copy(start)))  # noqa: E731
-    entering = _staged_lists(before, names, staged, (first_iteration,), get_state, set_state)
-    graph_loop = _GraphLoop(entering, first_iteration, get_state, set_state, names, "for loop",
-                            opts)
+    with naming_construct("for loop"):
+        start, limit, delta, item_of = loop
+        before = _state_before(get_state, names)
+        first_iteration = lambda: body(item_of(_weak_copy(start)))  # noqa: E731
+        entering = _staged_lists(before, names, staged, (first_iteration,), get_state, set_state)
+        graph_loop = _GraphLoop(entering, first_iteration, get_state, set_state, names, "for loop",
+                                opts)
 
-    def loop_test(index, *state):
-        set_state(state)
-        more = _range_continues(index, limit, delta)
-        if extra_test is None:
-            return more
-        return rt.cond(more, lambda: _as_condition(extra_test()), lambda: rt.constant(False))
+        def loop_test(index, *state):
+            set_state(state)
+            more = _range_continues(index, limit, delta)
+            if extra_test is None:
+                return more
+            return rt.cond(more, lambda: _as_condition(extra_test()), lambda: rt.constant(False))
 
-    def loop_body(index, *state):
-        set_state(state)
-        following = _next_index(index, delta)
-        index.weak = True  # the counter stands for a Python int, as in the user's loop
-        body(item_of(index))
-        return (following,) + tuple(get_state())
+        def loop_body(index, *state):
+            set_state(state)
+            following = _next_index(index, delta)
+            index.weak = True  # the counter stands for a Python int, as in the user's loop
+            body(item_of(index))
+            return (following,) + tuple(get_state())
 
-    final = graph_loop.run(loop_test, loop_body, (start,), opts)
-    _refuse_graph_values_outside(outer, names, final, get_state, set_state, before, "a for loop")
-    set_state(final)
+        final = graph_loop.run(loop_test, loop_body, (start,), opts)
+        _refuse_graph_values_outside(outer, names, final, get_state, set_state, before, "a for loop")
+        set_state(final)
 
 
 def _as_condition(value):

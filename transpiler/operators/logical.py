@@ -11,6 +11,7 @@ import operator
 
 import runtime as rt
 from runtime.control_flow import is_symbolic, scalar_condition
+from transpiler.operators.control_flow import naming_construct
 
 
 def not_(value):
@@ -25,7 +26,8 @@ def and_(left, right):
     """``left() and right()``: the right side is evaluated only if needed (or traced)."""
     value = left()
     if is_symbolic(value):
-        return rt.cond(value, right, lambda: value)
+        with naming_construct("`and` expression"):
+            return rt.cond(scalar_condition(value, "an `and` expression"), right, lambda: value)
     return value and right()
 
 
@@ -33,7 +35,8 @@ def or_(left, right):
     """``left() or right()``: the right side is evaluated only if needed (or traced)."""
     value = left()
     if is_symbolic(value):
-        return rt.cond(value, lambda: value, right)
+        with naming_construct("`or` expression"):
+            return rt.cond(scalar_condition(value, "an `or` expression"), lambda: value, right)
     return value or right()
 
 

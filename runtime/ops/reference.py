@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 import runtime as rt
+from runtime.export import jax_table, onnx_table
 from runtime.ops.registry import NOT_DIFFERENTIABLE, OpDef, all_ops
 from runtime.serialize.attributes import KINDS
 
@@ -65,7 +66,6 @@ def _gradient(op: OpDef) -> str:
 
 
 def _export_tables() -> tuple[set, set]:
-    from runtime.export import jax_table, onnx_table
     return (set(onnx_table.RULES) | set(onnx_table.LOWERED),
             set(jax_table.LOWERINGS) | set(jax_table.HANDLED))
 

@@ -326,6 +326,13 @@ class Function:
                 self._cache[key] = concrete
         return concrete
 
+    def explain_retraces(self) -> retracing.RetraceReport:
+        """Each trace's argument signature and what changed from the trace before it, with
+        the fix; ``str`` of the result reads as a list. The retracing warning points here."""
+        with self._lock:
+            keys = [concrete.key for concrete in self._concretes]
+        return retracing.RetraceReport(self.__name__, self._param_names, keys)
+
     def concrete_functions(self) -> list[ConcreteFunction]:
         return list(self._concretes)
 

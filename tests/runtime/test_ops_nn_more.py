@@ -150,6 +150,8 @@ def _reference_conv2d(x, f, strides, padding, dilations):
        st.sampled_from(["SAME", "VALID"]), st.integers(1, 2), st.booleans())
 def test_conv2d_matches_reference(h, w, kh, kw, padding, step, dilate):
     strides, dilations = ((1, 1), (step, step)) if dilate else ((step, 1), (1, 1))
+    if padding == "VALID" and ((kh - 1) * dilations[0] >= h or (kw - 1) * dilations[1] >= w):
+        return  # the window is larger than the input: no output positions
     x, f = RNG.normal(size=(2, h, w, 2)), RNG.normal(size=(kh, kw, 2, 3))
     expected = _reference_conv2d(x, f, strides, padding, np.array(dilations))
     _close(_both(lambda a, b: rt.nn.conv2d(a, b, list(strides), padding,

@@ -11,10 +11,11 @@ from runtime.ops.nn_ops import (l2_loss, leaky_relu, log_softmax, relu,
 from runtime.ops.normalization_ops import (batch_normalization, bias_add, embedding_lookup,
                                            l2_normalize, moments)
 from runtime.ops.pool_ops import avg_pool2d, max_pool2d
+from runtime.ops.sort_ops import top_k  # TensorFlow has it in tf.nn and tf.math
 
 __all__ = ["avg_pool2d", "batch_normalization", "bias_add", "conv1d", "conv2d", "dropout",
            "elu", "embedding_lookup", "gelu", "l2_loss", "l2_normalize", "leaky_relu",
            "log_softmax", "max_pool2d", "moments", "relu", "relu6", "selu", "sigmoid",
            "sigmoid_cross_entropy_with_logits", "silu", "softmax",
            "softmax_cross_entropy_with_logits", "softplus",
-           "sparse_softmax_cross_entropy_with_logits", "swish", "tanh"]
+           "sparse_softmax_cross_entropy_with_logits", "swish", "tanh", "top_k"]

@@ -12,7 +12,8 @@
 """
 
 from transpiler.api import convert, do_not_convert, function, set_loop_options, to_code
-from transpiler.errors import ConversionError, SourceUnavailableError, UnsupportedSyntaxError
+from transpiler.errors import (ConversionError, ConversionWarning, SourceUnavailableError,
+                               UnrollWarning, UnsupportedSyntaxError)
 
 __all__ = ["convert", "to_code", "function", "do_not_convert", "set_loop_options", "ConversionError",
-           "SourceUnavailableError", "UnsupportedSyntaxError"]
+           "SourceUnavailableError", "UnsupportedSyntaxError", "ConversionWarning", "UnrollWarning"]

@@ -15,7 +15,7 @@ import runtime as rt
 import transpiler.operators as ag
 from transpiler import codegen, parsing, pipeline
 from transpiler.converters.base import Context, stamp_origin
-from transpiler.errors import SourceUnavailableError
+from transpiler.errors import ConversionWarning, SourceUnavailableError
 from runtime.source_location import user_stacklevel
 from transpiler.naming import Namer
 from transpiler.operators.calls import do_not_convert, is_library_code
@@ -31,10 +31,6 @@ _by_code: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _CONVERTED = "__e2g_converted_function__"  # fn.__dict__ entry: (generation, converted fn)
 _generation = 0  # bumped by clear_conversion_cache, which makes the entries above stale
 _warned: "weakref.WeakSet" = weakref.WeakSet()  # code objects already warned about
-
-
-class ConversionWarning(UserWarning):
-    """A function could not be converted and runs as plain Python."""
 
 
 def _generate(fn: types.FunctionType) -> codegen.GeneratedModule:

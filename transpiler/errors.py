@@ -25,3 +25,13 @@ class SourceUnavailableError(ConversionError, ValueError):
     Also a ``ValueError`` because the problem lies in the object handed to the
     transpiler (a builtin, or a function created by ``exec``), not in its code.
     """
+
+
+class ConversionWarning(UserWarning):
+    """Converted code runs, but not as the user probably meant: a function that runs as plain
+    Python because its source cannot be read, or a construct that cannot be staged as written."""
+
+
+class UnrollWarning(ConversionWarning):
+    """A Python loop ran while tracing and unrolled into a very large graph, which is slow to
+    trace and to optimize; a tensor bound would make it one graph loop."""

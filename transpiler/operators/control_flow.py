@@ -25,6 +25,7 @@ from runtime.ops.dispatch import constant_value
 from runtime.staged_list import StagedList
 from runtime.source_location import user_location
 from transpiler.operators.places import Place
+from transpiler.operators.user_warnings import unroll_watch
 from transpiler.operators.variables import Undefined, UndefinedReturnValue, is_return_value_name
 
 GetState = Callable[[], tuple]
@@ -258,11 +259,13 @@ def while_stmt(test: Callable, body: Callable, get_state: GetState = _no_state,
     """
     opts = opts or {}
     first = _initial_test(test)
-    while not _staged_in_graph(first):
-        if not python_truth(first, "a while loop"):
-            return
-        body()
-        first = test()
+    with unroll_watch("while loop") as watch:
+        while not _staged_in_graph(first):
+            if not python_truth(first, "a while loop"):
+                return
+            body()
+            watch.iterations += 1
+            first = test()
     _reject_mutations(mutates, "a while loop", _ONCE_PER_TRACE)
     with naming_construct("while loop"):
         _tensor_while(test, body, get_state, set_state, names, opts, outer, staged)
@@ -806,22 +809,24 @@ def _static(value):
 
 
 def _python_for(iterable, extra_test, body, get_state, set_state, names) -> None:
-    if extra_test is None:
-        for item in iterable:
-            body(item)
-        return
-    keep_going = extra_test()
-    if not is_symbolic(keep_going) and not keep_going:
-        return
-    iterator = iter(iterable)
-    for item in iterator:
-        if is_symbolic(keep_going):
-            # A break or return decided by a tensor: the remaining (unrolled) iterations run
-            # only where no earlier iteration stopped the loop.
-            if_stmt(keep_going, lambda item=item: body(item), lambda: None, get_state, set_state,
-                    names)
-        else:
-            body(item)
+    with unroll_watch("for loop") as watch:
+        if extra_test is None:
+            for item in iterable:
+                body(item)
+                watch.iterations += 1
+            return
         keep_going = extra_test()
         if not is_symbolic(keep_going) and not keep_going:
             return
+        for item in iterable:
+            if is_symbolic(keep_going):
+                # A break or return decided by a tensor: the remaining (unrolled) iterations
+                # run only where no earlier iteration stopped the loop.
+                if_stmt(keep_going, lambda item=item: body(item), lambda: None, get_state,
+                        set_state, names)
+            else:
+                body(item)
+            watch.iterations += 1
+            keep_going = extra_test()
+            if not is_symbolic(keep_going) and not keep_going:
+                return

@@ -11,9 +11,10 @@
 ``to_code(f)`` shows the generated Python.
 """
 
+from runtime import __version__  # one distribution, one version
 from transpiler.api import convert, do_not_convert, function, set_loop_options, to_code
 from transpiler.errors import (ConversionError, ConversionWarning, SourceUnavailableError,
                                UnrollWarning, UnsupportedSyntaxError)
 
 __all__ = ["convert", "to_code", "function", "do_not_convert", "set_loop_options", "ConversionError",
-           "SourceUnavailableError", "UnsupportedSyntaxError", "ConversionWarning", "UnrollWarning"]
+           "SourceUnavailableError", "UnsupportedSyntaxError", "ConversionWarning", "UnrollWarning", "__version__"]

@@ -17,6 +17,7 @@ def run_functions_eagerly(run_eagerly: bool) -> None:
 
 
 def functions_run_eagerly() -> bool:
+    """Whether traced functions run their Python eagerly (``run_functions_eagerly``)."""
     return _run_functions_eagerly
 
 
@@ -31,6 +32,7 @@ def set_jit_cache_directory(path: str | None) -> None:
 
 
 def jit_cache_directory() -> str:
+    """Where the compiled tier keeps its compiled kernels between runs."""
     if _jit_cache_directory is not None:
         return _jit_cache_directory
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
@@ -51,6 +53,7 @@ def set_jit_auto_compile(after_calls: int | None) -> None:
 
 
 def jit_auto_compile_after() -> int | None:
+    """How many calls move a function to the compiled tier (None: never automatically)."""
     return _jit_auto_compile_after
 
 
@@ -68,4 +71,5 @@ def set_traceback_filtering(enabled: bool) -> None:
 
 
 def traceback_filtering() -> bool:
+    """Whether errors leaving traced functions show only the user's frames."""
     return _traceback_filtering

@@ -280,6 +280,7 @@ SQUEEZE = register(OpDef("squeeze", _squeeze_kernel, _squeeze_infer, gradient=_r
 
 
 def squeeze(x, axis=None):
+    """``x`` without its size-1 dimensions (only those in ``axis`` when given)."""
     axis = None if axis is None else ((axis,) if isinstance(axis, int) else tuple(axis))
     return apply_op(SQUEEZE, (x,), {"axis": axis})
 
@@ -297,6 +298,7 @@ EXPAND_DIMS = register(OpDef("expand_dims", lambda x, axis: np.expand_dims(x, ax
 
 
 def expand_dims(x, axis):
+    """``x`` with a new size-1 dimension inserted at ``axis``."""
     return apply_op(EXPAND_DIMS, (x,), {"axis": int(axis)})
 
 
@@ -424,10 +426,12 @@ def fill(dims, value):
 
 
 def zeros(shape, dtype=dtypes.float32):
+    """A tensor of ``shape`` filled with zeros of ``dtype``."""
     return fill(shape, constant(0, dtypes.as_dtype(dtype)))
 
 
 def ones(shape, dtype=dtypes.float32):
+    """A tensor of ``shape`` filled with ones of ``dtype``."""
     return fill(shape, constant(1, dtypes.as_dtype(dtype)))
 
 
@@ -440,10 +444,12 @@ def _like(x, value, dtype):
 
 
 def zeros_like(x, dtype=None):
+    """Zeros with ``x``'s shape and its dtype (or ``dtype``)."""
     return _like(x, 0, dtype)
 
 
 def ones_like(x, dtype=None):
+    """Ones with ``x``'s shape and its dtype (or ``dtype``)."""
     return _like(x, 1, dtype)
 
 
@@ -568,6 +574,7 @@ CLIP = register(OpDef("clip_by_value", np.clip, lambda t, lo, hi: (
 
 
 def clip_by_value(t, clip_value_min, clip_value_max):
+    """``t`` with each element limited to ``[clip_value_min, clip_value_max]``."""
     return apply_op(CLIP, (t, clip_value_min, clip_value_max))
 
 
@@ -604,6 +611,7 @@ def shape(x, out_type=dtypes.int32):
 
 
 def size(x, out_type=dtypes.int32):
+    """The number of elements of ``x``, as a scalar tensor of ``out_type``."""
     x = convert_to_tensor(x)
     out_type = dtypes.as_dtype(out_type)
     count = num_elements(x.shape)
@@ -613,6 +621,7 @@ def size(x, out_type=dtypes.int32):
 
 
 def rank(x):
+    """The number of dimensions of ``x``, as a scalar int32 tensor."""
     x = convert_to_tensor(x)
     if x.shape is not None:
         return constant(np.array(len(x.shape), dtype=np.int32))

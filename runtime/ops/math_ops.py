@@ -226,10 +226,12 @@ def add(x, y):
 
 
 def subtract(x, y):
+    """Elementwise ``x - y``, broadcasting; Python numbers take the tensor's dtype."""
     return apply_op(SUBTRACT, (x, y))
 
 
 def multiply(x, y):
+    """Elementwise ``x * y``, broadcasting; Python numbers take the tensor's dtype."""
     return apply_op(MULTIPLY, (x, y))
 
 
@@ -249,114 +251,142 @@ def mod(x, y):
 
 
 def pow(x, y):  # noqa: A001 - the public name mirrors TensorFlow's
+    """Elementwise ``x ** y``, broadcasting."""
     return apply_op(POW, (x, y))
 
 
 def maximum(x, y):
+    """Elementwise larger of ``x`` and ``y`` (NaN if either is NaN), broadcasting."""
     return apply_op(MAXIMUM, (x, y))
 
 
 def minimum(x, y):
+    """Elementwise smaller of ``x`` and ``y`` (NaN if either is NaN), broadcasting."""
     return apply_op(MINIMUM, (x, y))
 
 
 def equal(x, y):
+    """Elementwise ``x == y`` as a bool tensor, broadcasting."""
     return apply_op(EQUAL, (x, y))
 
 
 def not_equal(x, y):
+    """Elementwise ``x != y`` as a bool tensor, broadcasting."""
     return apply_op(NOT_EQUAL, (x, y))
 
 
 def greater(x, y):
+    """Elementwise ``x > y`` as a bool tensor, broadcasting."""
     return apply_op(GREATER, (x, y))
 
 
 def greater_equal(x, y):
+    """Elementwise ``x >= y`` as a bool tensor, broadcasting."""
     return apply_op(GREATER_EQUAL, (x, y))
 
 
 def less(x, y):
+    """Elementwise ``x < y`` as a bool tensor, broadcasting."""
     return apply_op(LESS, (x, y))
 
 
 def less_equal(x, y):
+    """Elementwise ``x <= y`` as a bool tensor, broadcasting."""
     return apply_op(LESS_EQUAL, (x, y))
 
 
 def logical_and(x, y):
+    """Elementwise ``x and y`` of bool tensors, broadcasting."""
     return apply_op(LOGICAL_AND, (x, y))
 
 
 def logical_or(x, y):
+    """Elementwise ``x or y`` of bool tensors, broadcasting."""
     return apply_op(LOGICAL_OR, (x, y))
 
 
 def logical_xor(x, y):
+    """Elementwise exclusive or of bool tensors, broadcasting."""
     return apply_op(LOGICAL_XOR, (x, y))
 
 
 def logical_not(x):
+    """Elementwise ``not x`` of a bool tensor."""
     return apply_op(LOGICAL_NOT, (x,))
 
 
 def negative(x):
+    """Elementwise ``-x``."""
     return apply_op(NEGATIVE, (x,))
 
 
 def abs(x):  # noqa: A001
+    """Elementwise absolute value (the magnitude, as a real tensor, for complex ``x``)."""
     return apply_op(ABS, (x,))
 
 
 def sign(x):
+    """Elementwise sign: -1, 0 or 1 (NaN stays NaN)."""
     return apply_op(SIGN, (x,))
 
 
 def exp(x):
+    """Elementwise ``e ** x``."""
     return apply_op(EXP, (x,))
 
 
 def log(x):
+    """Elementwise natural logarithm (``-inf`` at 0, NaN below)."""
     return apply_op(LOG, (x,))
 
 
 def log1p(x):
+    """Elementwise ``log(1 + x)``, accurate for small ``x``."""
     return apply_op(LOG1P, (x,))
 
 
 def sqrt(x):
+    """Elementwise square root (NaN below 0 for real tensors)."""
     return apply_op(SQRT, (x,))
 
 
 def square(x):
+    """Elementwise ``x * x``."""
     return apply_op(SQUARE, (x,))
 
 
 def sin(x):
+    """Elementwise sine (radians)."""
     return apply_op(SIN, (x,))
 
 
 def cos(x):
+    """Elementwise cosine (radians)."""
     return apply_op(COS, (x,))
 
 
 def tan(x):
+    """Elementwise tangent (radians)."""
     return apply_op(TAN, (x,))
 
 
 def tanh(x):
+    """Elementwise hyperbolic tangent."""
     return apply_op(TANH, (x,))
 
 
 def sigmoid(x):
+    """Elementwise logistic function ``1 / (1 + exp(-x))``."""
     return apply_op(SIGMOID, (x,))
 
 
 def floor(x):
+    """Elementwise largest integer not above ``x``, in ``x``'s dtype."""
     return apply_op(FLOOR, (x,))
 
 
 def ceil(x):
+    """Elementwise smallest integer not below ``x``, in ``x``'s dtype."""
     return apply_op(CEIL, (x,))
 
 

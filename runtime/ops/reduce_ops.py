@@ -188,14 +188,17 @@ def reduce_sum(x, axis=None, keepdims=False):
 
 
 def reduce_prod(x, axis=None, keepdims=False):
+    """Product of the elements along ``axis`` (all if None), size 1 with ``keepdims``."""
     return _reduce(REDUCE_PROD, x, axis, keepdims)
 
 
 def reduce_max(x, axis=None, keepdims=False):
+    """Largest element along ``axis`` (all if None), size 1 with ``keepdims``."""
     return _reduce(REDUCE_MAX, x, axis, keepdims)
 
 
 def reduce_min(x, axis=None, keepdims=False):
+    """Smallest element along ``axis`` (all if None), size 1 with ``keepdims``."""
     return _reduce(REDUCE_MIN, x, axis, keepdims)
 
 
@@ -220,10 +223,12 @@ def product_of_others(x, axis=None):
 
 
 def reduce_any(x, axis=None, keepdims=False):
+    """Logical or of the elements along ``axis`` (all axes if None), as a bool tensor."""
     return _reduce(REDUCE_ANY, x, axis, keepdims)
 
 
 def reduce_all(x, axis=None, keepdims=False):
+    """Logical and of the elements along ``axis`` (all axes if None), as a bool tensor."""
     return _reduce(REDUCE_ALL, x, axis, keepdims)
 
 
@@ -239,4 +244,5 @@ def argmax(x, axis=None, output_type=dtypes.int64):
 
 
 def argmin(x, axis=None, output_type=dtypes.int64):
+    """Index of the smallest element along ``axis`` (the first on ties), as ``output_type``."""
     return _arg(ARGMIN, x, axis, output_type)

@@ -142,14 +142,17 @@ def acos(x) -> Tensor:
 
 
 def atan(x) -> Tensor:
+    """Elementwise arctangent, in radians."""
     return apply_op(ATAN, (x,))
 
 
 def sinh(x) -> Tensor:
+    """Elementwise hyperbolic sine."""
     return apply_op(SINH, (x,))
 
 
 def cosh(x) -> Tensor:
+    """Elementwise hyperbolic cosine."""
     return apply_op(COSH, (x,))
 
 
@@ -179,13 +182,16 @@ def truncatediv(x, y) -> Tensor:
 
 
 def is_nan(x) -> Tensor:
+    """Elementwise test for NaN, as a bool tensor."""
     return apply_op(IS_NAN, (x,))
 
 
 def is_inf(x) -> Tensor:
+    """Elementwise test for positive or negative infinity, as a bool tensor."""
     return apply_op(IS_INF, (x,))
 
 
 def is_finite(x) -> Tensor:
+    """Elementwise test for a value that is neither infinite nor NaN, as a bool tensor."""
     return apply_op(IS_FINITE, (x,))
 

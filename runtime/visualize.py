@@ -17,7 +17,7 @@ import subprocess
 
 from runtime.graph import Graph, Node
 from runtime.ops.registry import COND, CONST
-from runtime.printing import format_table
+from runtime.printing import constant_text, display_names, format_table
 from runtime.tensor import format_type
 
 __all__ = ["to_dot", "render", "format_table", "GraphvizNotFoundError"]
@@ -34,7 +34,7 @@ class GraphvizNotFoundError(RuntimeError):
 def to_dot(graph_or_function) -> str:
     """The graph of a ConcreteFunction (or a Graph) as Graphviz DOT text."""
     graph = getattr(graph_or_function, "graph", graph_or_function)
-    writer = _DotWriter()
+    writer = _DotWriter(display_names(graph))
     writer.lines += [f"digraph {_quote(graph.name)} {{", "  rankdir=TB;",
                      '  node [fontname="Helvetica", fontsize=10];',
                      '  edge [fontname="Helvetica", fontsize=9];']
@@ -59,7 +59,8 @@ def render(graph_or_function, path: str, format: str | None = None) -> str:  # n
 
 
 class _DotWriter:
-    def __init__(self):
+    def __init__(self, names: dict[int, str]):
+        self.names = names  # capture parameters named by position, as the text printout does
         self.lines: list[str] = []
         self.ids: dict[int, str] = {}  # id(SymbolicTensor) -> DOT node id producing it
         self.clusters = 0
@@ -69,7 +70,8 @@ class _DotWriter:
         for value in graph.inputs:
             node_id = f"in{value.node.id}"
             self.ids[id(value)] = node_id
-            self.lines.append(f"{indent}{node_id} [shape=ellipse, label={_quote(_label(value.name, value))}];")
+            name = self.names.get(id(value), value.name)
+            self.lines.append(f"{indent}{node_id} [shape=ellipse, label={_quote(_label(name, value))}];")
         for node in graph.nodes:
             self.node(node, indent)
         self.results += 1
@@ -85,7 +87,7 @@ class _DotWriter:
             self.ids[id(value)] = node_id
         types = ", ".join(format_type(v.dtype, v.shape) for v in node.outputs)
         if node.op is CONST:
-            text = f"const {types}"
+            text = f"const {types}\n{constant_text(node.attrs['value'])}"
             style = 'shape=note, style=filled, fillcolor="#eeeeee"'
         elif node.effect:
             text = f"{node.op.name}\n{types}" if types else node.op.name

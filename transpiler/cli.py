@@ -3,6 +3,7 @@
     python -m transpiler path/to/file.py:function                 the generated code
     python -m transpiler file.py:function --graph --args "f32[None,3], i32[]"
     python -m transpiler file.py:function --args "f32[2]" --table   one row per node
+    python -m transpiler file.py:function --graph --args "float32[50], f32[50], 3"
     python -m transpiler file.py:function --args "f32[2]" --dot f.dot --svg f.svg
     python -m transpiler file.py:function --args "f32[None, 3]" --onnx f.onnx
 
@@ -15,16 +16,13 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
-import re
 import sys
 import uuid
 
 import runtime as rt
 from transpiler import api
+from transpiler.cli_args import ArgumentsError, parse_arguments
 
-_DTYPES = {"f16": rt.float16, "f32": rt.float32, "f64": rt.float64, "i8": rt.int8,
-           "i16": rt.int16, "i32": rt.int32, "i64": rt.int64, "u8": rt.uint8, "bool": rt.bool}
-_SPEC = re.compile(r"\s*([a-z0-9]+)\[([^\]]*)\]\s*")
 
 
 class CommandError(Exception):
@@ -32,28 +30,11 @@ class CommandError(Exception):
 
 
 def parse_specs(text: str) -> list:
-    """``"f32[None,3], i32[]"`` -> TensorSpecs (a dtype short name and a shape, per argument)."""
-    specs, position = [], 0
-    text = text.strip()
-    while position < len(text):
-        match = _SPEC.match(text, position)
-        if match is None or match.group(1) not in _DTYPES:
-            raise CommandError(
-                f"cannot read the argument specs {text!r} at {text[position:]!r}: write one spec "
-                f"per argument, separated by commas, as <dtype>[<dims>] with dtype one of "
-                f"{', '.join(_DTYPES)} and dims integers or None, e.g. \"f32[None,3], i32[]\".")
-        dims = [d.strip() for d in match.group(2).split(",") if d.strip()]
-        try:
-            shape = [None if d == "None" else int(d) for d in dims]
-        except ValueError:
-            raise CommandError(f"the shape [{match.group(2)}] must list integers or None.") from None
-        specs.append(rt.TensorSpec(shape, _DTYPES[match.group(1)]))
-        position = match.end()
-        if position < len(text):
-            if text[position] != ",":
-                raise CommandError(f"expected a comma after {match.group(0).strip()!r} in {text!r}.")
-            position += 1
-    return specs
+    """``"f32[None,3], i32[], 3"`` -> TensorSpecs and Python values (see ``cli_args``)."""
+    try:
+        return parse_arguments(text)
+    except ArgumentsError as error:
+        raise CommandError(str(error)) from None
 
 
 def load_function(target: str):
@@ -102,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("target", help="path/to/file.py:function (or :Class.method)")
     parser.add_argument("--args", metavar="SPECS",
-                        help='argument specs for the graph, e.g. "f32[None,3], i32[]"')
+                        help='the arguments to trace with: tensor specs and Python values, '
+                             'e.g. "f32[None,3], float32[], 3"')
     parser.add_argument("--graph", action="store_true", help="print the optimized graph")
     parser.add_argument("--unoptimized", action="store_true",
                         help="print the graph as traced, before the passes")

@@ -55,13 +55,21 @@ def test_help_explains_every_option():
         assert option in out
 
 
+def test_python_values_and_full_dtype_names_in_args():
+    code, out, err = cli(f"{SHAPES}:scale_until", "--graph", "--args", "float32[None], 3")
+    assert code == 0, err
+    assert out.splitlines()[0] == "graph scale_until(%x: f32[?]) -> (f32[?])"
+    assert out.count("multiply(") == 3  # n=3 is a Python int: the loop ran 3 times in Python
+
+
 def test_errors_are_one_line_with_exit_code_2():
     cases = [
         (["missing.py:f"], "error: there is no file 'missing.py'."),
         ([f"{SHAPES}:nope"], f"error: {SHAPES} has no function 'nope'."),
         ([f"{SAMPLES}/broken_syntax.py:broken"], f"error: {SAMPLES}/broken_syntax.py:2: syntax error"),
         ([f"{SHAPES}:scale_until", "--graph"], "Give the argument specs with --args"),
-        ([f"{SHAPES}:scale_until", "--graph", "--args", "f33[2]"], "cannot read the argument specs"),
+        ([f"{SHAPES}:scale_until", "--graph", "--args", "f33[2]"], "unknown dtype 'f33' in 'f33[2]'"),
+        ([f"{SHAPES}:scale_until", "--graph", "--args", "f32[2] f32"], "cannot read the arguments"),
         ([f"{SHAPES}:scale_until", "--graph", "--args", "f32[x]"], "must list integers or None"),
         ([f"{SHAPES}", "--graph"], "does not name a function"),
     ]

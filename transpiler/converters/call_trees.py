@@ -14,6 +14,7 @@ import types
 import gast
 
 from transpiler.converters.base import ScopeTransformer, name
+from transpiler.converters.formatted_prints import rewrite_argument
 from transpiler.operators.builtins import OVERLOADS
 
 _LEFT_ALONE = {"super", "globals", "locals", "vars", "eval", "exec", "breakpoint", "isinstance",
@@ -39,6 +40,9 @@ class _Calls(ScopeTransformer):
         return None
 
     def visit_Call(self, node):
+        if isinstance(node.func, gast.Name) and node.func.id == "print" \
+                and self._resolve(node.func) is builtins.print:
+            node.args = [rewrite_argument(arg) for arg in node.args]
         self.generic_visit(node)
         func = node.func
         if isinstance(func, gast.Name) and func.id in OVERLOADS and \

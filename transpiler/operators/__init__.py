@@ -14,6 +14,7 @@ from transpiler.operators.builtins import (abs_ as abs, enumerate_ as enumerate,
                                            round_ as round, zip_ as zip, OVERLOADS)
 from transpiler.operators.calls import converted, do_not_convert
 from transpiler.operators.control_flow import for_stmt, if_exp, if_stmt, loop_options, while_stmt
+from transpiler.operators.formatting import field, formatted, percent_format, str_format
 from transpiler.operators.logical import and_, chained_compare, contains, not_, or_
 from transpiler.operators.variables import Undefined, UndefinedReturnValue, ld, return_value
 

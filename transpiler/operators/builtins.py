@@ -16,6 +16,7 @@ from runtime.source_location import user_location
 from runtime.staged_list import StagedList
 from runtime.ops.array_ops import checked_cast
 from transpiler.operators.control_flow import TensorEnumerate, TensorZip
+from transpiler.operators.formatting import StagedText, flatten_print_values
 
 
 def _any_symbolic(values) -> bool:
@@ -57,8 +58,13 @@ def print_(*values, sep=" ", end="\n", file=None, flush=False):
     code that a graph function runs once per trace."""
     graph = tracing.current_graph()
     in_graph_control_flow = graph is not None and graph.parent is not None
+    sep = " " if sep is None else sep
+    if any(isinstance(value, StagedText) for value in values):
+        # An f-string, str.format or % with a symbolic tensor: printed whole at run time.
+        rt.print(*flatten_print_values(values, sep), sep="", end="\n" if end is None else end)
+        return None
     if (in_graph_control_flow or _any_symbolic(values)) and (file is None or file is sys.stdout):
-        rt.print(*values, sep=" " if sep is None else sep, end="\n" if end is None else end)
+        rt.print(*values, sep=sep, end="\n" if end is None else end)
         return None
     return builtins.print(*values, sep=sep, end=end, file=file, flush=flush)
 

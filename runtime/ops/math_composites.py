@@ -98,8 +98,11 @@ def divide_no_nan(x, y) -> Tensor:
 
 def multiply_no_nan(x, y) -> Tensor:
     """``x * y``, and 0 wherever ``y`` is 0 (even for an infinite or NaN ``x``)."""
-    product = multiply(x, y)
-    return where(equal(y, 0), zeros_like(product), product)
+    y = convert_to_tensor(y)
+    zero = equal(y, 0)
+    # Multiplied by 1 there instead (inf * 0 would warn, and its NaN is thrown away anyway).
+    product = multiply(x, where(zero, 1, y))
+    return where(zero, zeros_like(product), product)
 
 
 def count_nonzero(input, axis=None, keepdims: bool = False, dtype=dtypes.int64) -> Tensor:  # noqa: A002

@@ -6,7 +6,6 @@ gradient, constant folding, serialization and export come with them."""
 from __future__ import annotations
 
 import builtins
-from typing import Sequence
 
 import numpy as np
 

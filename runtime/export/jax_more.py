@@ -1,5 +1,5 @@
-"""JAX for the math and array ops of issue 13, with the runtime's results: each rule
-computes in the dtype the graph gives the op's output, as the rules of ``jax_math`` do."""
+"""JAX for the special functions, scans, sorts and searches, with the runtime's results:
+each rule computes in the dtype the graph gives the op's output, as ``jax_math``'s do."""
 
 from __future__ import annotations
 

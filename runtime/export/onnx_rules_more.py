@@ -1,4 +1,4 @@
-"""ONNX for the math and array ops of issue 13 that have a direct ONNX counterpart: the
+"""ONNX for the special functions, scans and paddings that have a direct ONNX counterpart: the
 inverse trigonometric and hyperbolic functions, ``erf``, the float classifications,
 ``cumsum`` (ONNX's ``CumSum`` has TensorFlow's ``exclusive`` and ``reverse``) and the constant
 ``pad``. A rule is ``rule(builder, node, inputs) -> output names``, as in ``onnx_rules_math``."""

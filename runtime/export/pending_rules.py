@@ -1,5 +1,5 @@
-"""The ops of issue 13's linear algebra, neural-network and sampling families that neither
-exporter writes yet, each with the reason; ``onnx_table`` and ``jax_table`` merge this table
+"""The linear-algebra, convolution, pooling and sampling ops that neither exporter writes
+yet, each with the reason; ``onnx_table`` and ``jax_table`` merge this table
 into their ``NOT_EXPORTED`` lists, so the registry walks stay complete while rules are added."""
 
 from __future__ import annotations

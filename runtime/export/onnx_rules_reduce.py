@@ -51,16 +51,21 @@ def _reduce_sum(b: Builder, node, ins):
     return [b.cast(exact_int_sum(b, x64, axes, keepdims), np.int64, out)]
 
 
-def _reduce_prod(b: Builder, node, ins):
+def _plain_reduction(b: Builder, node, ins, onnx_op: str) -> list | None:
+    """A reduction over no axes (the input, cast), or a float one by ONNX's own op; None for
+    the integer cases, whose wrap-around each rule writes itself."""
     x, out = node.inputs[0], node.outputs[0].dtype
     axes, keepdims = _attrs(node)
     if axes == ():
         return [b.cast(ins[0], x.dtype, out)]
-    if out.kind == "f":
-        work = compute_dtype(out)
-        return [b.cast(reduce(b, "ReduceProd", b.cast(ins[0], x.dtype, work), axes, keepdims),
-                       work, out)]
-    return [_int_product(b, node, ins[0])]
+    if out.kind != "f":
+        return None
+    work = compute_dtype(out)
+    return [b.cast(reduce(b, onnx_op, b.cast(ins[0], x.dtype, work), axes, keepdims), work, out)]
+
+
+def _reduce_prod(b: Builder, node, ins):
+    return _plain_reduction(b, node, ins, "ReduceProd") or [_int_product(b, node, ins[0])]
 
 
 def _int_product(b: Builder, node, x: str) -> str:
@@ -158,14 +163,11 @@ def _extremum(op_type: str):
 
 
 def _reduce_mean(b: Builder, node, ins):
+    plain = _plain_reduction(b, node, ins, "ReduceMean")
+    if plain is not None:
+        return plain
     x, out = node.inputs[0], node.outputs[0].dtype
     axes, keepdims = _attrs(node)
-    if axes == ():
-        return [b.cast(ins[0], x.dtype, out)]
-    if out.kind == "f":
-        work = compute_dtype(out)
-        return [b.cast(reduce(b, "ReduceMean", b.cast(ins[0], x.dtype, work), axes, keepdims),
-                       work, out)]
     if out.kind not in "iu":
         raise ExportError(f"reduce_mean of {out.name} tensors has no ONNX equivalent.")
     # The integer mean truncates toward zero (TensorFlow's rule): sign(sum) * (|sum| // count).

@@ -15,6 +15,7 @@ from runtime.control_flow import is_symbolic
 from runtime.source_location import user_location
 from runtime.staged_list import StagedList
 from runtime.ops.array_ops import checked_cast
+from transpiler import trace_events
 from transpiler.operators.control_flow import TensorEnumerate, TensorZip
 from transpiler.operators.formatting import StagedText, flatten_print_values
 
@@ -66,6 +67,8 @@ def print_(*values, sep=" ", end="\n", file=None, flush=False):
     if (in_graph_control_flow or _any_symbolic(values)) and (file is None or file is sys.stdout):
         rt.print(*values, sep=sep, end="\n" if end is None else end)
         return None
+    if graph is not None and trace_events.active():
+        trace_events.record_print(sep.join(str(value) for value in values))
     return builtins.print(*values, sep=sep, end=end, file=file, flush=flush)
 
 

@@ -25,6 +25,7 @@ from runtime.ops.dispatch import constant_value
 from runtime.staged_list import StagedList
 from runtime.source_location import user_location
 from transpiler.operators.places import Place
+from transpiler import trace_events
 from transpiler.operators.user_warnings import unroll_watch
 from transpiler.operators.variables import Undefined, UndefinedReturnValue, is_return_value_name
 
@@ -170,7 +171,9 @@ def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_st
     """
     orelse = orelse or _no_branch
     if not is_symbolic(cond):
-        return body() if python_truth(cond, "an if statement") else orelse()
+        taken = python_truth(cond, "an if statement")
+        trace_events.record_branch("if statement", taken)
+        return body() if taken else orelse()
     _reject_mutations(mutates, "an if statement", "both branches are traced once, whichever "
                       "the condition picks when the graph runs")
     cond = scalar_condition(cond, "an if statement")
@@ -240,7 +243,9 @@ def _check_branch_outputs(outputs: Sequence, names: Sequence[str], label: str, l
 def if_exp(cond, if_true: Callable, if_false: Callable, expression: str = ""):
     """``if_true() if cond else if_false()`` (a conditional expression)."""
     if not is_symbolic(cond):
-        return if_true() if python_truth(cond, "a conditional expression") else if_false()
+        taken = python_truth(cond, "a conditional expression")
+        trace_events.record_branch("conditional expression", taken)
+        return if_true() if taken else if_false()
     with naming_construct("conditional expression"):
         return rt.cond(scalar_condition(cond, "a conditional expression"), if_true, if_false)
 

@@ -12,6 +12,7 @@ import warnings
 
 from runtime import tracing
 from runtime.source_location import user_location
+from transpiler import trace_events
 from transpiler.errors import UnrollWarning
 
 _warned: set[tuple[str, int, type]] = set()
@@ -61,6 +62,7 @@ class unroll_watch:
         if kind is not None or self.graph is None:
             return
         added = len(self.graph.nodes) - self.start
+        trace_events.record_loop(self.location, self.construct, self.iterations, added)
         if added < UNROLL_NODE_THRESHOLD and not (
                 UNROLL_ITERATION_THRESHOLD <= self.iterations <= added):
             return

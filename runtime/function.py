@@ -292,6 +292,12 @@ class Function:
     # -- introspection ----------------------------------------------------------------------
 
     @property
+    def trace_function(self) -> Callable:
+        """What a trace calls: the converted function for ``transpiler.function``, else
+        ``python_function`` itself."""
+        return self._trace_function
+
+    @property
     def tracing_count(self) -> int:
         """How many graphs this function has traced."""
         return len(self._concretes)

@@ -76,7 +76,8 @@ def translate(filename: str, lineno: int, function_name: str = "") -> Location:
     return Location(filename, lineno, function_name)
 
 
-def _is_internal(filename: str) -> bool:
+def is_internal_file(filename: str) -> bool:
+    """Whether frames of ``filename`` belong to eager2graph (or Python's frozen modules)."""
     internal = _internal_cache.get(filename)
     if internal is None:
         internal = filename.startswith(tuple(_internal_prefixes)) or filename.startswith("<frozen")
@@ -87,7 +88,7 @@ def _is_internal(filename: str) -> bool:
 def user_location() -> Location | None:
     """The innermost frame of user code on the current stack."""
     frame = sys._getframe(1)
-    while frame is not None and _is_internal(frame.f_code.co_filename):
+    while frame is not None and is_internal_file(frame.f_code.co_filename):
         frame = frame.f_back
     if frame is None:
         return None
@@ -98,7 +99,7 @@ def user_location() -> Location | None:
 def user_stacklevel() -> int:
     """The ``stacklevel`` that makes a warning issued by the caller point at user code."""
     level, frame = 1, sys._getframe(1)
-    while frame is not None and _is_internal(frame.f_code.co_filename):
+    while frame is not None and is_internal_file(frame.f_code.co_filename):
         level, frame = level + 1, frame.f_back
     return level
 
@@ -155,7 +156,7 @@ def _filtered(traceback: TracebackType | None, node) -> TracebackType | None:
             entry = _generated_entry(traceback)
             if entry is not None:
                 entries.append(entry)
-        elif not _is_internal(filename):
+        elif not is_internal_file(filename):
             entries.append((traceback.tb_frame, traceback.tb_lasti, traceback.tb_lineno))
         traceback = traceback.tb_next
     location = getattr(node, "location", None)  # a run-time error: where its op was created
@@ -167,15 +168,28 @@ def _filtered(traceback: TracebackType | None, node) -> TracebackType | None:
     return rebuilt
 
 
+def is_generated_file(filename: str) -> bool:
+    """Whether ``filename`` is generated code with a line map back to the user's source."""
+    return filename in _line_maps
+
+
+def generated_line_origin(filename: str, lineno: int) -> Location | None:
+    """The user's line that line ``lineno`` of generated code came from: the nearest mapped
+    line at or above it (None: scaffolding before any mapped line)."""
+    line_map = _line_maps.get(filename)
+    if not line_map:
+        return None
+    mapped = [line for line in line_map if line <= lineno]
+    return line_map[max(mapped)] if mapped else None
+
+
 def _generated_entry(traceback: TracebackType) -> tuple | None:
     """A frame in the user's file standing for a frame of generated code (None: the line is
     scaffolding that maps to no line of the user's)."""
     code = traceback.tb_frame.f_code
-    line_map = _line_maps[code.co_filename]
-    mapped = [line for line in line_map if line <= traceback.tb_lineno]
-    if not mapped:
+    location = generated_line_origin(code.co_filename, traceback.tb_lineno)
+    if location is None:
         return None
-    location = line_map[max(mapped)]
     return _stub_entry(location, location.function_name or code.co_name,
                        _expression_text(code, traceback.tb_lasti))
 

@@ -13,8 +13,9 @@
 
 from runtime import __version__  # one distribution, one version
 from transpiler.api import convert, do_not_convert, function, set_loop_options, to_code
+from transpiler.explaining import explain
 from transpiler.errors import (ConversionError, ConversionWarning, SourceUnavailableError,
                                UnrollWarning, UnsupportedSyntaxError)
 
-__all__ = ["convert", "to_code", "function", "do_not_convert", "set_loop_options", "ConversionError",
+__all__ = ["convert", "to_code", "explain", "function", "do_not_convert", "set_loop_options", "ConversionError",
            "SourceUnavailableError", "UnsupportedSyntaxError", "ConversionWarning", "UnrollWarning", "__version__"]

@@ -6,6 +6,7 @@
     python -m transpiler file.py:function --graph --args "float32[50], f32[50], 3"
     python -m transpiler file.py:function --args "f32[2]" --dot f.dot --svg f.svg
     python -m transpiler file.py:function --args "f32[None, 3]" --onnx f.onnx
+    python -m transpiler file.py:function --args "f32[50], 3" --explain   what each line became
 
 The file is imported as a module (its top-level code runs, as with `import`), with its
 directory on sys.path so that its own imports work.
@@ -22,6 +23,7 @@ import uuid
 import runtime as rt
 from transpiler import api
 from transpiler.cli_args import ArgumentsError, parse_arguments
+from transpiler.explaining import explain
 
 
 
@@ -94,6 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--png", metavar="FILE", help="write the graph as PNG (needs Graphviz)")
     parser.add_argument("--onnx", metavar="FILE",
                         help="write the graph as an ONNX model (needs eager2graph[onnx])")
+    parser.add_argument("--explain", action="store_true",
+                        help="trace with --args and list the function's source, saying what "
+                             "each line became (graph ops, graph control flow, Python that ran "
+                             "only while tracing, unrolled loops, folded and pruned ops)")
     parser.add_argument("--jit", action="store_true",
                         help="compile with the compiled tier (needs eager2graph[jit]) and print "
                              "what runs compiled, what stays on NumPy and why, and the kernels")
@@ -111,10 +117,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(options) -> None:
     fn = load_function(options.target)
+    if options.explain:
+        specs = parse_specs(options.args) if options.args else []
+        print(_traced(lambda: explain(fn, *specs), specs))
     wants_graph = options.graph or options.unoptimized or options.table or options.dot \
         or options.svg or options.png or options.jit or options.onnx
     if not wants_graph:
-        print(api.to_code(fn), end="")
+        if not options.explain:
+            print(api.to_code(fn), end="")
         return
     specs = parse_specs(options.args) if options.args else []
     concrete = _concrete(fn, specs, jit_compile=True if options.jit else None)
@@ -149,12 +159,19 @@ def _write_onnx(concrete, path: str) -> None:
 
 
 def _concrete(fn, specs: list, jit_compile: bool | None):
+    function = api.function(fn, jit_compile=jit_compile)
+    return _traced(lambda: function.get_concrete_function(*specs), specs)
+
+
+def _traced(trace, specs: list):
+    """``trace()``, with the mistakes of a command (missing specs, a missing extra) reported
+    in one line."""
     try:
-        return api.function(fn, jit_compile=jit_compile).get_concrete_function(*specs)
+        return trace()
     except ImportError as error:
         raise CommandError(str(error)) from None
     except TypeError as error:
         if "missing" in str(error) and not specs:
-            raise CommandError(f"{error}. Give the argument specs with --args, e.g. "
+            raise CommandError(f"{str(error).rstrip('.')}. Give the argument specs with --args, e.g. "
                                f"--args \"f32[None], i32[]\".") from None
         raise CommandError(str(error)) from None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from runtime.graph import Graph, Node
 from runtime.ops.registry import COND
+from runtime.passes.rewrite import change_subject
 
 
 def run(graph: Graph) -> list[str]:
@@ -22,7 +23,7 @@ def run(graph: Graph) -> list[str]:
             needed.update(id(v) for v in node.inputs)
     kept.reverse()
     kept_ids = {id(node) for node in kept}
-    removed = [f"{node.op.name} {node.reference()}: unused" for node in graph.nodes
+    removed = [f"{change_subject(node)}: unused" for node in graph.nodes
                if id(node) not in kept_ids]
     removed += [_drop_unused_outputs(node, needed) for node in kept
                 if node.op is COND and not all(id(out) in needed for out in node.outputs)]
@@ -43,4 +44,4 @@ def _drop_unused_outputs(node: Node, needed: set[int]) -> str:
     node.outputs = [node.outputs[i] for i in positions]
     for index, out in enumerate(node.outputs):
         out.index = index
-    return f"cond {node.reference()}: unused outputs {', '.join(unused)}"
+    return f"{change_subject(node)}: unused outputs {', '.join(unused)}"

@@ -56,10 +56,15 @@ def rewrite(graph: Graph, rule: Rule, enter: Callable[[Node], bool] | None = Non
         values.update((id(old), new) for old, new in zip(node.outputs, result.outputs))
         effects = [n for n in result.nodes if n.effect]
         ordering[id(node)] = effects[-1:] or node.control_inputs
-        changes.append(f"{node.op.name} {node.reference()}: {result.description}")
+        changes.append(f"{change_subject(node)}: {result.description}")
     graph.nodes = nodes
     graph.outputs = [values.get(id(v), v) for v in graph.outputs]
     return changes
+
+
+def change_subject(node: Node) -> str:
+    """How a pass's change line names the node it changed (reports match on it)."""
+    return f"{node.op.name} {node.reference()}"
 
 
 def _unique(nodes: list[Node]) -> list[Node]:

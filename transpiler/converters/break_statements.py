@@ -18,7 +18,7 @@ from __future__ import annotations
 import gast
 
 from transpiler.converters.base import (ScopeTransformer, add_extra_test, assign, constant,
-                                        contains, name, not_)
+                                        contains, name, not_, stamp_origin)
 
 
 class _BreakLowering(ScopeTransformer):
@@ -50,7 +50,7 @@ class _Replace(ScopeTransformer):
         self.flag = flag
 
     def visit_Break(self, node):
-        return [assign(self.flag, constant(True)), gast.Continue()]
+        return stamp_origin([assign(self.flag, constant(True)), gast.Continue()], node)
 
     def visit_While(self, node):
         return node

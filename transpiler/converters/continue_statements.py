@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import gast
 
-from transpiler.converters.base import ScopeTransformer, assign, constant, contains, name, not_
+from transpiler.converters.base import (ScopeTransformer, assign, constant, contains, name, not_,
+                                        stamp_origin)
 
 
 def guard_rest(statements: list, flag: str, jump: type, lower, loops_own_jumps: bool = True) -> list:
@@ -24,7 +25,7 @@ def guard_rest(statements: list, flag: str, jump: type, lower, loops_own_jumps: 
     result = []
     for index, statement in enumerate(statements):
         if isinstance(statement, jump):
-            result.extend(lower(statement))
+            result.extend(stamp_origin(lower(statement), statement))
             return result  # the rest of the block is unreachable in Python
         jumps = contains([statement], jump, stop_at_loops=loops_own_jumps)
         if jumps:

@@ -92,6 +92,24 @@ def deleted_in_one_branch(x):
     return y
 
 
+def deleted_in_the_else_branch(x):
+    y = x
+    if x > 0:  # <-
+        y = y + 1
+    else:
+        del y
+    return y
+
+
+def deleted_in_both_branches(x):
+    y = x
+    if x > 0:
+        del y
+    else:
+        del y
+    return x
+
+
 def branches_of_two_dtypes(x):
     if x > 0:  # <-
         y = rt.constant(1, rt.int32)
@@ -161,12 +179,24 @@ class TestIfStatement:
                                              rf"statement on a tensor at {where(set_in_all_but_elif)}"):
             function(set_in_all_but_elif)(t(1))
 
-    @xfail("`del y` in one branch is reported as \"'y' is not assigned in the if branch\" and the "
-           "hint says to assign it there: the message should say the branch deletes 'y'")
     def test_variable_deleted_in_one_branch(self):
         with pytest.raises(ValueError, match=rf"'y' is deleted in the if branch of an if statement "
                                              rf"on a tensor at {where(deleted_in_one_branch)}"):
             function(deleted_in_one_branch)(t(1))
+
+    def test_variable_deleted_in_the_else_branch(self):
+        with pytest.raises(ValueError, match=(
+                rf"'y' is deleted in the else branch of an if statement on a tensor at "
+                rf"{where(deleted_in_the_else_branch)} \(`del y`\), but it is used after the if "
+                rf"statement\. .*Remove the `del y`")) as caught:
+            function(deleted_in_the_else_branch)(t(1))
+        assert "not assigned" not in str(caught.value)
+
+    @pytest.mark.parametrize("dtype", [rt.int64, rt.float64])
+    def test_variable_deleted_in_both_branches_and_not_used_after(self, dtype):
+        x = rt.constant(np.array(3, dtype))
+        result = function(deleted_in_both_branches)(x)
+        assert result.dtype == dtype and result.numpy() == 3
 
     def test_the_python_path_keeps_pythons_own_errors(self):
         assert int(function(set_only_in_if_branch)(1)) == 2
@@ -328,6 +358,15 @@ def list_grows_in_for(n):
     return s
 
 
+def deleted_in_a_loop_body(n):
+    y = n
+    i = 0
+    while i < n:  # <-
+        del y
+        i += 1
+    return y
+
+
 def bare_return_in_tensor_loop(n):
     i = 0
     while i < n:  # <-
@@ -414,6 +453,14 @@ class TestLoops:
                 rf"`return <value>`")) as caught:
             function(bare_return_in_tensor_loop)(t(10))
         assert "retval" not in str(caught.value) and "Undefined" not in str(caught.value)
+
+    def test_variable_deleted_in_a_loop_body(self):
+        with pytest.raises(ValueError, match=(
+                rf"'y' is deleted in the body of the while loop at {where(deleted_in_a_loop_body)} "
+                rf"\(`del y`\), but it is used after the loop or in the next iteration\. "
+                rf".*remove the `del y`")) as caught:
+            function(deleted_in_a_loop_body)(t(3))
+        assert "Undefined" not in str(caught.value)
 
     def test_loops_with_python_values_run_as_python(self):
         assert float(function(dtype_changes_in_for)(2)) == 0.25

@@ -2,7 +2,8 @@
 
 Runs last, on the whole converted tree: reaching definitions marked each read of a local that
 might be unbound there (``DEFINED_AT_READ = False``); only those reads are wrapped. ``del x``
-becomes ``x = ag__.Undefined('x')`` so generated closures sharing ``x`` stay valid.
+becomes ``x = ag__.Undefined('x', deleted=True)`` so generated closures sharing ``x`` stay
+valid (and messages can say that the variable was deleted).
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ class _Loads(gast.NodeTransformer):
     def visit_Delete(self, node):
         if all(isinstance(t, gast.Name) for t in node.targets):
             return [gast.Assign([name(t.id, store=True)], gast.Call(
-                gast.Attribute(name("ag__"), "Undefined", gast.Load()), [constant(t.id)], []), None)
+                gast.Attribute(name("ag__"), "Undefined", gast.Load()), [constant(t.id)],
+                [gast.keyword("deleted", constant(True))]), None)
                 for t in node.targets]
         return self.generic_visit(node)
 

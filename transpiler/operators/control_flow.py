@@ -229,6 +229,13 @@ def _check_return_kinds(then_values: tuple, else_values: tuple, names: Sequence[
 
 def _check_branch_outputs(outputs: Sequence, names: Sequence[str], label: str, location: str) -> None:
     for name, value in zip(names, outputs):
+        if type(value) is Undefined and value.deleted:
+            raise ValueError(
+                f"'{name}' is deleted in the {label} branch of an if statement on a tensor"
+                f"{location} (`del {name}`), but it is used after the if statement. A graph "
+                f"conditional needs a value from both branches: a variable cannot exist after it "
+                f"on one path only. Remove the `del {name}` (assign '{name}' another value there "
+                f"instead), or delete it after its last use.")
         if type(value) is Undefined:
             # "main branch" is TensorFlow's name for the if branch; code may match on it.
             branch = "main branch (the if branch)" if label == "if" else "else branch"
@@ -336,6 +343,13 @@ class _GraphLoop:
         def body(*state):
             result = tuple(loop_body(*state))
             for name, before, after in zip(self.names, self.initial, result[leading:]):
+                if type(after) is Undefined and after.deleted:
+                    raise ValueError(
+                        f"'{name}' is deleted in the body of the {self.construct}{self.location} "
+                        f"(`del {name}`), but it is used after the loop or in the next "
+                        f"iteration. A graph loop variable needs a value at the end of every "
+                        f"iteration: remove the `del {name}` (assign '{name}' another value "
+                        f"instead), or delete it after the loop.")
                 if nest.structure_of(before) != nest.structure_of(after):
                     raise rt.errors.GraphTypeError(
                         f"'{name}' does not have the same nested structure after one iteration "

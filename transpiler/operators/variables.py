@@ -13,12 +13,13 @@ _RETURN_VALUE_PATTERN = re.compile(rf"{RETURN_VALUE_NAME}(_\d+)?")
 
 
 class Undefined:
-    """The value of a variable that Python would not have defined at this point."""
+    """The value of a variable that Python would not have defined at this point: not assigned
+    yet, or ``deleted`` by a ``del`` statement."""
 
-    __slots__ = ("symbol_name",)
+    __slots__ = ("symbol_name", "deleted")
 
-    def __init__(self, symbol_name: str):
-        self.symbol_name = symbol_name
+    def __init__(self, symbol_name: str, deleted: bool = False):
+        self.symbol_name, self.deleted = symbol_name, deleted
 
     def read(self):
         raise UnboundLocalError(
@@ -26,7 +27,8 @@ class Undefined:
             f"a value ('{self.symbol_name}' is used before assignment)", name=self.symbol_name)
 
     def __repr__(self) -> str:
-        return f"Undefined({self.symbol_name!r})"
+        deleted = ", deleted=True" if self.deleted else ""
+        return f"Undefined({self.symbol_name!r}{deleted})"
 
     def _raise(self, *_args):
         self.read()

@@ -1,13 +1,14 @@
 """Python side effects run while tracing; `rt.print` runs on every call.
 
 Mirrors "Executing Python side effects" (seeds 002, 003): `get_MSE` prints "Calculating MSE!"
-once for three calls, and three times with `rt.config.run_functions_eagerly(True)`.
+once for three calls, and three times with `rt.config.run_functions_eagerly(True)`;
+`transpiler.explain` then shows which lines ran only while tracing.
 """
 
 import argparse
 
 import runtime as rt
-from transpiler import function
+from transpiler import explain, function
 
 
 @function
@@ -47,6 +48,9 @@ def main(quick: bool = False) -> None:
     print("-- rt.print is part of the graph:")
     for _ in range(3):
         get_MSE_logged(y_true, y_pred)
+
+    print("-- transpiler.explain lists what each line became (it traces once more):")
+    print(explain(get_MSE, y_true, y_pred))
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ from transpiler.trace_events import Event, PythonBranch, PythonLoop, TracePrint
 MARKERS = {"graph": "graph", "python": "python", "skipped": "skipped"}
 LEGEND = ("graph: in the graph, runs on every call; python: ran once, while tracing, and "
           "not again; skipped: did not run while tracing")
+WIDTH = 100  # the listing's notes wrap at this column
+FOLDED = "folded to constants"  # how the report words constant folding's removals
 _MAX_KINDS = 5  # op kinds named in a line's note; the rest are counted as "others"
 
 
@@ -48,6 +50,7 @@ class NodeFact:
     enclosing: str | None  # "cond" or "while_loop" for a node in a branch or loop body
     kept: bool
     removed_because: str | None
+    added: bool = False  # made by a pass (a folded constant, a rewritten loop), not traced
 
 
 @dataclass
@@ -68,6 +71,7 @@ class LineReport:
     effects: Counter = field(default_factory=Counter)      # op name -> kept effect nodes
     enclosing: set = field(default_factory=set)            # "cond"/"while_loop" around its ops
     made_elsewhere: Counter = field(default_factory=Counter)  # "helper (file.py:3)" -> nodes
+    added_ops: Counter = field(default_factory=Counter)     # op name -> nodes a pass made
     events: list[Event] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -113,11 +117,16 @@ class ExplainReport:
 
     @property
     def ops_traced(self) -> int:
-        return len(self._op_facts())
+        return sum(not f.added for f in self._op_facts())
 
     @property
     def ops_kept(self) -> int:
+        """Ops of the optimized graph: traced ones kept, and those the passes made."""
         return sum(f.kept for f in self._op_facts())
+
+    @property
+    def ops_added(self) -> int:
+        return sum(f.added for f in self._op_facts())
 
     @property
     def removed(self) -> Counter:
@@ -125,7 +134,7 @@ class ExplainReport:
 
     def control_flow(self, op) -> tuple[int, int]:
         """(traced, kept) nodes of a control-flow op (``COND`` or ``WHILE_LOOP``)."""
-        nodes = [f for f in self.facts if f.node.op is op]
+        nodes = [f for f in self.facts if f.node.op is op and not f.added]
         return len(nodes), sum(f.kept for f in nodes)
 
     def line(self, lineno: int) -> LineReport:
@@ -141,8 +150,11 @@ class ExplainReport:
     def summary(self) -> list[str]:
         traced, kept = self.ops_traced, self.ops_kept
         text = f"graph: {_count(traced, 'op')} traced, {kept} run on each call"
-        if self.removed:
-            text += f" ({_reasons(self.removed)})"
+        details = [_reasons(self.removed)] if self.removed else []
+        if self.ops_added:
+            details.append(f"{self.ops_added} made by the optimizer")
+        if details:
+            text += f" ({'; '.join(details)})"
         flow = [f"{_count(n, kind)}" + (f" ({n - k} optimized away)" if k < n else "")
                 for kind, op in (("cond", COND), ("while_loop", WHILE_LOOP))
                 for n, k in [self.control_flow(op)] if n]
@@ -155,14 +167,17 @@ class ExplainReport:
     def __str__(self) -> str:
         where = f"{self.source.filename}:{self.source.first_line}-{self.source.last_line}"
         out = [f"explain {self.name}{self.signature}   {where}"]
-        out += ["  " + line for line in self.summary()]
-        out += ["  " + LEGEND, ""]
+        for text in self.summary() + [LEGEND]:
+            out += textwrap.wrap(text, WIDTH, initial_indent="  ", subsequent_indent="    ")
+        out.append("")
         width = len(str(self.source.last_line))
         for line in self.lines:
             out.append(f"{line.marker:>7} {line.lineno:>{width}} | {line.text}".rstrip())
-            indent = " " * (len(line.text) - len(line.text.lstrip()))
+            gutter = f"{'':>7} {'':>{width}} | " + " " * (len(line.text) - len(line.text.lstrip()))
             for note in line.notes:
-                out.append(f"{'':>7} {'':>{width}} | {indent}  ^ {note}")
+                out += textwrap.wrap(note, max(WIDTH, len(gutter) + 40),
+                                     initial_indent=gutter + "  ^ ",
+                                     subsequent_indent=gutter + "    ")
         return "\n".join(out)
 
     def __repr__(self) -> str:
@@ -175,7 +190,11 @@ def _same_file(a: str, b: str) -> bool:
 
 def _add_fact(line: LineReport, fact: NodeFact, source: Source) -> None:
     node = fact.node
-    if node.op is PLACEHOLDER:
+    if node.op is PLACEHOLDER or (fact.added and node.op is CONST):
+        return  # parameters; constants the passes folded are told as "folded"
+    if fact.added:
+        line.added_ops[node.op.name] += 1
+        line.kept_ops += 1
         return
     if node.op is CONST:
         line.constants += 1
@@ -207,6 +226,9 @@ def _notes(line: LineReport, structure: "_Structure") -> list[str]:
     notes += _control_flow_notes(line.control_flow, structure.writes_condition(line.lineno))
     if line.ops:
         notes.append(_ops_note(line))
+    elif line.added_ops:
+        notes.append(f"graph: the optimizer made {_count(sum(line.added_ops.values()), 'op')} "
+                     f"here ({_kinds(line.added_ops)})")
     elif line.kept_constants:
         notes.append(f"graph: {_count(line.kept_constants, 'constant')}, its value fixed "
                      f"while tracing")
@@ -289,12 +311,7 @@ def _control_flow_notes(facts: list[NodeFact], written_here: bool) -> list[str]:
 
 
 def _ops_note(line: LineReport) -> str:
-    traced = sum(line.ops.values())
-    kinds = line.ops.most_common()
-    named = ", ".join(f"{n} {op}" for op, n in kinds[:_MAX_KINDS])
-    if len(kinds) > _MAX_KINDS:
-        named += f", {sum(n for _, n in kinds[_MAX_KINDS:])} others"
-    text = f"graph: {_count(traced, 'op')} ({named})"
+    text = f"graph: {_count(sum(line.ops.values()), 'op')} ({_kinds(line.ops)})"
     if line.constants:
         text += f" and {_count(line.constants, 'constant')}"
     if line.enclosing:
@@ -304,9 +321,21 @@ def _ops_note(line: LineReport) -> str:
         text += "; made in " + ", ".join(
             f"{where}: {n}" for where, n in line.made_elsewhere.most_common())
     if line.removed:
-        prefix = "none run" if not line.kept_ops else f"{line.kept_ops} run"
+        kept = line.kept_ops - sum(line.added_ops.values())
+        prefix = "none run" if not kept else f"{kept} run"
         text += f"; after optimization {prefix}: {_reasons(line.removed)}"
+    if line.added_ops:
+        text += f"; the optimizer made {_count(sum(line.added_ops.values()), 'op')} in their " \
+                f"place ({_kinds(line.added_ops)})"
     return text
+
+
+def _kinds(ops: Counter) -> str:
+    kinds = ops.most_common()
+    named = ", ".join(f"{n} {op}" for op, n in kinds[:_MAX_KINDS])
+    if len(kinds) > _MAX_KINDS:
+        named += f", {sum(n for _, n in kinds[_MAX_KINDS:])} others"
+    return named
 
 
 def _reasons(removed: Counter) -> str:
@@ -334,14 +363,18 @@ def _python_summary(mine: list[Event]) -> str:
 
 
 def _marker(line: LineReport, structure: "_Structure") -> str:
+    # A folded op's value stays in the graph as a constant; a pruned op is gone.
     if line.kept_ops or line.kept_constants or line.in_staged_code \
-            or any(fact.kept for fact in line.control_flow):
+            or line.removed[FOLDED] or any(fact.kept for fact in line.control_flow):
         return MARKERS["graph"]
-    if line.ran and structure.is_statement(line.lineno):
+    if line.ran and structure.is_statement(line.lineno) and line.lineno not in structure.plumbing:
         return MARKERS["python"]
     if not line.ran and structure.is_known_statement(line.lineno):
         return MARKERS["skipped"]
     return ""
+
+
+_PLUMBING = (ast.Return, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal)
 
 
 class _Structure:
@@ -354,6 +387,9 @@ class _Structure:
         self.ifs: set[int] = set()
         self.if_expressions: set[int] = set()
         self.bool_operations: set[int] = set()
+        # statements that only pass values along: `return x` ran in Python, yet its value is
+        # the graph's output, so "python" would mislead
+        self.plumbing: set[int] = set()
         try:
             tree = ast.parse(textwrap.dedent("\n".join(source.lines)))
         except SyntaxError:  # a lambda cut out of a larger expression: no structure known
@@ -366,6 +402,8 @@ class _Structure:
                     node in tree.body and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))):
                 # the function's own def line is not a statement it runs
                 self.statements.add(node.lineno + offset)
+                if isinstance(node, _PLUMBING):
+                    self.plumbing.add(node.lineno + offset)
             if isinstance(node, ast.If):
                 self.ifs.add(node.lineno + offset)
             elif isinstance(node, ast.IfExp):

@@ -28,7 +28,7 @@ from runtime.source_location import (Location, generated_line_origin, is_generat
 from transpiler import trace_events
 from transpiler.api import function as converted_function
 from transpiler.errors import SourceUnavailableError
-from transpiler.explain_report import ExplainReport, NodeFact, Source
+from transpiler.explain_report import FOLDED, ExplainReport, NodeFact, Source
 
 
 def explain(fn: Callable, *args, **kwargs) -> ExplainReport:
@@ -53,8 +53,27 @@ def explain(fn: Callable, *args, **kwargs) -> ExplainReport:
     facts = [NodeFact(node, lines.line_of(node.id), enclosing, node.id in kept,
                       _removal_of(node, kept, removals, enclosing_removed))
              for node, enclosing, enclosing_removed in _walk_with_context(traced, kept, removals)]
-    return ExplainReport(target.__name__, concrete.signature, source, facts, list(events),
+    # Nodes the passes made (folded constants, rewritten loops) count at their location's line.
+    traced_ids = {fact.node.id for fact in facts}
+    facts += [NodeFact(node, _line_in(source, node.location), enclosing, True, None, added=True)
+              for node, enclosing, _ in _walk_with_context(concrete.graph, kept, {})
+              if node.id not in traced_ids]
+    return ExplainReport(target.__name__, _signature(concrete), source, facts, list(events),
                          lines.ran, lines.staged)
+
+
+def _signature(concrete) -> str:
+    """``(x: float32[None, 3], steps=2)``: tensors by dtype and shape, Python values as such."""
+    parts = []
+    for name, value in zip(concrete.param_names, concrete.structured_input_signature):
+        if isinstance(value, rt.TensorSpec):
+            dims = "?" if value.shape is None else ", ".join(
+                "None" if d is None else str(d) for d in value.shape)
+            parts.append(f"{name}: {value.dtype.name}[{dims}]")
+        else:
+            text = repr(value)
+            parts.append(f"{name}={text if len(text) <= 40 else text[:37] + '...'}")
+    return "(" + ", ".join(parts) + ")"
 
 
 def _fresh_function(fn: Callable) -> rt.Function:
@@ -83,6 +102,10 @@ def _source_of(python_function: Callable, shown: Callable) -> Source:
             f"with exec), or print the graph instead: "
             f"str(fn.get_concrete_function(...).graph).") from None
     return Source(filename, max(first, 1), [line.rstrip("\r\n") for line in lines])
+
+
+def _line_in(source: Source, location: Location | None) -> int | None:
+    return location.lineno if location is not None and source.contains(location) else None
 
 
 # -- which line made each node --------------------------------------------------------------
@@ -176,7 +199,7 @@ class _LineTracer:
 
 # The pipeline's pass names, as the report words what each did to a node it removed.
 _REMOVED_BY = {
-    "constant folding": "folded to constants",
+    "constant folding": FOLDED,
     "prune": "pruned as unused",
     "cse": "merged with identical ops",
     "simplify": "simplified away",

@@ -16,7 +16,7 @@ import transpiler.operators as ag
 from transpiler import codegen, parsing, pipeline
 from transpiler.converters.base import Context, stamp_origin
 from transpiler.errors import ConversionWarning, SourceUnavailableError
-from runtime.source_location import user_stacklevel
+from runtime.source_location import user_stacklevel, user_traceback
 from transpiler.naming import Namer
 from transpiler.operators.calls import do_not_convert, is_library_code
 
@@ -142,7 +142,34 @@ def convert(fn: Callable | None = None):
     """
     if fn is None:
         return convert
-    return convert_or_warn(fn)
+    converted = convert_or_warn(fn)
+    return converted if converted is fn else _showing_user_frames(converted)
+
+
+_PUBLIC = "__e2g_public_function__"  # converted.__dict__ entry: its _showing_user_frames
+
+
+def _showing_user_frames(converted):
+    """What ``convert`` hands out: ``converted`` behind one frame that rewrites an escaping
+    exception's traceback to the user's own frames and lines, as ``Function.__call__`` does
+    (generated code mapped back, eager2graph's frames hidden). Made once per conversion."""
+    if isinstance(converted, types.MethodType):
+        return types.MethodType(_showing_user_frames(converted.__func__), converted.__self__)
+    public = converted.__dict__.get(_PUBLIC)
+    if public is not None:
+        return public
+
+    @functools.wraps(converted)
+    def converted_call(*args, **kwargs):
+        try:
+            return converted(*args, **kwargs)
+        except Exception as error:
+            if not rt.config.traceback_filtering():
+                raise
+            raise error.with_traceback(user_traceback(error))
+
+    converted.__dict__[_PUBLIC] = converted_call
+    return converted_call
 
 
 def to_code(fn: Callable) -> str:

@@ -46,7 +46,7 @@ def explain(fn: Callable, *args, **kwargs) -> ExplainReport:
     except Exception as error:
         if not rt.config.traceback_filtering():
             raise
-        raise error.with_traceback(user_traceback(error))  # the user's frames only
+        raise error.with_traceback(user_traceback(error))
     traced = concrete.unoptimized_graph
     kept = {node.id for node in _walk(concrete.graph)}
     removals = _removal_reasons(concrete.pass_records)

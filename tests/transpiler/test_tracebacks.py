@@ -22,7 +22,7 @@ from transpiler import function
 HERE = os.path.basename(__file__)
 PACKAGES = tuple(os.path.dirname(package.__file__) for package in (rt, transpiler))
 # The one frame Python always shows: the entry point that re-raised the error.
-ENTRY = re.compile(r'  File "[^"]*", line \d+, in (__call__|get_concrete_function)\n'
+ENTRY = re.compile(r'  File "[^"]*", line \d+, in (__call__|get_concrete_function|converted_call|explain)\n'
                    r"    raise error\.with_traceback\(user_traceback\(error\)\)\n")
 
 
@@ -130,6 +130,22 @@ class TestRunTimeErrors:
         text = formatted(lambda: concrete(rt.constant(-1.0)))
         assert f'line {line_of(checks_positive)}, in checks_positive' in text, text
         assert not internals(text), text
+
+
+class TestOtherEntryPoints:
+    def test_a_converted_function_called_directly_shows_the_users_line(self):
+        text = formatted(lambda: transpiler.convert(branch_with_typo)(rt.constant(1.0)))
+        assert_user_frame(text, branch_with_typo, "y = x + missing  # <-  # noqa: F821",
+                          "            ^^^^^^^")
+
+    def test_a_converted_python_error_keeps_pythons_message(self):
+        text = formatted(lambda: transpiler.convert(typo)(1))
+        assert_user_frame(text, typo, "return y * undefined_name  # <-  # noqa: F821")
+        assert text.rstrip().endswith("NameError: name 'undefined_name' is not defined")
+
+    def test_explain_shows_the_users_line(self):
+        text = formatted(lambda: transpiler.explain(wrong_shapes, rt.TensorSpec([1, 2])))
+        assert_user_frame(text, wrong_shapes, "return rt.matmul(x, w)  # <-")
 
 
 class TestSwitch:

@@ -69,7 +69,7 @@ class LineReport:
     in_staged_code: bool = False  # ran while tracing a graph branch or loop body
     control_flow: list[NodeFact] = field(default_factory=list)
     effects: Counter = field(default_factory=Counter)      # op name -> kept effect nodes
-    enclosing: set = field(default_factory=set)            # "cond"/"while_loop" around its ops
+    enclosing: Counter = field(default_factory=Counter)    # "cond"/"while_loop" -> ops inside
     made_elsewhere: Counter = field(default_factory=Counter)  # "helper (file.py:3)" -> nodes
     added_ops: Counter = field(default_factory=Counter)     # op name -> nodes a pass made
     events: list[Event] = field(default_factory=list)
@@ -211,7 +211,7 @@ def _add_fact(line: LineReport, fact: NodeFact, source: Source) -> None:
     else:
         line.removed[fact.removed_because] += 1
     if fact.enclosing:
-        line.enclosing.add(fact.enclosing)
+        line.enclosing[fact.enclosing] += 1
     location = node.location
     if location is not None and not source.contains(location):
         line.made_elsewhere[f"{location.function_name or 'a function'} ({location})"] += 1
@@ -312,10 +312,14 @@ def _control_flow_notes(facts: list[NodeFact], written_here: bool) -> list[str]:
 
 def _ops_note(line: LineReport) -> str:
     text = f"graph: {_count(sum(line.ops.values()), 'op')} ({_kinds(line.ops)})"
+    places = {"cond": "a cond branch", "while_loop": "a loop body"}
+    partly_enclosed = 0 < sum(line.enclosing.values()) < sum(line.ops.values())
+    if partly_enclosed:
+        text += ", " + ", ".join(f"{n} of them in {places[e]}"
+                                 for e, n in sorted(line.enclosing.items())) + ","
     if line.constants:
         text += f" and {_count(line.constants, 'constant')}"
-    if line.enclosing:
-        places = {"cond": "a cond branch", "while_loop": "a loop body"}
+    if line.enclosing and not partly_enclosed:
         text += " in " + " and ".join(places[e] for e in sorted(line.enclosing))
     if line.made_elsewhere:
         text += "; made in " + ", ".join(

@@ -118,6 +118,23 @@ def test_a_python_range_unrolls_and_a_tensor_range_is_one_graph_loop():
     assert "Python while tracing: 1 loop run unrolled (3 iterations)" in str(report)
 
 
+def sum_of_evens(x):
+    s = rt.constant(0, rt.int64)
+    for v in x:
+        if v % 2 == 0:
+            s += v
+    return s
+
+
+def test_a_loop_over_a_tensor_is_one_graph_loop_and_its_setup_ops_are_told_apart():
+    report = transpiler.explain(sum_of_evens, rt.TensorSpec([None], rt.int64))
+    notes = _notes(report, sum_of_evens, "for v in x")
+    assert notes.startswith("graph while_loop")
+    assert "of them in a loop body" in notes  # the length is read once, outside the body
+    assert _line(report, sum_of_evens, "s += v").notes == ["graph: 1 op (1 add) in a cond branch"]
+    assert report.control_flow(rt.ops.registry.WHILE_LOOP) == (1, 1)
+
+
 def nested_python_ifs(x):
     for i in range(4):
         if i % 2 == 0:

@@ -155,6 +155,32 @@ def returns_of_two_structures(x):
         return x
 
 
+def dicts_of_two_key_sets(x):
+    if x > 0:  # <-
+        d = {"a": x}
+    else:
+        d = {"b": x}
+    return d
+
+
+def returns_of_two_structures_from_a_loop(x):
+    i = 0
+    while i < 3:
+        if x > i:
+            return x, x
+        i += 1
+    return x
+
+
+def returns_of_two_dtypes_from_a_loop(x):
+    i = 0
+    while i < 3:
+        if x > i:
+            return rt.constant(1, rt.int64)
+        i += 1
+    return rt.constant(1.0, rt.float64)
+
+
 def value_on_some_paths_only(x):
     if x > 0:  # <-
         return x
@@ -231,9 +257,6 @@ class TestIfStatement:
                 rf"tensors")):
             function(python_strings_in_branches)(t(1))
 
-    @xfail("the message lists \"'the return value', 'y[0]', 'y[1]'\" (the if returns nothing) and "
-           "shows internal state tuples: 'the true branch gives (*, ((*, *),)) and the false branch "
-           "gives (*, (*,))'; it should name 'y' and describe just y: (*, *) vs *")
     def test_variable_of_two_structures(self):
         with pytest.raises(rt.errors.GraphTypeError, match=(
                 rf"'y'.*different structures.*true branch gives \(\*, \*\) and the false branch "
@@ -241,15 +264,32 @@ class TestIfStatement:
             function(variable_of_two_structures)(t(1))
         assert "the return value" not in str(caught.value)
 
-    @xfail("the message names \"'the return value[0]', 'the return value[1]'\" and shows the "
-           "internal (return value, state) pairs: 'the true branch gives ((*, *), ()) and the "
-           "false branch gives (*, ())'; it should say the return value is (*, *) in one branch "
-           "and * in the other")
     def test_return_values_of_two_structures(self):
         with pytest.raises(rt.errors.GraphTypeError, match=(
                 rf"return value.*different structures.*true branch gives \(\*, \*\) and the false "
                 rf"branch gives \*\W.*{where(returns_of_two_structures)}")):
             function(returns_of_two_structures)(t(1))
+
+    def test_variable_of_two_structures_names_only_that_variable(self):
+        with pytest.raises(rt.errors.GraphStructureError, match=(
+                rf"for 'd' return different structures: the true branch gives \{{'a': \*\}} and "
+                rf"the false branch gives \{{'b': \*\}} \(at {where(dicts_of_two_key_sets)}\)\. "
+                rf".*make both branches assign 'd' the same kind of value")):
+            function(dicts_of_two_key_sets)(t(1))
+
+    def test_return_values_of_two_structures_through_a_loop(self):
+        with pytest.raises(rt.errors.GraphStructureError, match=(
+                r"for the return value return different structures: the true branch gives \* and "
+                r"the false branch gives \(\*, \*\)")) as caught:
+            function(returns_of_two_structures_from_a_loop)(t(1))
+        assert "retval" not in str(caught.value) and "do_return" not in str(caught.value)
+
+    def test_return_values_of_two_dtypes_through_a_loop(self):
+        with pytest.raises(rt.errors.GraphTypeError, match=(
+                r"'the return value' has dtype float64 in the true branch but int64 in the false "
+                r"branch")) as caught:
+            function(returns_of_two_dtypes_from_a_loop)(t(1))
+        assert "retval" not in str(caught.value)
 
     def test_a_value_returned_on_some_paths_only(self):
         with pytest.raises(ValueError, match=(

@@ -114,8 +114,14 @@ def _leaf_names(names: Sequence[str], values: Sequence) -> list[str]:
     """Flattened names for the leaves of state values (``x``, ``pair[0]``, ``d['k']``)."""
     result = []
     for name, value in zip(names, values):
-        result.extend(f"{name}{path}" for path in nest.leaf_paths(value))
+        result.extend(f"{_shown(name)}{path}" for path in nest.leaf_paths(value))
     return result
+
+
+def _shown(name: str) -> str:
+    """A state variable as messages name it: the function's return value (a name the user
+    never wrote, or "" for what a branch returns) is "the return value"."""
+    return "the return value" if not name or is_return_value_name(name) else name
 
 
 def _refuse_graph_values_outside(outer: Sequence[str], names: Sequence[str], values: Sequence,
@@ -196,9 +202,9 @@ def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_st
             branch_outputs.append((result,) + outputs)
             if len(branch_outputs) == 2:
                 _check_return_kinds(*branch_outputs, ("",) + tuple(names), location)
+                _check_branch_structures(*branch_outputs, ("",) + tuple(names), location)
             if not leaf_names:
-                leaf_names.extend(f"the return value{path}" for path in nest.leaf_paths(result))
-                leaf_names.extend(_leaf_names(names, outputs))
+                leaf_names.extend(_leaf_names(("",) + tuple(names), (result,) + outputs))
             return result, outputs
         return traced
 
@@ -225,6 +231,31 @@ def _check_return_kinds(then_values: tuple, else_values: tuple, names: Sequence[
                 f"the if statement{location}: its {branch} branch must also have a return with a "
                 f"value. A graph function returns the same kind of value on every path: end every "
                 f"path with a `return <value>`.")
+
+
+def _check_branch_structures(then_values: tuple, else_values: tuple, names: Sequence[str],
+                             location: str) -> None:
+    """Each variable (and the return value, named "") has one nested structure in both
+    branches; a value not set on a path (``Unset``) takes the other branch's."""
+    for name, a, b in zip(names, then_values, else_values):
+        if isinstance(a, Unset) or isinstance(b, Unset) \
+                or nest.structure_of(a) == nest.structure_of(b):
+            continue
+        shown = _shown(name)
+        quoted = shown if shown == "the return value" else f"'{shown}'"
+        fix = ("make both branches return the same kind of value" if shown == "the return value"
+               else f"make both branches assign {quoted} the same kind of value")
+        where = f" ({location.strip()})" if location else ""
+        raise rt.errors.GraphStructureError(
+            f"the two branches of a tensor conditional for {quoted} return different structures: "
+            f"the true branch gives {_structure(a)} and the false branch gives {_structure(b)}"
+            f"{where}. A conditional must give {quoted} the same nested structure in both "
+            f"branches (the same kind of tuple, list or dict, of the same length, or a single "
+            f"value): {fix}.")
+
+
+def _structure(value) -> str:
+    return "None" if value is None else nest.describe_structure(value)
 
 
 def _check_branch_outputs(outputs: Sequence, names: Sequence[str], label: str, location: str) -> None:

@@ -15,7 +15,7 @@ import numpy as np
 
 from runtime.errors import SavedGraphError
 from runtime.ops.indexing import _Input
-from runtime.ops.io_ops import _Slot
+from runtime.ops.io_ops import _Slot, is_print_style
 from runtime.serialize.npz import ARRAY_KINDS
 from runtime.variables import Variable
 
@@ -145,7 +145,7 @@ def encode_attr(value: Any, writer: Writer) -> Any:
     if isinstance(value, _Input):
         return {"input": value.index}
     if isinstance(value, _Slot):
-        return {"slot": value.index}
+        return {"slot": [value.index, value.style] if value.style else value.index}
     if isinstance(value, Variable):
         return {"variable": writer.variable(value)}
     return encode_literal(value)
@@ -164,6 +164,18 @@ def _variable(reader: Reader, position) -> Variable:
     return reader.variables[position]
 
 
+def _slot(reader: Reader, data) -> _Slot:
+    """``3`` or ``[3, "{:.2f}"]``: a print's value and the format it prints with."""
+    if type(data) is not list or len(data) != 2:
+        return _Slot(index(data))
+    position, style = data
+    if not is_print_style(style):
+        raise reader.error(f"has a print format {style!r} that is not one a print applies to a "
+                           f"value (a field such as '{{:.3f}}' or a directive such as '%5.2f', "
+                           f"widths of at most three digits); the file is damaged or forged.")
+    return _Slot(index(position), style)
+
+
 _ATTR_TAGS = dict(_LITERAL_TAGS, **{
     "dtype": lambda reader, name: reader.dtype(name),
     "array": lambda reader, name: reader.array(name),
@@ -172,7 +184,7 @@ _ATTR_TAGS = dict(_LITERAL_TAGS, **{
     "slice": _slice,
     "ellipsis": lambda reader, _: Ellipsis,
     "input": lambda reader, position: _Input(index(position)),
-    "slot": lambda reader, position: _Slot(index(position)),
+    "slot": _slot,
     "variable": _variable,
 })
 

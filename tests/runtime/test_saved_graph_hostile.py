@@ -340,3 +340,25 @@ def test_an_op_missing_an_attribute_its_kernel_needs_is_refused(tmp_path):
 def test_an_op_only_backends_make_is_refused(double_file):
     edit(double_file, lambda body: nodes_of(body, "multiply")[0].update(op="compiled_region"))
     load_fails(double_file, "the op compiled_region cannot appear in a saved graph")
+
+
+@pytest.mark.parametrize("style", ["{:999999999}", "{:.2f}{0.__class__}", "%*d", 7])
+def test_a_forged_print_format_is_refused(tmp_path, style):
+    from runtime.ops.io_ops import FormattedValue
+
+    path = saved(tmp_path, lambda x: rt.print(FormattedValue(x, "{:.2f}")),
+                 rt.TensorSpec([], rt.float64))
+    edit(path, lambda body: _replace_all(body, [0, "{:.2f}"], [0, style]))
+    load_fails(path, "print format")
+
+
+def _replace_all(data, old, new):
+    """Replaces every ``old`` inside the JSON structure ``data`` by ``new``, in place."""
+    items = data.items() if isinstance(data, dict) else enumerate(data) \
+        if isinstance(data, list) else ()
+    for key, value in list(items):
+        if value == old:
+            data[key] = new
+        else:
+            _replace_all(value, old, new)
+

@@ -4,9 +4,10 @@ when the print runs.
 With Python values (eager tensors included) each function returns exactly the string Python
 would build. When a symbolic tensor takes part, it returns a ``StagedText``: the literal pieces
 and the tensors in order, which ``print`` hands to ``rt.print`` so that each tensor prints as
-NumPy prints its value (``str(array)``), like ``print(f"{array}")`` in plain Python. Format
-specs and ``!r`` cannot be applied to a value that only exists at run time: they warn at the
-user's line and the value prints as with ``{x}``.
+NumPy prints its value (``str(array)``), like ``print(f"{array}")`` in plain Python. A format
+spec or %-directive on a scalar tensor (``{x:.3f}``, ``%5d``) is applied when the print runs,
+to the value Python would have formatted. On an array (where Python raises), or with ``!r``,
+it warns at the user's line and the value prints as with ``{x}``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import string
 from typing import Any
 
 from runtime.control_flow import is_symbolic
+from runtime.ops.io_ops import FormattedValue, is_print_style
+from runtime.tensor import format_shape
 from transpiler.errors import ConversionWarning
 from transpiler.operators.user_warnings import warn_at_user_line
 
@@ -99,17 +102,20 @@ def percent_format(template: str, values: Any) -> str | StagedText:
             value = mapping[match["key"]]
         else:
             value, index = items[index], index + 1
+        directive = match.group() if match["key"] is None \
+            else match.group().replace(f"({match['key']})", "", 1)
         if not is_symbolic(value):
             pieces.append(match.group() % ((value,) if mapping is None else {match["key"]: value}))
-        elif match.group() == "%s" or match["key"] is not None and match["type"] == "s" \
-                and match.group() == f"%({match['key']})s":
+        elif directive == "%s":
             pieces.append(value)
+        elif value.shape == () and is_print_style(directive):
+            pieces.append(FormattedValue(value, directive))
         else:
             warn_at_user_line(
-                f"'{match.group()}' cannot format a tensor of the graph: its value exists only "
-                f"when the graph runs, so it prints as NumPy prints it instead. Write '%s' (or "
-                f"f\"{{x}}\") to print the value, or convert it first where Python values "
-                f"suffice (int(x) in eager code).", ConversionWarning)
+                f"'{match.group()}' cannot format this tensor: a %-directive formats one number, "
+                f"and the tensor has shape {format_shape(value.shape)}, so it prints as NumPy prints it "
+                f"instead. Format one element (x[0]), or write '%s' to print the array.",
+                ConversionWarning)
             pieces.append(value)
     pieces.append(template[position:])
     return StagedText(pieces)
@@ -127,13 +133,20 @@ def _python_field(part: Field) -> str:
 
 
 def _staged_field(value, conversion: str, spec: str, plain: str):
-    if conversion not in ("", "s") or spec:
-        written = "{x" + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
-        warn_at_user_line(
-            f"The format {written} cannot be applied to a tensor of the graph: its value "
-            f"exists only when the graph runs, so it prints as NumPy prints it instead. Write {plain} "
-            f"to print the value as it is, or round it in the graph first "
-            f"(e.g. rt.round(x * 1000) / 1000).", ConversionWarning)
+    style = "{" + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+    if not spec and conversion in ("", "s"):
+        return value
+    if conversion in ("", "s") and value.shape == () and is_print_style(style):
+        return FormattedValue(value, style)
+    written = style.replace("{", "{x", 1)
+    if conversion in ("", "s") and value.shape != ():
+        why = (f"a format applies to one number, and this tensor has shape "
+               f"{format_shape(value.shape)} (Python raises for an array), so it prints as NumPy prints "
+               f"it. Format one element (x[0]), or write {plain} to print the array")
+    else:
+        why = (f"the graph has the tensor's value only when it runs, not the tensor object "
+               f"{written} would show, so it prints as NumPy prints the value. Write {plain}")
+    warn_at_user_line(f"The format {written} cannot be applied here: {why}.", ConversionWarning)
     return value
 
 

@@ -3,15 +3,20 @@ leading dimensions, with TensorFlow's gradients where they are defined.
 
 Each op works on the last two dimensions of float32/float64 tensors; a kernel failure (a
 singular matrix, a matrix that is not positive definite) raises ``InvalidArgumentError`` naming
-the op, eagerly and when a graph runs. ``qr`` and ``svd`` have no gradient rule yet: asking for
-one raises a ``GradientError`` that names the op.
+the op, eagerly and when a graph runs. The gradient rules are TensorFlow's, written with ops (so
+they run eagerly, in graphs, and to higher orders). Where there is none (``qr`` with
+``full_matrices`` on a tall matrix, ``svd`` with ``full_matrices`` when the matrix dimensions
+differ by more than one: TensorFlow refuses both; ``qr`` of a wide matrix, which TensorFlow
+handles and this module does not yet), asking for one raises a ``GradientError`` that names the
+op, the shape and the reason. Complex matrices are out of scope: the ops take only float32 and
+float64.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from runtime.errors import InvalidArgumentError, ShapeError
+from runtime.errors import GradientError, InvalidArgumentError, ShapeError
 from runtime.ops.array_ops import expand_dims, where
 from runtime.ops.dispatch import apply_op, convert_to_tensor
 from runtime.ops.linalg_ops import matmul, matrix_transpose
@@ -211,6 +216,140 @@ def _svd_infer(a, full_matrices, compute_uv):
     return s, (a.dtype, batch + (m, k)), (a.dtype, batch + (n, k))
 
 
+def _matrix_dims(a: Tensor) -> tuple:
+    """``(rows, columns)`` of ``a``'s matrices, None where unknown while tracing."""
+    return (None, None) if a.shape is None else tuple(a.shape[-2:])
+
+
+def _qr_refusal(a: Tensor, full_matrices: bool) -> str | None:
+    """Why the qr of ``a`` has no gradient here, or None when it has one."""
+    m, n = _matrix_dims(a)
+    if m is None or n is None:
+        why = ("the rule needs the matrix dimensions while tracing and they are unknown; give "
+               "the function an input_signature with known matrix dimensions")
+    elif m < n:
+        why = (f"it is implemented for square and tall matrices (rows >= columns) only, where r "
+               f"is square and invertible; here r is {m}x{n}")
+    elif full_matrices and m > n:
+        why = (f"q's last {m - n} columns are an arbitrary orthonormal basis of what a's "
+               f"columns leave out, so they have no derivative; use full_matrices=False")
+    else:
+        return None
+    return (f"qr: no gradient for a matrix of shape {format_shape(a.shape)} with "
+            f"full_matrices={full_matrices}: {why}.")
+
+
+def _qr_grad(node, dq, dr):
+    """For ``m >= n`` (``r`` square): ``(dq + q S) r^-T``, where ``S`` is the symmetric matrix
+    with the lower triangle of ``M = r dr^T - dq^T q`` (TensorFlow's gradient, rearranged).
+    A rank-deficient input has a singular ``r`` and no gradient: the solve with ``r`` raises
+    InvalidArgumentError."""
+    a = node.inputs[0]
+    refusal = _qr_refusal(a, node.attrs["full_matrices"])
+    if refusal is not None:
+        raise GradientError(refusal)
+    q, r = node.outputs
+    middle = None if dr is None else matmul(r, dr, transpose_b=True)
+    if dq is not None:
+        q_part = matmul(dq, q, transpose_a=True)
+        middle = negative(q_part) if middle is None else subtract(middle, q_part)
+    lower = band_part(middle, -1, 0)
+    strictly_lower = subtract(lower, band_part(middle, 0, 0))
+    left = matmul(q, add(lower, matrix_transpose(strictly_lower)))
+    if dq is not None:
+        left = add(dq, left)
+    # left @ r^-T is the transpose of r^-1 @ left^T.
+    return (matrix_transpose(solve(r, matrix_transpose(left))),)
+
+
+def _safe_reciprocal(x: Tensor) -> Tensor:
+    """TensorFlow's ``x / (x^2 + 1e-20)``: ``1 / x`` away from 0, and 0 at 0."""
+    return divide(x, add(multiply(x, x), 1e-20))
+
+
+def _svd_refusal(a: Tensor, full_matrices: bool) -> str | None:
+    """Why the svd of ``a`` has no gradient here, or None when it has one."""
+    m, n = _matrix_dims(a)
+    if not full_matrices:
+        return None
+    if m is None or n is None:
+        why = ("with full_matrices the rule needs the matrix dimensions while tracing and they "
+               "are unknown; give the function an input_signature with known matrix dimensions")
+    elif abs(m - n) > 1:
+        why = (f"the last {abs(m - n)} columns of {'u' if m > n else 'v'} are an arbitrary "
+               f"orthonormal basis of a subspace, so they have no derivative (TensorFlow "
+               f"refuses too when the dimensions differ by more than one); use "
+               f"full_matrices=False")
+    else:
+        return None
+    return (f"svd: no gradient for a matrix of shape {format_shape(a.shape)} with "
+            f"full_matrices=True: {why}.")
+
+
+def _svd_grad(node, ds, du, dv):
+    """TensorFlow's rule. With ``u`` and ``v`` the first ``k = min(m, n)`` columns and
+    ``F[i, j] = 1 / (s[j]^2 - s[i]^2)`` off the diagonal (0 on it)::
+
+        da = u (diag(ds) + (J + J^T) S + S (K + K^T)) v^T        J = F * (u^T du)
+             + (du - u u^T du) S^-1 v^T        (only when m > k)  K = F * (v^T dv)
+             + u S^-1 (dv^T - dv^T v v^T)      (only when n > k)
+
+    plus, with full_matrices, the terms of the single extra column of the longer side. Where
+    singular values repeat, ``u`` and ``v`` are not unique and the gradient through them is
+    not defined: like TensorFlow, ``F`` is 0 at exact ties (a finite but arbitrary answer)
+    and very large near them, and a zero singular value gets 0 for ``1 / s`` (the gradient
+    through ``s`` alone is always defined)."""
+    a = node.inputs[0]
+    full_matrices = node.attrs["full_matrices"]
+    refusal = _svd_refusal(a, full_matrices)
+    if refusal is not None:
+        raise GradientError(refusal)
+    s, u, v = node.outputs
+    m, n = _matrix_dims(a)
+    k = None if m is None or n is None else min(m, n)
+    u_extra = v_extra = du_extra = dv_extra = None
+    if full_matrices and m != n:  # the one extra column of u (tall) or of v (wide)
+        if m > n:
+            u, u_extra = u[..., :k], u[..., k:]
+            du, du_extra = (None, None) if du is None else (du[..., :k], du[..., k:])
+        else:
+            v, v_extra = v[..., :k], v[..., k:]
+            dv, dv_extra = (None, None) if dv is None else (dv[..., :k], dv[..., k:])
+    inner = None if ds is None else diag(ds)
+    if du is not None or dv is not None:
+        squares = multiply(s, s)
+        # 0 on the diagonal, where the difference is 0.
+        gaps = _safe_reciprocal(subtract(expand_dims(squares, -2), expand_dims(squares, -1)))
+        for d, basis, side in ((du, u, -2), (dv, v, -1)):
+            if d is None:
+                continue
+            j = multiply(gaps, matmul(basis, d, transpose_a=True))
+            # (J + J^T) S scales columns by s; S (K + K^T) scales rows.
+            term = multiply(add(j, matrix_transpose(j)), expand_dims(s, side))
+            inner = term if inner is None else add(inner, term)
+    grad = matmul(u, matmul(inner, v, transpose_b=True))
+    s_inverse = _safe_reciprocal(s)
+    if du is not None and (k is None or m > k):
+        rest = subtract(du, matmul(u, matmul(u, du, transpose_a=True)))
+        if du_extra is not None:
+            rest = subtract(rest, matmul(u_extra, matmul(du_extra, u, transpose_a=True)))
+        grad = add(grad, matmul(multiply(rest, expand_dims(s_inverse, -2)), v,
+                                transpose_b=True))
+    if dv is not None and (k is None or n > k):
+        rest = subtract(dv, matmul(v, matmul(v, dv, transpose_a=True)))
+        if dv_extra is not None:
+            rest = subtract(rest, matmul(v_extra, matmul(dv_extra, v, transpose_a=True)))
+        grad = add(grad, matmul(multiply(u, expand_dims(s_inverse, -2)), rest,
+                                transpose_b=True))
+    return (grad,)
+
+
+def _singular_values_grad(node, ds):
+    """``u diag(ds) v^T``, from the reduced svd recomputed."""
+    _, u, v = svd(node.inputs[0])
+    return (matmul(multiply(u, expand_dims(ds, -2)), v, transpose_b=True),)
+
+
 def _eigh_infer(a):
     return (a.dtype, None if a.shape is None else a.shape[:-1]), (a.dtype, a.shape)
 
@@ -232,9 +371,11 @@ def _eigh_grad(node, d_values, d_vectors):
     return (subtract(band_part(add(grad, matrix_transpose(grad)), -1, 0), diag(diag_part(grad))),)
 
 
-QR = register(OpDef("qr", _qr_kernel, _qr_infer, num_outputs=2))
-SVD = register(OpDef("svd", _svd_kernel, _svd_infer, num_outputs=3))
-SINGULAR_VALUES = register(OpDef("singular_values", _svd_kernel, _svd_infer))
+QR = register(OpDef("qr", _qr_kernel, _qr_infer, num_outputs=2, gradient=_qr_grad))
+SVD = register(OpDef("svd", _svd_kernel, _svd_infer, num_outputs=3,
+                     gradient=_svd_grad))
+SINGULAR_VALUES = register(OpDef("singular_values", _svd_kernel, _svd_infer,
+                                 gradient=_singular_values_grad))
 EIGH = register(OpDef("self_adjoint_eig", np.linalg.eigh, _eigh_infer, num_outputs=2,
                       gradient=_eigh_grad))
 

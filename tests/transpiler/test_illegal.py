@@ -416,6 +416,42 @@ def bare_return_in_tensor_loop(n):
     return i
 
 
+def bare_return_in_tensor_for(n):
+    total = n - n
+    for i in range(n):  # <-
+        if i * i > 5:
+            return
+        total += i
+    return total
+
+
+def returns_none_on_every_path_from_a_loop(n):
+    i = n - n
+    while i < n:
+        if i * i > 5:
+            return
+        i += 1
+
+
+def returns_none_explicitly_from_a_loop(n):
+    i = n - n
+    while i < n:
+        if i * i > 5:
+            return None
+        i += 1
+    return None
+
+
+def bare_return_in_nested_loops(n):
+    for i in range(n):  # <-
+        j = i
+        while j > 0:
+            if j * i > 5:
+                return
+            j -= 1
+    return n
+
+
 class TestLoops:
     def test_variable_read_before_its_first_assignment_in_the_loop(self):
         with pytest.raises(ValueError, match=(
@@ -484,9 +520,6 @@ class TestLoops:
         with pytest.raises(rt.errors.GraphTypeError, match=rf"'s'.*structure.*{where(fn)}"):
             function(fn)(t(3))
 
-    @xfail("a bare `return` inside a tensor loop plus `return i` after it leaks internals: \"'retval' "
-           "is the Python UndefinedReturnValue UndefinedReturnValue() when a tensor loop starts\"; it "
-           "should say that the function returns None on some paths and a value on others")
     def test_bare_return_inside_a_tensor_loop(self):
         with pytest.raises(ANY_ERROR, match=(
                 rf"returns None on some paths.*{where(bare_return_in_tensor_loop)}.*"
@@ -501,6 +534,27 @@ class TestLoops:
                 rf".*remove the `del y`")) as caught:
             function(deleted_in_a_loop_body)(t(3))
         assert "Undefined" not in str(caught.value)
+
+    def test_bare_return_inside_a_tensor_for_loop(self):
+        with pytest.raises(ValueError, match=(
+                rf"returns None on some paths and a value on others.*inside the for loop at "
+                rf"{where(bare_return_in_tensor_for)}.*`return <value>`")) as caught:
+            function(bare_return_in_tensor_for)(t(10))
+        assert "retval" not in str(caught.value) and "Undefined" not in str(caught.value)
+
+    def test_bare_return_inside_nested_tensor_loops_names_each_construct(self):
+        with pytest.raises(ValueError, match=(
+                rf"in the if statement at \S*{HERE}:\d+, inside the while loop at \S*{HERE}:\d+, "
+                rf"inside the for loop at {where(bare_return_in_nested_loops)}")):
+            function(bare_return_in_nested_loops)(t(10))
+
+    @pytest.mark.parametrize("fn", [returns_none_on_every_path_from_a_loop,
+                                    returns_none_explicitly_from_a_loop])
+    @pytest.mark.parametrize("dtype", [rt.int64, rt.float64])
+    @pytest.mark.parametrize("n", [0, 2, 10])
+    def test_returning_none_on_every_path_from_a_tensor_loop_is_python(self, fn, dtype, n):
+        assert fn(n) is None
+        assert function(fn)(rt.constant(np.array(n, dtype))) is None
 
     def test_loops_with_python_values_run_as_python(self):
         assert float(function(dtype_changes_in_for)(2)) == 0.25

@@ -27,7 +27,8 @@ from runtime.source_location import user_location
 from transpiler.operators.places import Place
 from transpiler import trace_events
 from transpiler.operators.user_warnings import unroll_watch
-from transpiler.operators.variables import Undefined, UndefinedReturnValue, is_return_value_name
+from transpiler.operators.variables import (ReturnedNone, Undefined, UndefinedReturnValue,
+                                            is_return_value_name, returns_a_value, returns_none)
 
 GetState = Callable[[], tuple]
 SetState = Callable[[tuple], None]
@@ -191,6 +192,9 @@ def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_st
     # the flattened outputs, for its error messages.
     leaf_names: list[str] = []
     branch_outputs: list[tuple] = []
+    # A branch whose `return` has no value leaves None as the return value; the other branch
+    # may not have returned. After the if, the return value stands for both.
+    returned_none = ReturnedNone((f"the if statement{location}",))
 
     def branch(fn: Callable, label: str) -> Callable:
         def traced():
@@ -203,6 +207,8 @@ def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_st
             if len(branch_outputs) == 2:
                 _check_return_kinds(*branch_outputs, ("",) + tuple(names), location)
                 _check_branch_structures(*branch_outputs, ("",) + tuple(names), location)
+            outputs = tuple(returned_none if value is None and is_return_value_name(name)
+                            else value for name, value in zip(names, outputs))
             if not leaf_names:
                 leaf_names.extend(_leaf_names(("",) + tuple(names), (result,) + outputs))
             return result, outputs
@@ -221,16 +227,40 @@ def _check_return_kinds(then_values: tuple, else_values: tuple, names: Sequence[
                         location: str) -> None:
     """A function returning None on some paths and a value on others cannot be a graph.
 
-    The first values are what the branches return; ``names`` has "" for them."""
+    The first values are what the branches return; ``names`` has "" for them. A branch that
+    has not returned (an unset return value) agrees with either."""
     for index, (name, a, b) in enumerate(zip(names, then_values, else_values)):
-        if (index == 0 or is_return_value_name(name)) and (a is None) != (b is None):
-            branch = "if" if a is None else "else"
-            raise ValueError(
-                f"the function returns None on some paths (a bare `return`, or running off its "
-                f"end) and a value on others, and which one depends on the tensor condition of "
-                f"the if statement{location}: its {branch} branch must also have a return with a "
-                f"value. A graph function returns the same kind of value on every path: end every "
-                f"path with a `return <value>`.")
+        if index != 0 and not is_return_value_name(name):
+            continue
+        if {_return_kind(a), _return_kind(b)} != {"None", "value"}:
+            continue
+        none_side = a if returns_none(a) else b
+        if type(none_side) is ReturnedNone:
+            raise returned_none_and_a_value(none_side)
+        branch = "if" if a is None else "else"
+        raise ValueError(
+            f"the function returns None on some paths (a bare `return`, or running off its "
+            f"end) and a value on others, and which one depends on the tensor condition of "
+            f"the if statement{location}: its {branch} branch must also have a return with a "
+            f"value. A graph function returns the same kind of value on every path: end every "
+            f"path with a `return <value>`.")
+
+
+def _return_kind(value) -> str:
+    return "None" if returns_none(value) else "value" if returns_a_value(value) else "unset"
+
+
+def returned_none_and_a_value(returned: ReturnedNone) -> ValueError:
+    """The error for a value returned where a `return` without a value may have run: the
+    message names the constructs that decided that return (already naming the construct)."""
+    error = ValueError(
+        f"the function returns None on some paths and a value on others, and tensors decide "
+        f"which when the graph runs: a `return` without a value (or `return None`) in "
+        f"{returned.describe()}, may or may not run, and the other paths return a value. A graph "
+        f"function returns the same kind of value on every path: give that `return` a value, "
+        f"so that every path ends with a `return <value>`.")
+    setattr(error, _NAMED, True)
+    return error
 
 
 def _check_branch_structures(then_values: tuple, else_values: tuple, names: Sequence[str],
@@ -238,7 +268,7 @@ def _check_branch_structures(then_values: tuple, else_values: tuple, names: Sequ
     """Each variable (and the return value, named "") has one nested structure in both
     branches; a value not set on a path (``Unset``) takes the other branch's."""
     for name, a, b in zip(names, then_values, else_values):
-        if isinstance(a, Unset) or isinstance(b, Unset) \
+        if isinstance(a, (Unset, ReturnedNone)) or isinstance(b, (Unset, ReturnedNone)) \
                 or nest.structure_of(a) == nest.structure_of(b):
             continue
         shown = _shown(name)
@@ -381,6 +411,9 @@ class _GraphLoop:
                         f"iteration. A graph loop variable needs a value at the end of every "
                         f"iteration: remove the `del {name}` (assign '{name}' another value "
                         f"instead), or delete it after the loop.")
+                if _static_return_value(name, before):
+                    continue  # not a loop variable: checked after the loop
+                name = _shown(name)
                 if nest.structure_of(before) != nest.structure_of(after):
                     raise rt.errors.GraphTypeError(
                         f"'{name}' does not have the same nested structure after one iteration "
@@ -417,8 +450,11 @@ class _GraphLoop:
         lead = len(leading)
         # A return value that the traced body never sets (its `return` raised, and the
         # exception was caught, while tracing) cannot change in the loop: it stays out of the
-        # loop variables, still unset.
-        keep = [type(value) is not UndefinedReturnValue for value in self.initial]
+        # loop variables, still unset. So does a return value of None (a `return` without a
+        # value), which is no tensor: `do_return` says whether it was returned.
+        keep = [not _static_return_value(name, value)
+                for name, value in zip(self.names, self.initial)]
+        produced: dict[int, Any] = {}  # what one iteration leaves in those return values
 
         def carried(values) -> tuple:
             return tuple(value for value, kept in zip(values, keep) if kept)
@@ -436,6 +472,9 @@ class _GraphLoop:
         def loop_body(*state):
             result = tuple(body(*state[:lead], *everything(state[lead:])))
             _check_number_types(self.initial, result[lead:])
+            for index, kept in enumerate(keep):
+                if not kept:
+                    produced[index] = result[lead + index]
             return result[:lead] + carried(result[lead:])
 
         state_invariants = None if self.invariants is None else carried(self.invariants)
@@ -467,7 +506,24 @@ class _GraphLoop:
                        f"assigned inside it, has no value after it (the loop must iterate at "
                        f"least once to initialize {listed}). Give it a value before the loop.")
             final = final[:-1]
-        return everything(final[lead:])
+        return self._returned_after(everything(final[lead:]), produced)
+
+    def _returned_after(self, state: tuple, produced: dict) -> tuple:
+        """``state`` with each return value the loop does not carry as it is after the loop:
+        a `return` without a value in the body makes it "returned None", decided by this loop
+        (a value where None may have been returned is an error)."""
+        state = list(state)
+        here = f"the {self.construct}{self.location}"
+        for index, new in produced.items():
+            entering = self.initial[index]
+            if returns_a_value(new) and returns_none(entering):
+                raise returned_none_and_a_value(
+                    entering if type(entering) is ReturnedNone else ReturnedNone((here,)))
+            if new is None:
+                state[index] = ReturnedNone((here,))
+            elif type(new) is ReturnedNone and new is not entering:
+                state[index] = new.inside(here)
+        return tuple(state)
 
 
 def _aligned_invariants(pairs, before: tuple, names: Sequence[str]) -> tuple | None:
@@ -556,8 +612,17 @@ class _FirstAppend:
         self.spec = (dtypes.promote_types(*self._types)[0], shape)
 
 
+def _static_return_value(name: str, value) -> bool:
+    """A return value that is not a tensor: not returned yet (on any path the trace saw), or
+    returned without a value."""
+    return type(value) in (UndefinedReturnValue, ReturnedNone) or (
+        value is None and is_return_value_name(name))
+
+
 def _check_loop_inputs(initial: Sequence, names: Sequence[str]) -> None:
     for name, value in zip(names, initial):
+        if _static_return_value(name, value):
+            continue
         if type(value) is Undefined:
             raise ValueError(
                 f"'{name}' is assigned inside a loop on a tensor{_where()} and used after it (or in "

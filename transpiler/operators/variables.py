@@ -57,6 +57,47 @@ class UndefinedReturnValue(Unset):
         return "UndefinedReturnValue()"
 
 
+class ReturnedNone:
+    """The return value after graph control flow in which a `return` without a value (or
+    ``return None``) ran on some paths and no return on the others: ``None`` where the
+    function returned (``do_return`` is set), nothing yet elsewhere.
+
+    ``where`` names the tensor constructs that decided it, innermost first ("the if statement
+    at f.py:4", "the while loop at f.py:3"), for the error when another path returns a value.
+    All such values are equal: two paths that both return None agree."""
+
+    __slots__ = ("where",)
+
+    def __init__(self, where: tuple[str, ...]):
+        self.where = where
+
+    def inside(self, construct: str) -> "ReturnedNone":
+        """The same, decided again by an enclosing construct (a loop around the ``if``)."""
+        return ReturnedNone(self.where + (construct,))
+
+    def describe(self) -> str:
+        return ", inside ".join(self.where)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ReturnedNone)
+
+    def __hash__(self) -> int:
+        return hash(ReturnedNone)
+
+    def __repr__(self) -> str:
+        return f"ReturnedNone({self.describe()!r})"
+
+
+def returns_none(value) -> bool:
+    """Whether a return value means "returned None" (where a return ran at all)."""
+    return value is None or type(value) is ReturnedNone
+
+
+def returns_a_value(value) -> bool:
+    """Whether a return value is something a `return <value>` gave (not None, not unset)."""
+    return not returns_none(value) and type(value) is not UndefinedReturnValue
+
+
 def ld(value):
     """Loads a variable that may be undefined: raises like Python if it is."""
     if type(value) is Undefined:
@@ -69,8 +110,9 @@ def is_undefined(value) -> bool:
 
 
 def return_value(value):
-    """What a converted function returns: ``None`` when no ``return`` statement ran."""
-    return None if type(value) is UndefinedReturnValue else value
+    """What a converted function returns: ``None`` when no ``return`` statement ran, or when
+    the one that ran had no value."""
+    return None if type(value) in (UndefinedReturnValue, ReturnedNone) else value
 
 
 def is_return_value_name(name: str) -> bool:

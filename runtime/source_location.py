@@ -15,7 +15,7 @@ import linecache
 import os
 import sys
 from dataclasses import dataclass
-from types import CodeType, TracebackType
+from types import CodeType, ModuleType, TracebackType
 
 from runtime.errors import OperatorNotAllowedInGraphError
 
@@ -114,7 +114,6 @@ def user_stacklevel() -> int:
 # arbitrary file and line directly, so one is obtained by running a tiny stub compiled under
 # the user's file name whose only expression fails at exactly that line and column.
 
-_STUB_GLOBALS = {"__builtins__": {}}  # no names at all: the stub's one name always fails
 
 
 def user_traceback(error: BaseException) -> TracebackType | None:
@@ -190,8 +189,10 @@ def _generated_entry(traceback: TracebackType) -> tuple | None:
     location = generated_line_origin(code.co_filename, traceback.tb_lineno)
     if location is None:
         return None
+    frame = traceback.tb_frame
     return _stub_entry(location, location.function_name or code.co_name,
-                       _expression_text(code, traceback.tb_lasti))
+                       _expression_text(code, traceback.tb_lasti),
+                       {**frame.f_globals, **frame.f_locals})
 
 
 def _expression_text(code: CodeType, lasti: int) -> str | None:
@@ -207,7 +208,8 @@ def _expression_text(code: CodeType, lasti: int) -> str | None:
     return text or None
 
 
-def _stub_entry(location: Location, function_name: str, expression: str | None) -> tuple:
+def _stub_entry(location: Location, function_name: str, expression: str | None,
+                names: dict | None = None) -> tuple:
     """(frame, lasti, lineno) of a frame at ``location``; the caret goes under ``expression``
     where the user's line holds that text, else it spans the line (and Python omits it)."""
     user_line = linecache.getline(location.filename, location.lineno).rstrip("\r\n")
@@ -217,11 +219,25 @@ def _stub_entry(location: Location, function_name: str, expression: str | None) 
     column, width = len(user_line[:start].encode()), len(expression.encode())
     code = _stub(location.filename, location.lineno, function_name or "<module>", column, width)
     try:
-        exec(code, _STUB_GLOBALS)
+        # The stub frame sees the names the user's frame saw, so that Python's "Did you
+        # mean ...?" for a NameError suggests what it would have suggested there.
+        exec(code, _without(names or {}, code.co_names[0]))
     except NameError as raised:
         stub = raised.__traceback__.tb_next  # the stub's own frame, below this one
         return stub.tb_frame, stub.tb_lasti, location.lineno
     raise AssertionError("an eager2graph traceback stub did not fail")  # pragma: no cover
+
+
+def _without(names: dict, name: str) -> dict:
+    """A copy of the namespace ``names`` (builtins included) in which ``name`` is undefined."""
+    namespace = dict(names)
+    namespace.pop(name, None)
+    builtin_names = namespace.get("__builtins__", {})
+    if isinstance(builtin_names, ModuleType):
+        builtin_names = vars(builtin_names)
+    namespace["__builtins__"] = {key: value for key, value in builtin_names.items()
+                                 if key != name}
+    return namespace
 
 
 @functools.lru_cache(maxsize=512)

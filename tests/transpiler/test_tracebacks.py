@@ -8,9 +8,12 @@ level; a ``# <-`` marker comment flags the line a frame must point at.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import io
 import os
 import re
+import sys
 import traceback
 
 import pytest
@@ -43,6 +46,16 @@ def formatted(call) -> str:
     return "".join(traceback.format_exception(info.value))
 
 
+def displayed(call) -> str:
+    """What Python prints for the exception ``call`` raises when nothing catches it."""
+    with pytest.raises(Exception) as info:
+        call()
+    shown = io.StringIO()
+    with contextlib.redirect_stderr(shown):
+        sys.__excepthook__(info.type, info.value, info.value.__traceback__)
+    return shown.getvalue().rstrip()
+
+
 def assert_user_frame(text: str, fn, source: str, caret: str | None = None) -> None:
     frame = f'File "{__file__}", line {line_of(fn)}, in {fn.__name__}\n    {source}\n'
     assert frame in text, text
@@ -54,6 +67,18 @@ def assert_user_frame(text: str, fn, source: str, caret: str | None = None) -> N
 def typo(x):
     y = x + 1
     return y * undefined_name  # <-  # noqa: F821
+
+
+def misspelt_local(x):
+    total = x + 1
+    return totl * 2  # <-  # noqa: F821
+
+
+factor = 2.0
+
+
+def misspelt_global(x):
+    return x * factr  # <-  # noqa: F821
 
 
 def wrong_shapes(x):
@@ -105,6 +130,17 @@ class TestTraceTimeErrors:
         text = formatted(lambda: function(add_typo)(rt.constant(1.0)))
         assert f'File "{__file__}", line {line_of(add_typo)}, in <lambda>' in text, text
         assert "lambda_" not in text and not internals(text), text
+
+    @pytest.mark.parametrize("fn, suggestion", [(misspelt_local, "total"),
+                                                (misspelt_global, "factor")])
+    def test_a_name_error_suggests_what_python_suggests_in_the_users_frame(self, fn, suggestion):
+        """Python's own display (sys.excepthook) offers "Did you mean" from the names the
+        innermost frame sees; the frame standing for the user's sees the user's names."""
+        plain, converted = (displayed(lambda: call(rt.constant([1.0])))
+                            for call in (fn, function(fn)))
+        assert plain.endswith(f"Did you mean: '{suggestion}'?")
+        assert converted.splitlines()[-1] == plain.splitlines()[-1]
+        assert not internals(converted), converted
 
     def test_get_concrete_function_filters_too(self):
         text = formatted(lambda: function(typo).get_concrete_function(rt.TensorSpec([1])))

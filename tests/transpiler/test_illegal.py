@@ -583,17 +583,22 @@ def and_of_two_dtypes(x):
     return x > 0 and x  # <-
 
 
-_NO_ERROR_HERE = ("with t(3) the for loop runs, defines 'last' and returns it, which is right (see "
-                  "test_variable_first_assigned_in_the_loop_is_defined_when_the_loop_runs): no "
-                  "error is raised, so there is no message to name the construct in")
+def accumulates_from_undefined_in_for(n):
+    for i in range(n):  # <-
+        acc = acc + i  # noqa: F821 (the point of the sample)
+    return acc
+
 
 CONSTRUCT_CASES = [
     pytest.param(set_only_in_if_branch, (1,), r"if statement", id="if-undefined"),
     pytest.param(branches_of_two_dtypes, (1,), r"if statement", id="if-dtype"),
     pytest.param(none_in_one_branch, (1,), r"if statement", id="if-none"),
     pytest.param(accumulates_from_undefined, (3,), r"while loop", id="while-undefined"),
-    pytest.param(last_item_only_inside_for, (3,), r"for loop", id="for-undefined",
-                 marks=xfail(_NO_ERROR_HERE)),
+    # With a positive count the for loop defines 'last' and the graph returns it, as Python
+    # does: no error to name anything. With 0 Python raises UnboundLocalError; the graph raises
+    # at run time, naming the for loop and its line.
+    pytest.param(last_item_only_inside_for, (0,), r"for loop", id="for-undefined"),
+    pytest.param(accumulates_from_undefined_in_for, (3,), r"for loop", id="for-read-undefined"),
     pytest.param(none_before_while, (3,), r"while loop", id="while-none-before"),
     pytest.param(dtype_changes_in_for, (3,), r"for loop", id="for-dtype"),
     pytest.param(shape_changes_in_while, (3,), r"while loop", id="while-shape"),

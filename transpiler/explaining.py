@@ -13,6 +13,7 @@ Three sources are combined:
 
 from __future__ import annotations
 
+import functools
 import inspect
 import sys
 import sysconfig
@@ -91,7 +92,12 @@ def _fresh_function(fn: Callable) -> rt.Function:
 
 
 def _source_of(python_function: Callable, shown: Callable) -> Source:
-    function = inspect.unwrap(getattr(python_function, "__func__", python_function))
+    function = python_function
+    while isinstance(function, functools.partial):
+        function = function.func
+    if not isinstance(function, (types.FunctionType, types.MethodType)) and callable(function):
+        function = type(function).__call__  # a layer or model object: its __call__ is traced
+    function = inspect.unwrap(getattr(function, "__func__", function))
     try:
         lines, first = inspect.getsourcelines(function)
         filename = inspect.getsourcefile(function) or function.__code__.co_filename

@@ -5,6 +5,7 @@ the note under the line, found by the line's own text."""
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 import subprocess
@@ -231,6 +232,19 @@ def test_a_decorated_method_is_explained_and_its_cache_left_alone():
         "Python if: the condition was True while tracing")
     assert scaler.__call__.__func__.tracing_count == 0
     np.testing.assert_allclose(scaler(rt.constant([1.0, 2.0])).numpy(), [2.0, 4.0])
+
+
+class Doubler:
+    def __call__(self, x):
+        return x * 2
+
+
+def test_a_callable_object_and_a_partial_are_explained_through_their_functions():
+    report = transpiler.explain(Doubler(), rt.TensorSpec([2], rt.float32))
+    assert _notes(report, Doubler.__call__, "x * 2").startswith("graph: 1 op (1 multiply)")
+    report = transpiler.explain(functools.partial(branchy, training=False),
+                                rt.TensorSpec([3], rt.float64))
+    assert _line(report, branchy, "x * 0.5").marker == "skipped"
 
 
 def test_a_decorated_function_keeps_its_own_cache():

@@ -128,18 +128,31 @@ def test_an_int32_counter_below_a_reachable_int64_bound_is_vectorized(monkeypatc
 
 def test_an_int32_counter_below_an_int64_bound_it_cannot_reach_keeps_the_loop():
     # The int32 counter wraps around at 2**31, so the loop never ends; the array code would
-    # return an answer the loop never gives.
+    # return an answer the loop never gives (at once). The child says when the function is
+    # traced and optimized; from then on it must still be running seconds later (it used to
+    # get a flat 10 s, most of them spent before the call on a loaded machine).
     script = textwrap.dedent("""
         import numpy as np
         import runtime as rt
         from tests.runtime.test_counted_loops import counter_from
         from transpiler import function
-        print(function(counter_from)(rt.constant(np.int32(2**31 - 10)),
-                                     rt.constant(np.int64(2**31 + 10))))
+        start, n = rt.constant(np.int32(2**31 - 10)), rt.constant(np.int64(2**31 + 10))
+        converted = function(counter_from)
+        converted.get_concrete_function(start, n)
+        print("traced", flush=True)
+        print(converted(start, n), flush=True)
     """)
-    with pytest.raises(subprocess.TimeoutExpired):
-        subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=10,
-                       cwd=pathlib.Path(__file__).parents[2], check=True)
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True,
+                             cwd=pathlib.Path(__file__).parents[2])
+    try:
+        first = child.stdout.readline()
+        assert first == "traced\n", (first, child.stderr.read() if child.poll() else "")
+        with pytest.raises(subprocess.TimeoutExpired):
+            child.wait(timeout=3)
+    finally:
+        child.kill()
+        child.communicate()
 
 
 def scaled_sum(n, k):

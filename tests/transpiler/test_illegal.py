@@ -729,6 +729,43 @@ def raises_in_a_tensor_branch(x):
     return x
 
 
+def raises_in_the_else_branch(x):
+    if x > 0:  # <-
+        y = x
+    else:
+        raise ValueError("x must be positive")  # raised here
+    return y
+
+
+def refuse(message):
+    raise TypeError(message)  # raised here
+
+
+def calls_a_raising_helper_in_a_branch(x):
+    if x > 0:  # <-
+        refuse("no positive x")
+    return x
+
+
+def raises_in_a_tensor_loop_body(x, n, limit):
+    while x < n:  # <-
+        x = x + 1
+        if limit < 0:
+            raise ValueError("limit must not be negative")
+    return x
+
+
+def checks_with_assert_instead_of_raise(x):
+    rt.assert_(rt.logical_not(x > 0), "x must not be positive")
+    return x
+
+
+def op_error_in_a_tensor_branch(x):
+    if x > 0:  # <-
+        x = rt.reshape(x, [2, 3])
+    return x
+
+
 def comprehension_over_a_tensor(x):
     y = x * 2
     return [v + 1 for v in y]  # <-
@@ -768,13 +805,60 @@ class TestUnsupportedSyntax:
         assert function(match_on_a_tensor)(1) == 10
         assert function(match_on_a_tensor)(2) == 20
 
-    @xfail("a `raise` in a branch of a tensor if runs while tracing, so x = -2 (where Python "
-           "returns -2) raises the user's own ValueError('x must not be positive') with no hint "
-           "that the untaken branch was traced; it should explain and suggest rt.assert_")
     def test_raise_inside_a_tensor_branch(self):
         with pytest.raises(ANY_ERROR, match=rf"(?s)raise.*{where(raises_in_a_tensor_branch)}.*"
                                             rf"rt\.assert_"):
             function(raises_in_a_tensor_branch)(t(-2))
+
+    def test_raise_message_names_the_raise_the_if_and_the_original_error(self):
+        with pytest.raises(NotImplementedError, match=(
+                rf"a `raise` statement \(at {where(raises_in_the_else_branch, '# raised here')}\) "
+                rf"runs while tracing a branch of the if statement on a tensor at "
+                rf"{where(raises_in_the_else_branch)}: a graph traces both branches.*"
+                rf"\(ValueError: x must be positive\).*rt\.assert_")) as caught:
+            function(raises_in_the_else_branch)(t(2))
+        assert isinstance(caught.value.__cause__, ValueError)
+
+    def test_raise_in_a_helper_called_from_a_tensor_branch(self):
+        with pytest.raises(NotImplementedError, match=(
+                rf"a `raise` statement \(at {where(refuse, '# raised here')}\) runs while tracing "
+                rf"a branch of the if statement on a tensor at "
+                rf"{where(calls_a_raising_helper_in_a_branch)}.*\(TypeError: no positive x\)")):
+            function(calls_a_raising_helper_in_a_branch)(t(-1))
+
+    def test_raise_in_a_tensor_loop_body(self):
+        with pytest.raises(NotImplementedError, match=(
+                rf"a `raise` statement .* runs while tracing the body of the while loop on a tensor "
+                rf"at {where(raises_in_a_tensor_loop_body)}: a graph traces the body once")):
+            function(raises_in_a_tensor_loop_body)(t(5), t(3), -1)
+        assert int(function(raises_in_a_tensor_loop_body)(t(5), t(3), 1)) == 5
+
+    @pytest.mark.parametrize("value", [-2, 3])
+    def test_raise_on_python_values_and_eager_tensors_is_python(self, value):
+        for call in (convert(raises_in_a_tensor_branch), raises_in_a_tensor_branch):
+            if value > 0:
+                with pytest.raises(ValueError, match="x must not be positive"):
+                    call(value)
+            else:
+                assert call(value) == value
+        if value > 0:
+            with pytest.raises(ValueError, match="x must not be positive"):
+                convert(raises_in_a_tensor_branch)(t(value))
+        else:
+            assert int(convert(raises_in_a_tensor_branch)(t(value))) == value
+
+    @pytest.mark.parametrize("dtype", [rt.int64, rt.float64])
+    def test_the_suggested_rt_assert_checks_when_the_graph_runs(self, dtype):
+        checked = function(checks_with_assert_instead_of_raise)
+        result = checked(rt.constant(np.array(-2, dtype)))
+        assert result.dtype == dtype and result.numpy() == -2
+        with pytest.raises(rt.errors.InvalidArgumentError, match="x must not be positive"):
+            checked(rt.constant(np.array(3, dtype)))
+
+    def test_an_op_error_in_a_tensor_branch_is_not_taken_for_a_raise(self):
+        with pytest.raises(ANY_ERROR) as caught:
+            function(op_error_in_a_tensor_branch)(t(1.0))
+        assert "`raise` statement" not in str(caught.value)
 
     def test_comprehension_over_a_tensor_says_to_write_a_for_statement(self):
         with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match=(

@@ -10,6 +10,7 @@ the state flows in and out of the graph op, and errors name the user's variables
 
 from __future__ import annotations
 
+import dis
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -23,9 +24,11 @@ from runtime.ops.array_ops import RANGE
 from runtime.ops.conversion_ops import CAST
 from runtime.ops.dispatch import constant_value
 from runtime.staged_list import StagedList
-from runtime.source_location import user_location
+from runtime.source_location import Location, translate, user_location
 from transpiler.operators.places import Place
 from transpiler import trace_events
+from transpiler.errors import UnsupportedSyntaxError
+from transpiler.generated_sources import is_generated
 from transpiler.operators.user_warnings import unroll_watch
 from transpiler.operators.variables import (ReturnedNone, Undefined, UndefinedReturnValue,
                                             is_return_value_name, returns_a_value, returns_none)
@@ -67,6 +70,10 @@ class naming_construct:
         return None
 
     def __exit__(self, kind, error, traceback) -> bool:
+        raised_at = _raise_statement_of(error) if isinstance(error, Exception) else None
+        if raised_at is not None:
+            raise _raised_while_tracing(error, raised_at, self.construct, self.location) \
+                from error
         if isinstance(error, (ValueError, TypeError)) and not getattr(error, _NAMED, False) \
                 and _raised_by_control_flow(traceback) and error.args \
                 and isinstance(error.args[0], str):
@@ -78,6 +85,47 @@ class naming_construct:
 
 _NAMED = "_e2g_construct_named"
 _CONTROL_FLOW_FILES = (rt.control_flow.__file__, __file__)
+
+
+def _raise_statement_of(error: BaseException) -> Location | None:
+    """Where a `raise` statement of converted user code raised ``error``; None when an op, a
+    check of the runtime or code that is not converted raised it."""
+    traceback = error.__traceback__
+    while traceback is not None and traceback.tb_next is not None:
+        traceback = traceback.tb_next
+    if traceback is None or getattr(error, _NAMED, False):
+        return None
+    code = traceback.tb_frame.f_code
+    lasti = traceback.tb_lasti
+    if not is_generated(code) or not 0 <= lasti < len(code.co_code) \
+            or code.co_code[lasti] != _RAISE_VARARGS:
+        return None
+    return translate(code.co_filename, traceback.tb_lineno)
+
+
+_RAISE_VARARGS = dis.opmap["RAISE_VARARGS"]
+
+
+def _raised_while_tracing(error: Exception, raised_at: Location, construct: str,
+                          location: str) -> UnsupportedSyntaxError:
+    """The error for a `raise` reached while tracing graph control flow: Python runs it only
+    on the paths that reach it, a trace on all of them."""
+    what = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    if construct.endswith("loop"):
+        traced = (f"the body of the {construct} on a tensor{location}: a graph traces the body "
+                  f"once, however many times (even zero) the loop runs")
+    else:
+        traced = (f"a branch of the {construct} on a tensor{location}: a graph traces both "
+                  f"branches, whichever the condition picks when it runs")
+    named = UnsupportedSyntaxError(
+        f"a `raise` statement (at {raised_at}) runs while tracing {traced}, so it raises "
+        f"({what}) even where Python would not reach it. A graph cannot raise a Python exception "
+        f"that depends on a tensor. To check the condition when the graph runs, use "
+        f"rt.assert_(ok, message) with `ok` a tensor that is false exactly where the raise should "
+        f"happen (for `if c: raise ...`, rt.assert_(rt.logical_not(c), message)); it raises "
+        f"rt.errors.InvalidArgumentError then. Or decide with a Python value.")
+    setattr(named, _NAMED, True)
+    return named
 
 
 def _raised_by_control_flow(traceback) -> bool:

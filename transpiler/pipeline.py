@@ -27,8 +27,11 @@ CONVERTERS = (
 
 
 def convert_tree(fn_node: gast.FunctionDef, ctx: Context) -> None:
-    """Converts ``fn_node`` in place; nested functions first, each as its own scope."""
-    nested = [node for node in own_scope_walk(fn_node.body) if isinstance(node, gast.FunctionDef)]
+    """Converts ``fn_node`` in place; nested functions first, each as its own scope. Nested
+    generator functions stay plain Python: they run when iterated, and ``ag__.converted``
+    leaves generator functions alone too."""
+    nested = [node for node in own_scope_walk(fn_node.body)
+              if isinstance(node, gast.FunctionDef) and not unsupported.is_generator(node)]
     if nested:
         own_locals = {str(q) for q in activity.resolve(fn_node).local_names}
         inner = dataclasses.replace(ctx, enclosing_locals=ctx.enclosing_locals | own_locals)

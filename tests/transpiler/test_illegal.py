@@ -715,6 +715,20 @@ def uses_a_local_generator(x):
     return x + s
 
 
+def uses_a_local_generator_with_a_loop(x):
+    def evens():
+        for k in range(4):
+            if k % 2 == 0:
+                yield x * k
+    total = x - x
+    for v in evens():
+        if v > 4:
+            total = total + v
+        else:
+            total = total - v
+    return total
+
+
 def match_on_a_tensor(x):
     match x:  # <-
         case 1:
@@ -791,11 +805,21 @@ class TestUnsupportedSyntax:
                 rf"supported\. Call it as plain Python, or make it a regular def")):
             function(coroutine)
 
-    @xfail("a generator *defined inside* the function (and only iterated with Python values) "
-           "makes the whole function unconvertible: 'numbers cannot be converted: it uses a "
-           "generator (yield)'; nested generator functions should stay plain Python")
     def test_a_local_generator_function_is_left_as_python(self):
         assert int(function(uses_a_local_generator)(t(1))) == 4
+
+    @pytest.mark.parametrize("dtype", [rt.int64, rt.float64])
+    def test_a_local_generator_with_control_flow_and_tensors(self, dtype):
+        x = rt.constant(np.array(3, dtype))
+        result = function(uses_a_local_generator_with_a_loop)(x)
+        assert result.dtype == dtype
+        assert result.numpy() == uses_a_local_generator_with_a_loop(np.array(3, dtype))
+
+    def test_a_local_generator_keeps_its_code_as_written(self):
+        code = to_code(uses_a_local_generator_with_a_loop)
+        generator = code[code.index("def evens():"):code.index("total = x - x")]
+        assert "for k in range(4):" in generator and "if k % 2 == 0:" in generator, code
+        assert "yield" in generator and "ag__" not in generator, code
 
     def test_match_on_a_tensor(self):
         with pytest.raises(ANY_ERROR, match=rf"match.*{where(match_on_a_tensor)}"):
@@ -828,8 +852,8 @@ class TestUnsupportedSyntax:
 
     def test_raise_in_a_tensor_loop_body(self):
         with pytest.raises(NotImplementedError, match=(
-                rf"a `raise` statement .* runs while tracing the body of the while loop on a tensor "
-                rf"at {where(raises_in_a_tensor_loop_body)}: a graph traces the body once")):
+                rf"a `raise` statement .* runs while tracing the body of the while loop on a "
+                rf"tensor at {where(raises_in_a_tensor_loop_body)}: a graph traces the body once")):
             function(raises_in_a_tensor_loop_body)(t(5), t(3), -1)
         assert int(function(raises_in_a_tensor_loop_body)(t(5), t(3), 1)) == 5
 

@@ -18,6 +18,12 @@ _REJECTED = {
 }
 
 
+def is_generator(fn_node: gast.FunctionDef) -> bool:
+    """Whether ``fn_node`` is a generator function (a ``yield`` in its own body)."""
+    return any(isinstance(node, (gast.Yield, gast.YieldFrom))
+               for node in own_scope_walk(fn_node.body))
+
+
 def transform(fn_node: gast.FunctionDef, ctx) -> None:
     for node in own_scope_walk(fn_node.body):
         rejected = _REJECTED.get(type(node))

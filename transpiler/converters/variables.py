@@ -13,9 +13,14 @@ import gast
 from transpiler.analysis import annotations as anno
 from transpiler.analysis.annotations import Anno
 from transpiler.converters.base import constant, name
+from transpiler.converters.unsupported import is_generator
 
 
 class _Loads(gast.NodeTransformer):
+    def visit_FunctionDef(self, node):
+        # A nested generator function is not converted: its code stays as the user wrote it.
+        return node if is_generator(node) else self.generic_visit(node)
+
     def visit_Name(self, node):
         if isinstance(node.ctx, gast.Load) and anno.get(node, Anno.DEFINED_AT_READ, True) is False:
             anno.delete(node, Anno.DEFINED_AT_READ)

@@ -14,9 +14,10 @@ What the exported function is:
 * Semantics: the graph's, op by op: NumPy's integer ``//`` and ``%`` (by zero: 0), wrap-around,
   dtypes (int32 stays int32), the graph's reductions and casts; float results agree to
   rounding (XLA may fuse or reorder float operations). Values the graph checks when it runs
-  (indices in range, ``rt.assert_``, values converted to a Python number's dtype) are checked
-  by host callbacks that make the call raise, as the graph raises. ``rt.print`` prints the
-  graph's text through an ordered host callback.
+  (indices in range, ``rt.assert_``, values converted to a Python number's dtype, matrices
+  that ``inv``, ``solve`` or ``cholesky`` cannot factor) are checked by host callbacks that
+  make the call raise, as the graph raises. ``rt.print`` prints the graph's text through an
+  ordered host callback.
 * Variables: read as constants, their values when ``export`` was called (a snapshot: later
   assignments are not seen; export again after training). Assigning a variable is refused.
 * 64-bit dtypes (int64, float64, and the float64 that dividing integers gives) need JAX's

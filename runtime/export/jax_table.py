@@ -11,8 +11,8 @@ from __future__ import annotations
 from runtime import variables
 from runtime.backends.jit.regions import COMPILED_REGION
 from runtime.concrete_function import CALL
-from runtime.export import (jax_arrays, jax_indexing, jax_math, jax_more, jax_nn, jax_reductions,
-                            pending_rules)
+from runtime.export import (jax_arrays, jax_conv, jax_indexing, jax_linalg, jax_math, jax_more,
+                            jax_nn, jax_reductions, pending_rules)
 from runtime.ops import io_ops, random_ops, scatter_ops, sort_ops, tensor_array_ops
 from runtime.ops.registry import COND, CONST, PLACEHOLDER, WHILE_LOOP
 from runtime.passes.counted_loops import RANGE_FITS
@@ -24,6 +24,8 @@ LOWERINGS = {
     **jax_indexing.LOWERINGS,
     **jax_nn.LOWERINGS,
     **jax_more.LOWERINGS,
+    **jax_conv.LOWERINGS,
+    **jax_linalg.LOWERINGS,
 }
 
 # Handled by the interpreter itself (see jax_interpreter): structure, state and effects.

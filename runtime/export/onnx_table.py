@@ -10,15 +10,17 @@ from __future__ import annotations
 
 from runtime.backends.jit.regions import COMPILED_REGION
 from runtime.concrete_function import CALL
-from runtime.export import (onnx_indexing, onnx_rules_array, onnx_rules_math, onnx_rules_more,
-                            onnx_rules_reduce, onnx_tensor_arrays, pending_rules)
+from runtime.export import (onnx_indexing, onnx_rules_array, onnx_rules_conv, onnx_rules_linalg,
+                            onnx_rules_math, onnx_rules_more, onnx_rules_reduce,
+                            onnx_tensor_arrays, pending_rules)
 from runtime.ops import (io_ops, random_ops, reduce_ops, scan_ops, scatter_ops, sort_ops,
                          special_math_ops)
 from runtime.ops.registry import COND, CONST, PLACEHOLDER, WHILE_LOOP, OpDef
 from runtime.variables import ASSIGN, READ
 
 RULES = {**onnx_rules_math.RULES, **onnx_rules_array.RULES, **onnx_rules_reduce.RULES,
-         **onnx_indexing.RULES, **onnx_tensor_arrays.RULES, **onnx_rules_more.RULES}
+         **onnx_indexing.RULES, **onnx_tensor_arrays.RULES, **onnx_rules_more.RULES,
+         **onnx_rules_conv.RULES, **onnx_rules_linalg.RULES}
 
 LOWERED: dict[OpDef, str] = {
     PLACEHOLDER: "a graph input, named after the parameter",
@@ -50,6 +52,7 @@ NOT_EXPORTED: dict[OpDef, str] = {
                       "ConcreteFunction's own graph, which is what is exported, never holds one"),
     CALL: "it is recorded only on eager gradient tapes, never in a traced graph",
     **pending_rules.PENDING,
+    **onnx_rules_linalg.NOT_EXPORTED,
     **{op: ("no ONNX operator computes it exactly; composing one with NumPy's results at the "
             "edge values is future work")
        for op in (special_math_ops.EXPM1, special_math_ops.LOG_SIGMOID, special_math_ops.ATAN2,

@@ -6,10 +6,9 @@ singular matrix, a matrix that is not positive definite) raises ``InvalidArgumen
 the op, eagerly and when a graph runs. The gradient rules are TensorFlow's, written with ops (so
 they run eagerly, in graphs, and to higher orders). Where there is none (``qr`` with
 ``full_matrices`` on a tall matrix, ``svd`` with ``full_matrices`` when the matrix dimensions
-differ by more than one: TensorFlow refuses both; ``qr`` of a wide matrix, which TensorFlow
-handles and this module does not yet), asking for one raises a ``GradientError`` that names the
-op, the shape and the reason. Complex matrices are out of scope: the ops take only float32 and
-float64.
+differ by more than one: TensorFlow refuses both), asking for one raises a ``GradientError``
+that names the op, the shape and the reason. Complex matrices are out of scope: the ops take
+only float32 and float64.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.errors import GradientError, InvalidArgumentError, ShapeError
-from runtime.ops.array_ops import expand_dims, where
+from runtime.ops.array_ops import concat, expand_dims, where, zeros_like
 from runtime.ops.dispatch import apply_op, convert_to_tensor
 from runtime.ops.linalg_ops import matmul, matrix_transpose
 from runtime.ops.math_ops import add, divide, equal, multiply, negative, subtract
@@ -227,9 +226,6 @@ def _qr_refusal(a: Tensor, full_matrices: bool) -> str | None:
     if m is None or n is None:
         why = ("the rule needs the matrix dimensions while tracing and they are unknown; give "
                "the function an input_signature with known matrix dimensions")
-    elif m < n:
-        why = (f"it is implemented for square and tall matrices (rows >= columns) only, where r "
-               f"is square and invertible; here r is {m}x{n}")
     elif full_matrices and m > n:
         why = (f"q's last {m - n} columns are an arbitrary orthonormal basis of what a's "
                f"columns leave out, so they have no derivative; use full_matrices=False")
@@ -240,15 +236,39 @@ def _qr_refusal(a: Tensor, full_matrices: bool) -> str | None:
 
 
 def _qr_grad(node, dq, dr):
-    """For ``m >= n`` (``r`` square): ``(dq + q S) r^-T``, where ``S`` is the symmetric matrix
-    with the lower triangle of ``M = r dr^T - dq^T q`` (TensorFlow's gradient, rearranged).
-    A rank-deficient input has a singular ``r`` and no gradient: the solve with ``r`` raises
-    InvalidArgumentError."""
+    """The gradient of ``a = q r`` for an ``m x n`` matrix ``a``.
+
+    Square or tall (``m >= n``, ``r`` square): see ``_square_r_grad``. Wide (``m < n``):
+    split ``a = [x | y]`` with ``x`` the first ``m`` columns; then ``r = [u | v]`` where
+    ``q u = x`` is the qr of the square ``x`` and ``v = q^T y``. Through ``v``, ``y`` gets
+    ``q dv`` and ``q`` gets ``y dv^T`` more, so ``x`` takes the square rule with
+    ``(dq + y dv^T, du)`` (TensorFlow reduces the wide case the same way). ``full_matrices``
+    changes nothing for a wide matrix (``q`` is ``m x m`` either way); a rank-deficient ``x``
+    has a singular ``u`` and no gradient."""
     a = node.inputs[0]
     refusal = _qr_refusal(a, node.attrs["full_matrices"])
     if refusal is not None:
         raise GradientError(refusal)
     q, r = node.outputs
+    m, n = _matrix_dims(a)
+    if m >= n:
+        return (_square_r_grad(q, r, dq, dr),)
+    du, dv = (None, None) if dr is None else (dr[..., :m], dr[..., m:])
+    y = a[..., m:]
+    if dv is None:
+        dy = zeros_like(y)
+    else:
+        dy = matmul(q, dv)
+        through_v = matmul(y, dv, transpose_b=True)
+        dq = through_v if dq is None else add(dq, through_v)
+    return (concat([_square_r_grad(q, r[..., :m], dq, du), dy], -1),)
+
+
+def _square_r_grad(q, r, dq, dr):
+    """For ``r`` square: ``(dq + q S) r^-T``, where ``S`` is the symmetric matrix with the
+    lower triangle of ``M = r dr^T - dq^T q`` (TensorFlow's gradient, rearranged). A
+    rank-deficient input has a singular ``r`` and no gradient: the solve with ``r`` raises
+    InvalidArgumentError."""
     middle = None if dr is None else matmul(r, dr, transpose_b=True)
     if dq is not None:
         q_part = matmul(dq, q, transpose_a=True)
@@ -259,7 +279,7 @@ def _qr_grad(node, dq, dr):
     if dq is not None:
         left = add(dq, left)
     # left @ r^-T is the transpose of r^-1 @ left^T.
-    return (matrix_transpose(solve(r, matrix_transpose(left))),)
+    return matrix_transpose(solve(r, matrix_transpose(left)))
 
 
 def _safe_reciprocal(x: Tensor) -> Tensor:

@@ -4,7 +4,7 @@ from runtime.ops.decompositions_ops import (cholesky, det, eigh, inv, qr, slogde
                                             svd)
 from runtime.ops.einsum_ops import einsum, tensordot
 from runtime.ops.linalg_ops import matmul, matrix_transpose
-from runtime.ops.matrix_structure_ops import band_part, diag, diag_part, trace
+from runtime.ops.matrix_structure_ops import band_part, diag, diag_part, set_diag, trace
 from runtime.ops.norm_ops import global_norm, norm
 
 adjoint = matrix_transpose  # equal for the real dtypes these ops take

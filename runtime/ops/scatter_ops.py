@@ -2,9 +2,12 @@
 ``tensor_scatter_nd_update``/``_add``.
 
 The last dimension of ``indices`` holds ``k`` coordinates into the first ``k`` dimensions of
-the tensor, as in TensorFlow. An index out of range is an error naming the op and the shapes
-(NumPy would wrap a negative index around). ``gather_nd`` and ``scatter_nd`` are each other's
-adjoints, so the gradients are built from the same four ops.
+the tensor, as in TensorFlow. With ``batch_dims=b`` the first ``b`` dimensions of ``indices``
+and of the tensor are batch dimensions they share: each index tuple addresses the dimensions
+after the batch ones, within its own batch element. An index out of range is an error naming
+the op and the shapes (NumPy would wrap a negative index around). ``gather_nd`` and
+``scatter_nd`` are each other's adjoints (with the same ``batch_dims``), so the gradients are
+built from the same four ops.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import numpy as np
 
 from runtime.errors import GraphTypeError, ShapeError
 from runtime.ops.array_ops import shape_for_gradient, shape_operand, zeros_like
-from runtime.ops.dispatch import apply_op, convert_to_tensor
+from runtime.ops.dispatch import apply_op, constant_value, convert_to_tensor
 from runtime.ops.registry import OpDef, register
 from runtime.tensor import Tensor, format_shape
 
@@ -33,6 +36,26 @@ def _key(op_name: str, indices: np.ndarray, shape: tuple) -> tuple:
     return tuple(np.moveaxis(indices, -1, 0))
 
 
+def _with_batch(op_name: str, indices: np.ndarray, shape: tuple, batch_dims: int) -> np.ndarray:
+    """``indices`` with their batch coordinates put in front of each index tuple, so that they
+    address the whole tensor (``indices`` itself when there are no batch dimensions)."""
+    if not batch_dims:
+        return indices
+    if tuple(indices.shape[:batch_dims]) != tuple(shape[:batch_dims]):
+        raise ValueError(_batch_mismatch(op_name, indices.shape, shape, batch_dims))
+    inner = indices.ndim - 1 - batch_dims
+    grids = np.indices(indices.shape[:batch_dims], dtype=np.int64)
+    grids = np.broadcast_to(grids.reshape(grids.shape + (1,) * inner),
+                            (batch_dims,) + indices.shape[:-1])
+    return np.concatenate([np.moveaxis(grids, 0, -1), indices.astype(np.int64)], axis=-1)
+
+
+def _batch_mismatch(op_name: str, indices_shape, shape, batch_dims: int) -> str:
+    return (f"{op_name}: with batch_dims={batch_dims}, indices of shape "
+            f"{format_shape(indices_shape)} and a tensor of shape {format_shape(shape)} must "
+            f"have the same first {batch_dims} dimensions.")
+
+
 def _check_indices(op_name: str, indices) -> int | None:
     """The number of coordinates per index (None while unknown)."""
     if indices.dtype.kind not in "iu":
@@ -44,19 +67,28 @@ def _check_indices(op_name: str, indices) -> int | None:
     return indices.shape[-1]
 
 
-def _slice_shape(op_name: str, indices, shape) -> tuple | None:
-    """The shape of what an index tuple picks: ``indices.shape[:-1] + shape[k:]``."""
+def _slice_shape(op_name: str, indices, shape, batch_dims: int = 0) -> tuple | None:
+    """The shape of what the index tuples pick: ``indices.shape[:-1] + shape[b + k:]``."""
     depth = _check_indices(op_name, indices)
     if depth is None or shape is None:
         return None
-    if depth > len(shape):
+    if batch_dims:
+        if len(indices.shape) <= batch_dims:
+            raise ShapeError(f"{op_name}: batch_dims={batch_dims} needs indices of rank "
+                             f"{batch_dims + 1} or more, got shape {format_shape(indices.shape)}.")
+        if len(shape) < batch_dims or any(
+                a is not None and b is not None and a != b
+                for a, b in zip(indices.shape[:batch_dims], shape[:batch_dims])):
+            raise ShapeError(_batch_mismatch(op_name, indices.shape, shape, batch_dims))
+    if batch_dims + depth > len(shape):
         raise ShapeError(f"{op_name}: indices of shape {format_shape(indices.shape)} address "
-                         f"{depth} dimensions of a tensor of shape {format_shape(shape)}.")
-    return tuple(indices.shape[:-1]) + tuple(shape[depth:])
+                         f"{depth} dimensions of a tensor of shape {format_shape(shape)}"
+                         f"{f' after its {batch_dims} batch dimensions' if batch_dims else ''}.")
+    return tuple(indices.shape[:-1]) + tuple(shape[batch_dims + depth:])
 
 
-def _check_updates(op_name: str, indices, updates, shape) -> None:
-    expected = _slice_shape(op_name, indices, shape)
+def _check_updates(op_name: str, indices, updates, shape, batch_dims: int = 0) -> None:
+    expected = _slice_shape(op_name, indices, shape, batch_dims)
     if expected is None or updates.shape is None:
         return
     if len(expected) != len(updates.shape) or any(
@@ -69,18 +101,23 @@ def _check_updates(op_name: str, indices, updates, shape) -> None:
 # -- gather_nd -----------------------------------------------------------------------------
 
 
-def _gather_nd_kernel(params, indices):
+def _gather_nd_kernel(params, indices, batch_dims=0):
+    indices = _with_batch("gather_nd", indices, params.shape, batch_dims)
     return params[_key("gather_nd", indices, params.shape)]
 
 
-def _gather_nd_infer(params, indices):
-    return params.dtype, _slice_shape("gather_nd", indices, params.shape)
+def _gather_nd_infer(params, indices, batch_dims=0):
+    return params.dtype, _slice_shape("gather_nd", indices, params.shape, batch_dims)
 
 
 def _gather_nd_grad(node, dy):
     params, indices = node.inputs
     static, dynamic = shape_for_gradient(params)
-    return scatter_nd(indices, dy, static if dynamic is None else dynamic), None
+    shape, batch_dims = static if dynamic is None else dynamic, node.attrs.get("batch_dims", 0)
+    if not batch_dims:
+        return scatter_nd(indices, dy, shape), None
+    inputs, attrs = shape_operand("scatter_nd", shape)
+    return apply_op(SCATTER_ND, (indices, dy) + inputs, dict(attrs, batch_dims=batch_dims)), None
 
 
 GATHER_ND = register(OpDef("gather_nd", _gather_nd_kernel, _gather_nd_infer,
@@ -90,24 +127,26 @@ GATHER_ND = register(OpDef("gather_nd", _gather_nd_kernel, _gather_nd_infer,
 # -- scatter_nd ----------------------------------------------------------------------------
 
 
-def _scatter_nd_kernel(indices, updates, shape_input=None, shape=None):
+def _scatter_nd_kernel(indices, updates, shape_input=None, shape=None, batch_dims=0):
     shape = shape if shape is not None else tuple(int(d) for d in shape_input)
     result = np.zeros(shape, updates.dtype)
+    indices = _with_batch("scatter_nd", indices, shape, batch_dims)
     np.add.at(result, _key("scatter_nd", indices, shape), updates)  # duplicates add up
     return result
 
 
-def _scatter_nd_infer(indices, updates, shape_input=None, shape=None):
+def _scatter_nd_infer(indices, updates, shape_input=None, shape=None, batch_dims=0):
     if shape is None:
         length = shape_input.shape[0] if shape_input.shape else None
         shape = None if length is None else (None,) * length
-    _check_updates("scatter_nd", indices, updates, shape)
+    _check_updates("scatter_nd", indices, updates, shape, batch_dims)
     return updates.dtype, shape
 
 
 def _scatter_nd_grad(node, dy):
     indices = node.inputs[0]
-    return (None, gather_nd(dy, indices)) + (None,) * (len(node.inputs) - 2)
+    return (None, gather_nd(dy, indices, node.attrs.get("batch_dims", 0))) + (None,) * (
+        len(node.inputs) - 2)
 
 
 SCATTER_ND = register(OpDef("scatter_nd", _scatter_nd_kernel, _scatter_nd_infer,
@@ -161,12 +200,27 @@ TENSOR_SCATTER_ND_ADD = register(OpDef(
 # -- the public functions --------------------------------------------------------------------
 
 
-def gather_nd(params, indices, batch_dims: int = 0) -> Tensor:
-    """The slices of ``params`` at the index tuples in the last dimension of ``indices``."""
-    if batch_dims != 0:
-        raise NotImplementedError("gather_nd: only batch_dims=0 is supported; add the batch "
-                                  "coordinates to the indices instead.")
-    return apply_op(GATHER_ND, (convert_to_tensor(params), convert_to_tensor(indices)))
+def gather_nd(params, indices, batch_dims: int = 0, name=None) -> Tensor:
+    """The slices of ``params`` at the index tuples in the last dimension of ``indices``.
+
+    With ``batch_dims=b``, ``params`` and ``indices`` share their first ``b`` dimensions and
+    each index tuple picks from its own batch element: for ``b = 1``, ``result[i] =
+    gather_nd(params[i], indices[i])``. ``name`` is accepted and ignored."""
+    known = constant_value(batch_dims) if isinstance(batch_dims, Tensor) else batch_dims
+    if isinstance(known, np.ndarray) and known.ndim == 0 and known.dtype.kind in "iu":
+        known = known.item()
+    if not isinstance(known, (int, np.integer)) or isinstance(known, bool):
+        raise TypeError(f"gather_nd: batch_dims must be an int known while tracing, got "
+                        f"{batch_dims!r}.")
+    if known < 0:
+        raise ValueError(f"gather_nd: batch_dims must not be negative (as in TensorFlow), got "
+                         f"{known}.")
+    indices = convert_to_tensor(indices)
+    if indices.ndim is not None and known >= max(indices.ndim, 1):
+        raise ValueError(f"gather_nd: batch_dims={known} must be less than the rank of indices, "
+                         f"{indices.ndim}.")
+    return apply_op(GATHER_ND, (convert_to_tensor(params), indices),
+                    {"batch_dims": int(known)} if known else {})
 
 
 def scatter_nd(indices, updates, shape) -> Tensor:

@@ -103,6 +103,15 @@ KINDS: dict[str, Kind] = {
     "reader": _one_of("read", "gather", "stack", "concat"),
     "template": TEMPLATE,
     "equation": TEXT, "num_lower": INT64, "num_upper": INT64,
+    "k": Kind("a (low, high) pair of diagonal offsets, low <= high", lambda value: (
+        type(value) is tuple and len(value) == 2 and all(map(_int64, value))
+        and value[0] <= value[1])),
+    "num_rows": Kind("a size or -1 (inferred)", _integer(-1, MAX_DIM)),
+    "num_cols": Kind("a size or -1 (inferred)", _integer(-1, MAX_DIM)),
+    "padding_value": Kind("a number", lambda value: type(value) in (bool, float, complex)
+                          or _int64(value)),
+    "align": _one_of("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT"),
+    "batch_dims": Kind(f"a count from 0 to {MAX_RANK}", _integer(0, MAX_RANK)),
     "full_matrices": FLAG, "compute_uv": FLAG, "approximate": FLAG,
     "strides": SIZES, "dilations": SIZES, "ksize": SIZES,
     "padding": _one_of("SAME", "VALID"),

@@ -15,7 +15,7 @@ _RANDOM = ("its draws come from NumPy's generators, whose values neither ONNX no
 PENDING: dict[OpDef, str] = {
     **{op: _LATER for op in (
         matrix_structure_ops.DIAG, matrix_structure_ops.DIAG_PART,
-        matrix_structure_ops.BAND_PART)},
+        matrix_structure_ops.SET_DIAG, matrix_structure_ops.BAND_PART)},
     **{op: _RANDOM for op in (
         sampling_ops.SHUFFLE, sampling_ops.CATEGORICAL, sampling_ops.TRUNCATED_NORMAL,
         stateless_random_ops.STATELESS_UNIFORM, stateless_random_ops.STATELESS_NORMAL)},

@@ -134,19 +134,15 @@ def test_qr_gradient_through_both_outputs_and_full_matrices_of_a_square():
 
 
 def test_qr_without_a_gradient_says_why():
-    wide = rt.constant(RNG.normal(size=(2, 3)))
-    message = (r"qr: no gradient for a matrix of shape \(2, 3\) with full_matrices=False: it is "
-               r"implemented for square and tall matrices \(rows >= columns\) only")
-    with pytest.raises(GradientError, match=message):
-        tape_gradients(lambda x: rt.linalg.qr(x)[1], [wide], [0], None)
-    graph = transpiler.function(lambda x: tape_gradients(lambda y: rt.linalg.qr(y)[0], [x],
-                                                         [0], None))
-    with pytest.raises(GradientError, match=message):
-        graph(wide)
     tall = rt.constant(RNG.normal(size=(4, 2)))
-    with pytest.raises(GradientError, match=r"\(4, 2\) with full_matrices=True: q's last 2 "
-                                            r"columns are an arbitrary orthonormal basis"):
+    message = (r"qr: no gradient for a matrix of shape \(4, 2\) with full_matrices=True: q's "
+               r"last 2 columns are an arbitrary orthonormal basis")
+    with pytest.raises(GradientError, match=message):
         tape_gradients(lambda x: rt.linalg.qr(x, full_matrices=True)[0], [tall], [0], None)
+    graph = transpiler.function(lambda x: tape_gradients(
+        lambda y: rt.linalg.qr(y, full_matrices=True)[1], [x], [0], None))
+    with pytest.raises(GradientError, match=message):
+        graph(tall)
     unknown = transpiler.function(lambda x: tape_gradients(lambda y: rt.linalg.qr(y)[1], [x],
                                                            [0], None),
                                   input_signature=[rt.TensorSpec([None, None], rt.float64)])

@@ -14,6 +14,7 @@ import functools
 import linecache
 import os
 import sys
+import weakref
 from dataclasses import dataclass
 from types import CodeType, ModuleType, TracebackType
 
@@ -23,6 +24,7 @@ _RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _internal_prefixes: list[str] = [_RUNTIME_DIR]
 _internal_cache: dict[str, bool] = {}
 _line_maps: dict[str, dict[int, "Location"]] = {}
+_unconverted: "weakref.WeakKeyDictionary[CodeType, str]" = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -143,8 +145,20 @@ def _name_the_misuse(error: BaseException) -> None:
         innermost, traceback = traceback, traceback.tb_next
     if innermost is not None:
         error._e2g_misuse_named = True
-        where = Location(innermost.tb_frame.f_code.co_filename, innermost.tb_lineno)
-        error.args = (f"{error.args[0]} The tensor was used this way at {where}.", *error.args[1:])
+        code = innermost.tb_frame.f_code
+        where = Location(code.co_filename, innermost.tb_lineno)
+        text = f"{error.args[0]} The tensor was used this way at {where}."
+        reason = _unconverted.get(code)
+        if reason is not None:
+            text += (f" {code.co_name}() was not converted, so its if/while/and/or/not on "
+                     f"tensors could not become graph control flow: {reason}")
+        error.args = (text, *error.args[1:])
+
+
+def register_unconverted(code: CodeType, reason: str) -> None:
+    """Records that the function of ``code`` runs unconverted, and why (its source could not
+    be read), for the error its tensor conditions then raise."""
+    _unconverted[code] = reason
 
 
 def _filtered(traceback: TracebackType | None, node) -> TracebackType | None:

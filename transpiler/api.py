@@ -16,7 +16,7 @@ import transpiler.operators as ag
 from transpiler import codegen, parsing, pipeline
 from transpiler.converters.base import Context, stamp_origin
 from transpiler.errors import ConversionWarning, SourceUnavailableError
-from runtime.source_location import user_stacklevel, user_traceback
+from runtime.source_location import register_unconverted, user_stacklevel, user_traceback
 from transpiler.naming import Namer
 from transpiler.operators.calls import do_not_convert, is_library_code
 
@@ -125,6 +125,8 @@ def convert_or_warn(fn):
         return _convert_function(fn)
     except SourceUnavailableError as error:
         key = getattr(fn, "__code__", None)
+        if key is not None:
+            register_unconverted(key, str(error))
         if key is None or key not in _warned:
             if key is not None:
                 _warned.add(key)

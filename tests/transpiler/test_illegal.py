@@ -949,11 +949,6 @@ class TestFunctionsWithoutSource:
                                              r"neg>: it is not a Python function"):
             to_code(operator.neg)
 
-    @xfail("after the 'cannot read the source' warning, a tensor `if` in the unconverted function "
-           "fails with 'Using as a Python bool a symbolic tensor ... Functions converted with "
-           "transpiler.function turn if/while/and/or/not on tensors into graph control flow': the "
-           "user did use transpiler.function; the error should say that sign() was not converted "
-           "because its source is unavailable")
     def test_tensor_if_in_a_function_without_source(self):
         fn = _exec_function("def sign(x):\n    if x > 0:\n        return 1\n    return -1\n", "sign")
         with warnings.catch_warnings():

@@ -22,7 +22,7 @@ from runtime.ops.registry import OpDef, register
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, format_shape
 from runtime.traced_graph import GraphRecord
 from runtime.tiering import BackgroundCompile
-from runtime.trace_keys import describe, encode, is_tensor_key, matches, spec_of
+from runtime.trace_keys import describe, encode, is_tensor_key, literal_value, matches, spec_of
 
 _asarray = np.asarray
 _ndarray = np.ndarray
@@ -195,7 +195,7 @@ def _spec_structure(part):
         if issubclass(part[0], (tuple, list)):
             return part[0](_spec_structure(sub) for sub in part[1]) if part[0] in (tuple, list) \
                 else tuple(_spec_structure(sub) for sub in part[1])
-        return part[1]
+        return literal_value(part)
     return part
 
 

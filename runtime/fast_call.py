@@ -31,7 +31,7 @@ from typing import Callable
 import numpy as np
 
 from runtime.tensor import EagerTensor
-from runtime.trace_keys import is_container_key, is_tensor_key
+from runtime.trace_keys import is_container_key, is_tensor_key, literal_key
 
 MISS = object()
 _LITERAL_TYPES = (int, float, bool, str, bytes, type(None))
@@ -39,9 +39,10 @@ _LITERAL_TYPES = (int, float, bool, str, bytes, type(None))
 
 def make_entry(key: tuple, run: Callable, pack: Callable, translate: Callable) -> Callable | None:
     """The entry for ``key``, or None when the key has parts an entry does not check
-    (objects compared by identity, unknown dimensions, NaN)."""
+    (objects compared by identity, unknown dimensions, NaN, -0.0)."""
     writer = _EntryWriter({"MISS": MISS, "EagerTensor": EagerTensor, "ndarray": np.ndarray,
-                           "run": run, "pack": pack, "translate": translate})
+                           "run": run, "pack": pack, "translate": translate,
+                           "literal_key": literal_key})
     writer.lines += [f"    if len(args) != {len(key)}:", "        return MISS"]
     for index, part in enumerate(key):
         if not writer.check(f"args[{index}]", part):
@@ -75,8 +76,12 @@ class _EntryWriter:
         if is_tensor_key(part):
             return self.tensor(expression, *part)
         if _is_literal(part):
-            kind, value = self.name("type", part[0]), self.name("value", part[1])
-            self.lines += [f"    if type({expression}) is not {kind} or {expression} != {value}:",
+            kind = self.name("type", part[0])
+            if _has_a_zero(part[1]):  # == does not tell 0.0 from -0.0; their keys do
+                differs = f"literal_key({expression}) != {self.name('key', part)}"
+            else:
+                differs = f"{expression} != {self.name('value', part[1])}"
+            self.lines += [f"    if type({expression}) is not {kind} or {differs}:",
                            "        return MISS"]
             return True
         if is_container_key(part):
@@ -116,6 +121,11 @@ class _EntryWriter:
 def _is_literal(part) -> bool:
     if not (type(part) is tuple and len(part) == 2 and part[0] in _LITERAL_TYPES):
         return False
-    return type(part[1]) is part[0]  # a NaN is keyed as (float, "nan"): no entry
+    return type(part[1]) is part[0]  # NaN and -0.0 are keyed by their repr: no entry
 
 
+def _has_a_zero(value) -> bool:
+    """True for a float or complex number with a zero part (which could be -0.0 instead)."""
+    if type(value) is complex:
+        return value.real == 0 or value.imag == 0
+    return type(value) is float and value == 0

@@ -3,7 +3,8 @@
 ``encode`` turns the arguments into a hashable key and, in the same walk, collects the tensor
 leaves that become graph inputs. Tensors are keyed by dtype and shape (their values are inputs);
 Python scalars and strings by type *and* value (``1``, ``1.0`` and ``True`` are three traces,
-NaN equals NaN); containers recursively; any other object by identity, without keeping it alive.
+``0.0`` and ``-0.0`` two, NaN equals NaN); containers recursively; any other object by
+identity, without keeping it alive.
 """
 
 from __future__ import annotations
@@ -71,9 +72,7 @@ def encode(value, leaves: list) -> Any:
         leaves.append(value)
         return (value.dtype, value.shape)
     if kind in _LITERALS:
-        if kind is float and math.isnan(value):
-            return (float, "nan")
-        return (kind, value)
+        return literal_key(value)
     if kind is TensorSpec:
         return (value.dtype, value.shape)  # get_concrete_function with specs: no value yet
     if isinstance(value, np.generic):
@@ -85,6 +84,25 @@ def encode(value, leaves: list) -> Any:
     if kind is tuple or kind is list or isinstance(value, (tuple, list)):
         return (kind, tuple(encode(item, leaves) for item in value))
     return IdentityKey(value)
+
+
+def literal_key(value: Any) -> tuple:
+    """The key of a Python literal: its type and value. A float or complex number holding a NaN
+    or a -0.0 is keyed by its repr instead, since ``==`` would mix it up: NaN is unequal even to
+    itself (every call would trace again) and -0.0 equals 0.0 though ``atan2``, ``copysign`` and
+    ``1 / x`` tell them apart."""
+    kind = type(value)
+    if kind is float or kind is complex:
+        parts = (value.real, value.imag) if kind is complex else (value,)
+        if any(part != part or (part == 0 and math.copysign(1.0, part) < 0) for part in parts):
+            return (kind, repr(value))
+    return (kind, value)
+
+
+def literal_value(part: tuple) -> Any:
+    """The Python value of a literal's key (the inverse of ``literal_key``)."""
+    kind, body = part
+    return kind(body) if (kind is float or kind is complex) and type(body) is str else body
 
 
 def is_container_key(part) -> bool:
@@ -123,17 +141,17 @@ def matches(key, pattern) -> bool:
     return key == pattern
 
 
-def _literal_value(part):
+def _python_value(part):
     """The Python value a key of literals stands for (None if it holds tensors or objects)."""
     kind, body = part
     if kind in _LITERALS:
-        return body
+        return literal_value(part)
     if kind in (list, tuple):
         items = []
         for sub in body:
             if not (type(sub) is tuple and len(sub) == 2 and isinstance(sub[0], type)):
                 return None
-            value = _literal_value(sub)
+            value = _python_value(sub)
             if value is None and sub[0] is not type(None):
                 return None
             items.append(value)
@@ -163,8 +181,8 @@ def describe(part) -> str:
         return part.description
     if type(part) is tuple and len(part) == 2 and isinstance(part[0], type):
         if part[0] in _LITERALS:
-            return f"the Python {part[0].__name__} {part[1]!r}"
-        literal = _literal_value(part)
+            return f"the Python {part[0].__name__} {literal_value(part)!r}"
+        literal = _python_value(part)
         if literal is not None:
             return f"the Python {part[0].__name__} {literal!r}"
         return f"a {part[0].__name__} of {len(part[1])} items"

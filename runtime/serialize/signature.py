@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import functools
 import keyword
-import math
 import operator
 from typing import Any
 
 from runtime import nest
 from runtime.serialize.values import Reader, as_list, decode_literal, decode_shape, encode_literal
 from runtime.tensor import SymbolicTensor
-from runtime.trace_keys import IdentityKey, is_container_key, is_tensor_key
+from runtime.trace_keys import IdentityKey, is_container_key, is_tensor_key, literal_key, literal_value
 
 _CONTAINERS = {"tuple": tuple, "list": list, "dict": dict}
 
@@ -38,7 +37,7 @@ def encode_key(part: Any, name: str) -> dict:
         items = ([[encode_literal(key), encode_key(sub, name)] for key, sub in part[1]]
                  if kind is dict else [encode_key(sub, name) for sub in part[1]])
         return {"container": [kind.__name__, items]}
-    value = math.nan if part == (float, "nan") else part[1]
+    value = literal_value(part)
     try:
         return {"literal": encode_literal(value)}
     except TypeError as error:
@@ -52,8 +51,7 @@ def decode_key(data: dict, reader: Reader) -> Any:
         dtype, shape = content
         return reader.dtype(dtype), decode_shape(shape)
     if tag == "literal":
-        value = decode_literal(content, reader)
-        return (float, "nan") if type(value) is float and math.isnan(value) else (type(value), value)
+        return literal_key(decode_literal(content, reader))
     if tag != "container":
         raise reader.error(f"has an argument of the unknown kind {tag!r}; the file may come from a "
                            f"newer eager2graph, so upgrade eager2graph to load it.")
@@ -86,7 +84,7 @@ def key_value(part: Any) -> Any:
         return NO_VALUE
     kind, content = part
     if kind not in _CONTAINERS.values():
-        return math.nan if part == (float, "nan") else content
+        return literal_value(part)
     values = [key_value(sub if kind is not dict else sub[1]) for sub in content]
     if any(value is NO_VALUE for value in values):
         return NO_VALUE

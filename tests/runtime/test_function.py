@@ -105,6 +105,49 @@ def test_nan_arguments_reuse_their_trace():
     assert f.tracing_count == 1
 
 
+def _atan2_of_python_y(y_of):
+    """``atan2(y, -1)`` with ``y`` taken from a Python argument: pi for 0.0, -pi for -0.0."""
+    return rt.function(lambda x, arg: rt.math.atan2(y_of(arg), x))
+
+
+@pytest.mark.parametrize("y_of, wrap", [
+    (lambda arg: arg, lambda y: y),
+    (lambda arg: arg[1], lambda y: (1.0, y)),
+    (lambda arg: arg[0][0], lambda y: [[y]]),
+    (lambda arg: arg["y"], lambda y: {"y": y}),
+    (lambda arg: arg.imag, lambda y: complex(1.0, y)),
+], ids=["float", "in a tuple", "in a list", "in a dict", "in a complex"])
+def test_signed_zeros_get_traces_of_their_own(y_of, wrap):
+    f, x = _atan2_of_python_y(y_of), rt.constant(-1.0)
+    # Twice each, so the second call goes through the fast entry of the first trace.
+    results = [float(f(x, wrap(y))) for y in (0.0, 0.0, -0.0, -0.0, 0.0)]
+    assert results == pytest.approx([np.pi, np.pi, -np.pi, -np.pi, np.pi])
+    assert f.tracing_count == 2
+
+
+def test_a_signed_zero_numpy_scalar_is_a_graph_input():
+    f, x = _atan2_of_python_y(lambda arg: arg), rt.constant(-1.0)
+    assert [float(f(x, np.float32(y))) for y in (0.0, -0.0)] == pytest.approx([np.pi, -np.pi])
+    assert f.tracing_count == 1
+
+
+@pytest.mark.parametrize("make_nan", [  # a new NaN object each call
+    lambda: float("nan"), lambda: [float("nan")], lambda: {"v": (float("nan"),)},
+    lambda: complex(float("nan"), 1.0)], ids=["float", "in a list", "in a dict", "in a complex"])
+def test_nan_arguments_anywhere_reuse_their_trace(make_nan):
+    f, _ = _counting(lambda x, v: x)
+    for _ in range(3):
+        f(rt.constant(1.0), make_nan())
+    assert f.tracing_count == 1
+
+
+def test_retraces_name_a_signed_zero():
+    f, x = _atan2_of_python_y(lambda arg: arg), rt.constant(-1.0)
+    f(x, 0.0)
+    f(x, -0.0)
+    assert "from the Python float 0.0 to the Python float -0.0" in str(f.explain_retraces())
+
+
 def test_strings_and_none_are_keyed_by_value():
     f, _ = _counting(lambda x, mode: x * 2 if mode == "double" else x)
     assert int(f(rt.constant(3), "double")) == 6

@@ -149,6 +149,14 @@ def test_arguments_are_checked_against_the_saved_signature(tmp_path, args, messa
         rt.load(path)(*args)
 
 
+def test_a_signed_zero_argument_keeps_its_sign(tmp_path):
+    _, path = saved(tmp_path, lambda x, y: rt.math.atan2(y, x), rt.constant(-1.0), -0.0)
+    loaded = rt.load(path)
+    assert float(loaded(rt.constant(-1.0), -0.0)) == pytest.approx(-np.pi)
+    with pytest.raises(TypeError, match="must be the Python float -0.0, but got the Python float 0.0"):
+        loaded(rt.constant(-1.0), 0.0)
+
+
 def test_saving_a_function_with_an_input_signature(tmp_path):
     path = str(tmp_path / "f.e2g")
     rt.save(rt.function(lambda x: x + 1, input_signature=[rt.TensorSpec([2], rt.int64)]), path)

@@ -60,6 +60,10 @@ class Function:
         self._param_names = [p.name for p in params]
         self._all_positional = all(p.kind in _POSITIONAL for p in params)
         self._num_params = len(params)
+        # TensorFlow's rule: a first parameter named ``self`` is a method's instance, which
+        # input_signature does not cover; the Function of each instance binds it (``__get__``).
+        self._takes_instance = bool(params) and params[0].name == "self" \
+            and params[0].kind in _POSITIONAL
         self._cache: dict[tuple, ConcreteFunction] = {}
         self._concretes: list[ConcreteFunction] = []
         self._relaxed: list[ConcreteFunction] = []
@@ -194,16 +198,21 @@ class Function:
             raise TypeError(f"input_signature needs a function whose parameters are all "
                             f"positional, but {self.__name__} has the {odd.kind.description} "
                             f"parameter '{odd.name}'. Give it one parameter per TensorSpec.")
-        if len(signature) > len(self._param_names):
+        covered = list(self._signature.parameters.values())[self._takes_instance:]
+        if len(signature) > len(covered):
             raise TypeError(f"input_signature of {self.__name__} has {len(signature)} entries but "
-                            f"the function takes {len(self._param_names)} positional parameters.")
-        for param in list(self._signature.parameters.values())[len(signature):]:
+                            f"the function takes {len(covered)} positional parameters"
+                            f"{' after self' if self._takes_instance else ''}. Give one "
+                            f"TensorSpec per parameter.")
+        for param in covered[len(signature):]:
             if param.default is inspect.Parameter.empty:
                 raise TypeError(f"input_signature of {self.__name__} has no TensorSpec for parameter "
                                 f"'{param.name}', which has no default value; add a TensorSpec for it.")
         return signature
 
     def _call_with_signature(self, values: tuple):
+        if self._takes_instance:  # called on the class (Model.predict(model, x))
+            return self.__get__(values[0])(*values[1:])
         leaves: list = []
         for name, value, spec in zip(self._param_names, values, self.input_signature):
             self._collect_signature_leaves(name, value, spec, leaves)
@@ -315,6 +324,15 @@ class Function:
             raise error.with_traceback(user_traceback(error))
 
     def _get_concrete_function(self, args: tuple, kwargs: dict) -> ConcreteFunction:
+        if self.input_signature is not None and self._takes_instance:
+            if not args:
+                raise TypeError(
+                    f"{self.__name__}() is a method and its input_signature covers the "
+                    f"parameters after self, so its graph needs an instance: call "
+                    f"get_concrete_function() on the method of an instance "
+                    f"(model.{self.__name__}.get_concrete_function()), or pass the instance "
+                    f"first.")
+            return self.__get__(args[0]).get_concrete_function(*args[1:], **kwargs)
         if self.input_signature is not None and not args and not kwargs:
             return self._signature_function()
         values = self._bind_pair(args, kwargs)

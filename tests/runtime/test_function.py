@@ -11,6 +11,7 @@ import pytest
 
 import runtime as rt
 from runtime.errors import RetracingWarning
+from transpiler import function
 
 # Tests that retrace on purpose would warn; the warning tests below record warnings themselves.
 pytestmark = pytest.mark.filterwarnings("ignore::runtime.errors.RetracingWarning")
@@ -263,6 +264,58 @@ def test_get_concrete_function_checks_specs_against_the_signature():
     assert f.get_concrete_function(rt.TensorSpec([3])) is f.get_concrete_function()
     with pytest.raises(TypeError, match=re.escape("f() argument 'x'")):
         f.get_concrete_function(rt.TensorSpec([3], rt.int32))
+
+
+def _scaler_class(decorator):
+    """An rt.Module whose decorated methods have an input_signature that leaves out self."""
+    class Scaler(rt.Module):
+        def __init__(self, scale):
+            super().__init__()
+            self.scale = rt.Variable(scale)
+
+        @decorator(input_signature=[rt.TensorSpec([None], rt.float32)])
+        def predict(self, x):
+            return x * self.scale
+
+        @decorator(input_signature=[rt.TensorSpec([None], rt.float32)])
+        def __call__(self, x):
+            return x + self.scale
+    return Scaler
+
+
+_DECORATORS = pytest.mark.parametrize("decorator", [rt.function, function],
+                                      ids=["rt.function", "transpiler.function"])
+
+
+@_DECORATORS
+def test_input_signature_of_a_method_leaves_out_self(decorator, tmp_path):
+    scaler_class = _scaler_class(decorator)
+    model, other = scaler_class(2.0), scaler_class(3.0)
+    assert model.predict(rt.constant([1.0, 2.0])).numpy().tolist() == [2.0, 4.0]
+    assert model.predict([1.0, 2.0, 3.0]).numpy().tolist() == [2.0, 4.0, 6.0]
+    assert other.predict([1.0]).numpy().tolist() == [3.0]
+    assert model([1.0]).numpy().tolist() == [3.0]
+    assert scaler_class.predict(model, [4.0]).numpy().tolist() == [8.0]
+    concrete = model.predict.get_concrete_function()
+    assert concrete is scaler_class.predict.get_concrete_function(model, rt.TensorSpec([5]))
+    assert model.predict.tracing_count == 1
+    path = str(tmp_path / "predict.e2g")
+    rt.save(concrete, path)
+    assert rt.load(path)([1.0, 2.0]).numpy().tolist() == [2.0, 4.0]
+
+
+@_DECORATORS
+def test_input_signature_of_a_method_is_checked_without_self(decorator):
+    model = _scaler_class(decorator)(2.0)
+    with pytest.raises(TypeError, match=re.escape("predict() argument 'x' does not match the "
+                                                  "input_signature: expected float32")):
+        model.predict(rt.constant([1, 2]))
+    with pytest.raises(TypeError, match=re.escape("predict() is a method and its input_signature "
+                                                  "covers the parameters after self")):
+        type(model).predict.get_concrete_function()
+    with pytest.raises(TypeError, match=re.escape("has 2 entries but the function takes 1 "
+                                                  "positional parameters after self")):
+        decorator(lambda self, x: x, input_signature=[rt.TensorSpec([])] * 2)
 
 
 # -- reduce_retracing ------------------------------------------------------------------------

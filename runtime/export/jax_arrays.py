@@ -25,6 +25,7 @@ from runtime.ops import broadcast_ops as b
 from runtime.ops import conversion_ops as c
 from runtime.ops import gradient_ops as g
 from runtime.ops.registry import OpDef
+from runtime.ops.shapes import index_range_error
 
 
 def kernel_message(op: OpDef, *arrays, **attrs) -> str:
@@ -182,12 +183,10 @@ def _gather(node, params, indices):
     params = to_jax(params, params.dtype, node)
     indices = to_jax(indices, indices.dtype, node)
     axis = node.attrs["axis"] % params.ndim
-    size = params.shape[axis]
-    inside = (indices >= -size) & (indices < size)
-    check(node, inside, lambda values: f"index {first_outside(values, size)} is out of range "
-                                       f"for axis {node.attrs['axis']} of size {size}", indices)
-    wrapped = jnp.where(indices < 0, indices + size, indices)
-    return jnp.take(params, wrapped, axis=axis, mode="clip")
+    size, shape = params.shape[axis], params.shape
+    inside = (indices >= 0) & (indices < size)  # as the kernel: a negative index is an error
+    check(node, inside, lambda values: index_range_error(values, size, shape, axis), indices)
+    return jnp.take(params, indices, axis=axis, mode="clip")
 
 
 def _identity(node, x):

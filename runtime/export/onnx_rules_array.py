@@ -13,6 +13,7 @@ from runtime.errors import ExportError
 from runtime.export.onnx_builder import Builder, compute_dtype, onnx_type
 from runtime.ops import array_ops as a
 from runtime.ops import broadcast_ops, conversion_ops, gradient_ops, linalg_ops
+from runtime.ops.registry import CONST
 from runtime.passes import counted_loops
 
 _INT64_MAX = np.iinfo(np.int64).max
@@ -69,8 +70,16 @@ def _gather(b: Builder, node, ins):
     indices = node.inputs[1]
     if indices.dtype.kind not in "iu":
         raise ExportError(f"gather indices must be integers, got {indices.dtype.name}.")
-    return [b.emit("Gather", [ins[0], b.cast(ins[1], indices.dtype, np.int64)],
-                   axis=node.attrs["axis"])]
+    indices64 = b.cast(ins[1], indices.dtype, np.int64)
+    if not (indices.node.op is CONST and np.all(indices.node.attrs["value"] >= 0)):
+        # ONNX's Gather counts a negative index from the end; the graph's gather rejects it
+        # (as TensorFlow does). One too large fails in ONNX Runtime's Gather itself.
+        negative = b.emit("Cast", [b.emit("Less", [indices64, b.scalar(0, np.int64)])],
+                          to=TensorProto.INT64)
+        ok = b.emit("Equal", [b.emit("ReduceSum", [negative], keepdims=0), b.scalar(0, np.int64)])
+        indices64 = b.check(indices64, ok, "gather: an index is negative; indices must be in "
+                                           "[0, size) (they do not count from the end)")
+    return [b.emit("Gather", [ins[0], indices64], axis=node.attrs["axis"])]
 
 
 def _fill(b: Builder, node, ins):

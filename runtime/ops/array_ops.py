@@ -19,8 +19,8 @@ from runtime.ops.conversion_ops import CAST, CHECKED_CAST, STACK
 from runtime.ops.dispatch import apply_op, constant, constant_value, convert_to_tensor, scalars_like
 from runtime.ops.indexing import GETITEM, getitem, getitem_grad
 from runtime.ops.registry import NOT_DIFFERENTIABLE, OpDef, Promotion, register
-from runtime.ops.shapes import (broadcast, normalize_axis, num_elements, same_dtype,
-                                static_shape_arg)
+from runtime.ops.shapes import (broadcast, index_range_error, normalize_axis, num_elements,
+                                same_dtype, static_shape_arg)
 from runtime.tensor import SymbolicTensor, Tensor, format_shape
 
 
@@ -308,10 +308,10 @@ def expand_dims(x, axis):
 def _gather_kernel(params, indices, axis=0):
     if indices.dtype.kind not in "iu":
         raise TypeError(f"gather indices must be integers, got {indices.dtype.name}")
-    size = params.shape[axis]
-    if indices.size and (indices.min() < -size or indices.max() >= size):
-        bad = indices[(indices < -size) | (indices >= size)].ravel()[0]
-        raise IndexError(f"index {bad} is out of range for axis {axis} of size {size}")
+    axis = normalize_axis("gather", axis, params.ndim)
+    problem = index_range_error(indices, params.shape[axis], params.shape, axis)
+    if problem is not None:
+        raise IndexError(problem)
     return np.take(params, indices, axis=axis)
 
 
@@ -333,7 +333,8 @@ GATHER = register(OpDef("gather", _gather_kernel, _gather_infer, gradient=_gathe
 
 
 def gather(params, indices, axis=0):
-    """Picks slices of ``params`` along ``axis`` at ``indices`` (out of range is an error)."""
+    """Picks slices of ``params`` along ``axis`` at ``indices``, each in ``[0, size)``: one out
+    of range is an error, a negative one too (it does not count from the end, as in TensorFlow)."""
     return apply_op(GATHER, (params, indices), {"axis": int(axis)})
 
 

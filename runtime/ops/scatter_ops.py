@@ -5,7 +5,8 @@ The last dimension of ``indices`` holds ``k`` coordinates into the first ``k`` d
 the tensor, as in TensorFlow. With ``batch_dims=b`` the first ``b`` dimensions of ``indices``
 and of the tensor are batch dimensions they share: each index tuple addresses the dimensions
 after the batch ones, within its own batch element. An index out of range is an error naming
-the op and the shapes (NumPy would wrap a negative index around). ``gather_nd`` and
+the index, its position and the valid range (NumPy would wrap a negative index around), the
+same check as ``gather``'s. ``gather_nd`` and
 ``scatter_nd`` are each other's adjoints (with the same ``batch_dims``), so the gradients are
 built from the same four ops.
 """
@@ -18,31 +19,31 @@ from runtime.errors import GraphTypeError, ShapeError
 from runtime.ops.array_ops import shape_for_gradient, shape_operand, zeros_like
 from runtime.ops.dispatch import apply_op, constant_value, convert_to_tensor
 from runtime.ops.registry import OpDef, register
+from runtime.ops.shapes import index_range_error
 from runtime.tensor import Tensor, format_shape
 
 
-def _key(op_name: str, indices: np.ndarray, shape: tuple) -> tuple:
-    """``indices`` as a NumPy key into an array of ``shape``, checked to be in range."""
+def _key(op_name: str, indices: np.ndarray, shape: tuple, batch_dims: int = 0) -> tuple:
+    """``indices`` as a NumPy key into an array of ``shape``, checked to be in range (with
+    ``batch_dims``, each index tuple addresses the dimensions after the batch ones)."""
     depth = indices.shape[-1]
-    if depth > len(shape):
+    if batch_dims + depth > len(shape):
         raise ValueError(f"{op_name}: indices of shape {format_shape(indices.shape)} address "
-                         f"{depth} dimensions of a tensor of shape {format_shape(shape)}.")
-    bounds = np.array(shape[:depth], dtype=np.int64)
-    if indices.size and (np.any(indices < 0) or np.any(indices >= bounds)):
-        bad = indices.reshape(-1, depth)[np.any((indices.reshape(-1, depth) < 0)
-                                                | (indices.reshape(-1, depth) >= bounds), axis=1)]
-        raise ValueError(f"{op_name}: index {bad[0].tolist()} is out of range for a tensor of "
-                         f"shape {format_shape(shape)}.")
-    return tuple(np.moveaxis(indices, -1, 0))
+                         f"{depth} dimensions of a tensor of shape {format_shape(shape)}"
+                         f"{f' after its {batch_dims} batch dimensions' if batch_dims else ''}.")
+    if batch_dims and tuple(indices.shape[:batch_dims]) != tuple(shape[:batch_dims]):
+        raise ValueError(_batch_mismatch(op_name, indices.shape, shape, batch_dims))
+    problem = index_range_error(indices, shape[batch_dims:batch_dims + depth], shape, batch_dims)
+    if problem is not None:
+        raise ValueError(problem)
+    return tuple(np.moveaxis(_with_batch(indices, batch_dims), -1, 0))
 
 
-def _with_batch(op_name: str, indices: np.ndarray, shape: tuple, batch_dims: int) -> np.ndarray:
+def _with_batch(indices: np.ndarray, batch_dims: int) -> np.ndarray:
     """``indices`` with their batch coordinates put in front of each index tuple, so that they
     address the whole tensor (``indices`` itself when there are no batch dimensions)."""
     if not batch_dims:
         return indices
-    if tuple(indices.shape[:batch_dims]) != tuple(shape[:batch_dims]):
-        raise ValueError(_batch_mismatch(op_name, indices.shape, shape, batch_dims))
     inner = indices.ndim - 1 - batch_dims
     grids = np.indices(indices.shape[:batch_dims], dtype=np.int64)
     grids = np.broadcast_to(grids.reshape(grids.shape + (1,) * inner),
@@ -102,8 +103,7 @@ def _check_updates(op_name: str, indices, updates, shape, batch_dims: int = 0) -
 
 
 def _gather_nd_kernel(params, indices, batch_dims=0):
-    indices = _with_batch("gather_nd", indices, params.shape, batch_dims)
-    return params[_key("gather_nd", indices, params.shape)]
+    return params[_key("gather_nd", indices, params.shape, batch_dims)]
 
 
 def _gather_nd_infer(params, indices, batch_dims=0):
@@ -130,8 +130,7 @@ GATHER_ND = register(OpDef("gather_nd", _gather_nd_kernel, _gather_nd_infer,
 def _scatter_nd_kernel(indices, updates, shape_input=None, shape=None, batch_dims=0):
     shape = shape if shape is not None else tuple(int(d) for d in shape_input)
     result = np.zeros(shape, updates.dtype)
-    indices = _with_batch("scatter_nd", indices, shape, batch_dims)
-    np.add.at(result, _key("scatter_nd", indices, shape), updates)  # duplicates add up
+    np.add.at(result, _key("scatter_nd", indices, shape, batch_dims), updates)  # duplicates add up
     return result
 
 

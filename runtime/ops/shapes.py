@@ -98,3 +98,32 @@ def same_dtype(op_name: str, values: Sequence) -> np.dtype:
         raise GraphTypeError(f"{op_name}: all inputs must have the same dtype, got {names}; "
                              f"use rt.cast to convert.")
     return dtypes_seen.pop()
+
+
+def index_range_error(indices: np.ndarray, bounds, shape: Shape, first_dim: int = 0) -> str | None:
+    """Why ``indices`` do not index a tensor of ``shape``, or None when every one is in range.
+
+    ``bounds`` is one size, when every entry indexes dimension ``first_dim`` (``gather``), or a
+    sequence of sizes, one per coordinate in the last axis of ``indices``, coordinate ``j``
+    indexing dimension ``first_dim + j`` (``gather_nd``). An index must be in ``[0, size)``,
+    as in TensorFlow: a negative one does not count from the end. The message names the first
+    bad entry, its position in ``indices`` and the range it should be in. Shared by the kernels
+    and the exporters so that each says the same."""
+    limit = np.asarray(bounds, dtype=np.int64)
+    indices = np.asarray(indices)
+    outside = (indices < 0) | (indices >= limit)
+    if not np.any(outside):
+        return None
+    position = tuple(int(i) for i in np.argwhere(outside)[0])
+    coordinate = position[-1] if limit.ndim else 0
+    size = int(limit[coordinate] if limit.ndim else limit)
+    where = f"indices[{', '.join(map(str, position))}]" if position else "indices"
+    value = indices[position]
+    if value < 0:
+        fix = ("A negative index does not count from the end here, as it would in NumPy "
+               "(TensorFlow rejects it too); add the axis size to it first.")
+    else:
+        fix = f"Keep the indices below the axis size, {size}."
+    return (f"{where} = {value} is not in [0, {size}): index {value} is out of range for axis "
+            f"{first_dim + coordinate} of size {size}, in a tensor of shape "
+            f"{format_shape(shape)}. {fix}")

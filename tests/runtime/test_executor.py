@@ -30,8 +30,8 @@ def test_kernel_error_names_the_op_and_the_users_line():
     with pytest.raises(InvalidArgumentError) as info:
         pick(rt.constant([1, 2]), rt.constant(7))
     message = str(info.value)
-    assert re.match(r"gather \(node %\d+\) failed while running the graph: index 7 is out of range "
-                    r"for axis 0 of size 2", message)
+    assert re.match(r"gather \(node %\d+\) failed while running the graph: indices = 7 is not in "
+                    r"\[0, 2\): index 7 is out of range for axis 0 of size 2", message)
     assert f'File "{__file__}", line {lines["gather"]}, in pick' in message
     assert "return rt.gather(values, index)" in message  # the source line itself
     assert info.value.node.op.name == "gather"

@@ -13,6 +13,7 @@ import pytest
 jax = pytest.importorskip("jax")
 
 import os  # noqa: E402
+import re  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import textwrap  # noqa: E402
@@ -181,7 +182,7 @@ def arrays(x, i):
     y = rt.reshape(x, (3, 4))
     parts = rt.unstack(y, axis=1)
     return (rt.transpose(y), rt.concat([y, y * 2], 1), rt.stack(parts, 1), rt.squeeze(y[None]),
-            rt.expand_dims(x, 0), rt.gather(y, [2, 0, -1]), rt.gather(y, i, axis=1),
+            rt.expand_dims(x, 0), rt.gather(y, [2, 0, 1]), rt.gather(y, i + 1, axis=1),
             y[1:, ::-2], y[i], y[..., 1], y[:, None, 1], rt.fill([2, 3], x[0]),
             rt.eye(3, 4, dtype=rt.int32), rt.range(2, 11, 3), rt.shape(y), rt.size(x),
             rt.zeros_like(y), rt.ones([2], rt.float64), rt.identity(x), y[rt.constant([True, False, True])])
@@ -385,10 +386,13 @@ def test_values_the_graph_checks_make_the_call_raise():
         return rt.gather(x, i)
     exported = jax.jit(rt.export.jax(pick.get_concrete_function(
         np.ones(3, np.float32), np.zeros(2, np.int32))))
-    np.testing.assert_array_equal(exported(np.ones(3, np.float32), np.array([2, -3], np.int32)),
+    np.testing.assert_array_equal(exported(np.ones(3, np.float32), np.array([2, 0], np.int32)),
                                   [1.0, 1.0])
-    with pytest.raises(Exception, match="index 3 is out of range for axis 0 of size 3"):
+    with pytest.raises(Exception, match=re.escape("indices[1] = 3 is not in [0, 3): index 3 is "
+                                                  "out of range")):
         exported(np.ones(3, np.float32), np.array([0, 3], np.int32)).block_until_ready()
+    with pytest.raises(Exception, match=re.escape("indices[0] = -1 is not in [0, 3)")):
+        exported(np.ones(3, np.float32), np.array([-1, 0], np.int32)).block_until_ready()
     with pytest.raises(Exception, match="x must be positive"):
         exported(-np.ones(3, np.float32), np.array([0, 1], np.int32)).block_until_ready()
 

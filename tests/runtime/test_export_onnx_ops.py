@@ -128,7 +128,7 @@ def test_array_ops():
     x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
     _check(lambda a: (rt.reshape(a, [4, -1]), rt.transpose(a), rt.transpose(a, [1, 0, 2]),
                       rt.concat([a, a], 1), rt.stack([a, a], -1), rt.unstack(a, axis=1)[2],
-                      rt.squeeze(rt.expand_dims(a, 0)), rt.gather(a, [2, -1, 0], axis=2),
+                      rt.squeeze(rt.expand_dims(a, 0)), rt.gather(a, [2, 3, 0], axis=2),
                       rt.where(a > 5, a, -a), rt.clip_by_value(a, 2.0, 9.5),
                       rt.cast(-a / 7, rt.int32), rt.eye(3, 4), rt.range(5, -7, -3),
                       rt.range(0.5, 2.0, 0.25), rt.broadcast_to(a[0, :, :1], [2, 3, 5]),

@@ -416,8 +416,9 @@ def test_gather_nd_batch_dims_errors():
     with pytest.raises(ShapeError, match=message):
         transpiler.function(lambda p, i: rt.gather_nd(p, i, batch_dims=1))(
             params, np.array([[1], [0], [0]]))
-    with pytest.raises(InvalidArgumentError, match=r"index \[1, 5\] is out of range for a "
-                                                   r"tensor of shape \(2, 3\)"):
+    with pytest.raises(InvalidArgumentError, match=r"indices\[1, 0\] = 5 is not in \[0, 3\): "
+                                                   r"index 5 is out of range for axis 1 of "
+                                                   r"size 3, in a tensor of shape \(2, 3\)"):
         rt.gather_nd(params, [[0], [5]], batch_dims=1)
     with pytest.raises(ShapeError, match="address 2 dimensions .* after its 1 batch dimensions"):
         transpiler.function(lambda p: rt.gather_nd(p, [[0, 0], [1, 1]], batch_dims=1))(params)

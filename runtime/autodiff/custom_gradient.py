@@ -41,11 +41,16 @@ class _ReadCollector:
 
 
 class _Rule:
-    """The gradient rule of one call: calls ``grad_fn`` and checks what it returns."""
+    """The gradient rule of one call: calls ``grad_fn`` and checks what it returns.
 
-    def __init__(self, grad_fn: Callable, name: str, num_args: int, variables: list):
+    ``tensor_positions`` are the indices of the tensor arguments among all ``num_arguments``
+    argument values (nested structures flattened); only those get a gradient."""
+
+    def __init__(self, grad_fn: Callable, name: str, num_arguments: int,
+                 tensor_positions: list[int], variables: list):
         self.grad_fn, self.name = grad_fn, name
-        self.num_args, self.variables = num_args, variables
+        self.num_arguments, self.tensor_positions = num_arguments, tensor_positions
+        self.variables = variables
 
     def __repr__(self) -> str:  # how printed graphs show the attribute
         return f"<gradient of {self.name}>"
@@ -65,20 +70,36 @@ class _Rule:
             input_grads, variable_grads = self.grad_fn(*dys), []
         input_grads = list(input_grads) if isinstance(input_grads, (list, tuple)) else [input_grads]
         variable_grads = list(variable_grads or [])
-        if len(input_grads) != self.num_args or len(variable_grads) != len(self.variables):
+        if len(variable_grads) != len(self.variables):
             raise ValueError(
-                f"the gradient function of {self.name} returned {len(input_grads)} gradient(s) "
-                f"for {self.num_args} tensor argument(s)"
-                + (f" and {len(variable_grads)} for {len(self.variables)} variable(s)"
-                   if self.variables else "")
-                + "; return one per tensor argument, in order (None where there is none).")
-        return [None] * len(results) + input_grads + variable_grads
+                f"the gradient function of {self.name} returned {len(variable_grads)} variable "
+                f"gradient(s), but {self.name} reads {len(self.variables)} trainable variable(s); "
+                f"return one per variable, in the order of its `variables` argument.")
+        return [None] * len(results) + self._tensor_gradients(input_grads) + variable_grads
+
+    def _tensor_gradients(self, input_grads: list) -> list:
+        """The gradients of the tensor arguments. As in TensorFlow, ``grad_fn`` may return one
+        per argument (what it returns for a Python number is dropped: a number has no
+        gradient); one per tensor argument is accepted too."""
+        if len(input_grads) == self.num_arguments:
+            return [input_grads[position] for position in self.tensor_positions]
+        if len(input_grads) == len(self.tensor_positions):
+            return input_grads
+        tensors = len(self.tensor_positions)
+        raise ValueError(
+            f"the gradient function of {self.name} returned {len(input_grads)} gradient(s), but "
+            f"{self.name} was called with {self.num_arguments} argument value(s) (items of "
+            f"nested lists, tuples and dicts count one each), {tensors} of them tensors. Return "
+            f"one gradient per argument value, in order, as TensorFlow does (None for those "
+            f"that are not tensors: they get no gradient), or one per tensor argument.")
 
 
 def custom_gradient(f: Callable) -> Callable:
     """Decorates ``f(*args) -> (y, grad_fn)``: gradients of ``y`` with respect to the tensor
-    arguments are ``grad_fn(dy)`` (one per tensor argument, in order). If ``f`` reads
-    trainable variables, ``grad_fn(dy, variables=...)`` returns ``(arg_grads, var_grads)``."""
+    arguments are ``grad_fn(dy)``, which returns one per argument, in order, as in TensorFlow
+    (arguments that are not tensors, such as Python numbers, get none, so ``None`` will do
+    for them), or one per tensor argument. If ``f`` reads trainable variables,
+    ``grad_fn(dy, variables=...)`` returns ``(arg_grads, var_grads)``."""
     name = getattr(f, "__name__", "the function")
 
     @functools.wraps(f)
@@ -95,14 +116,16 @@ def custom_gradient(f: Callable) -> Callable:
             finally:
                 recording.stop(collector)
         results = [convert_to_tensor(leaf) for leaf in nest.flatten(result)]
-        arguments = [leaf for leaf in nest.flatten((args, kwargs)) if isinstance(leaf, Tensor)]
+        values = nest.flatten((args, kwargs))
+        positions = [index for index, leaf in enumerate(values) if isinstance(leaf, Tensor)]
+        arguments = [values[index] for index in positions]
         if graph is None:
             reads = collector.replay_to_tapes()
         else:
             reads = [(node.attrs["variable"], node.outputs[0]) for node in graph.nodes
                      if node.id > mark and node.op.reads_variable]
         variables, read_values = _trainable_reads(reads)
-        rule = _Rule(grad_fn, name, len(arguments), variables)
+        rule = _Rule(grad_fn, name, len(values), positions, variables)
         attrs = {"num_outputs": len(results), "rule": rule}
         inputs = results + arguments + read_values
         if graph is None:

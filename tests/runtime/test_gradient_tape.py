@@ -2,6 +2,8 @@
 watched, the structure of results, None for unconnected and integer sources, persistence,
 nested tapes, output_gradients, jacobians, stop_gradient and custom_gradient."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -278,8 +280,49 @@ def test_custom_gradient_returning_the_wrong_count_is_a_clear_error():
     with rt.GradientTape() as tape:
         tape.watch(x)
         z = two_args(x, rt.constant(2.0))
-    with pytest.raises(ValueError, match="2 tensor argument"):
+    with pytest.raises(ValueError, match=re.escape(
+            "returned 1 gradient(s), but two_args was called with 2 argument value(s) (items of "
+            "nested lists, tuples and dicts count one each), 2 of them tensors. Return one "
+            "gradient per argument value")):
         tape.gradient(z, x)
+
+
+@pytest.mark.parametrize("per_argument", [True, False], ids=["one per argument", "one per tensor"])
+def test_custom_gradient_with_a_python_number_argument(per_argument):
+    @rt.custom_gradient
+    def power(x, n):
+        def grad(dy):
+            dx = dy * n * x ** (n - 1)
+            return (dx, None) if per_argument else dx  # TensorFlow's way, or tensors only
+        return x ** n, grad
+
+    def gradient():
+        x = rt.constant(2.0)
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = power(x, 3)
+        return y, tape.gradient(y, x)
+    assert_both(gradient, [8.0, 12.0])
+
+
+def test_custom_gradient_with_a_python_number_and_variables():
+    w = rt.Variable(2.0)
+
+    @rt.custom_gradient
+    def scaled(pair, n):
+        x = pair[0]
+
+        def grad(dy, variables=None):
+            return (dy * w * n * pair[1], None, None), [dy * x * n * pair[1]]
+        return x * w * n * pair[1], grad
+
+    def gradient():
+        x = rt.constant(3.0)
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = scaled((x, 0.5), 10)
+        return tape.gradient(y, [x, w])
+    assert_both(gradient, [10.0, 15.0])
 
 
 def test_custom_gradient_marker_is_removed_from_optimized_graphs():

@@ -20,6 +20,7 @@ of bookkeeping on scalars that the graph's generated Python spends nanoseconds o
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import statistics
@@ -127,7 +128,17 @@ def run_elsewhere(jobs: dict) -> dict:
     return json.loads(completed.stdout)
 
 
+def require_onnx_extra() -> None:
+    """Exits with the install command when the exporter or ONNX Runtime is missing."""
+    missing = [name for name in ("onnx", "onnxruntime") if importlib.util.find_spec(name) is None]
+    if missing:
+        raise SystemExit(f"examples/deploy.py exports with onnx and runs the models with "
+                         f"onnxruntime; {' and '.join(missing)} cannot be imported. Install the "
+                         f'extra with: pip install "eager2graph[onnx]"')
+
+
 def main(quick: bool = False) -> None:
+    require_onnx_extra()
     repeats, calls = (3, 20) if quick else (7, 50)
     titles = {w.key: w.title for w in WORKLOADS}
     with tempfile.TemporaryDirectory() as directory:

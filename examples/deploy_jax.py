@@ -20,9 +20,15 @@ import argparse  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 
-import jax  # noqa: E402
 import numpy as np  # noqa: E402
-from jax.sharding import Mesh, NamedSharding, PartitionSpec  # noqa: E402
+
+try:
+    import jax  # noqa: E402
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec  # noqa: E402
+except ImportError as error:
+    raise SystemExit(f"examples/deploy_jax.py runs the exported model in JAX, which cannot be "
+                     f"imported ({error}). Install the extra with: "
+                     f'pip install "eager2graph[jax]"') from None
 
 import runtime as rt  # noqa: E402
 import transpiler  # noqa: E402

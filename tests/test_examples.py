@@ -57,6 +57,8 @@ def run_example(name: str, *options: str) -> str:
 def test_example_runs_and_shows_the_seed_results(name):
     if name == "deploy":  # needs the [onnx] extra, which CI installs
         pytest.importorskip("onnxruntime")
+    if name == "deploy_jax":  # needs the [jax] extra, which CI installs
+        pytest.importorskip("jax")
     output = run_example(name)
     for text in EXPECTED[name]:
         assert text in output
@@ -80,3 +82,23 @@ def test_local_fit_finds_the_true_form_factors_and_plots_the_fit(tmp_path):
 def test_every_example_script_is_tested():
     scripts = {f[:-3] for f in os.listdir(EXAMPLES) if f.endswith(".py")} - {"benchmark"}
     assert scripts == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name, missing, extra", [
+    ("deploy_jax", ["jax"], "jax"),
+    ("deploy", ["onnxruntime"], "onnx"),
+    ("deploy", ["onnx", "onnxruntime"], "onnx"),
+])
+def test_an_example_without_its_extra_names_the_install_command(name, missing, extra):
+    """Run in a Python that cannot import ``missing`` (a ``None`` in ``sys.modules`` stops the
+    import, as when the package is not installed), so this runs with the extras installed."""
+    wrapper = (f"import os, runpy, sys; sys.modules.update(dict.fromkeys({missing!r})); "
+               f"sys.argv = sys.argv[1:]; sys.path.insert(0, os.path.dirname(sys.argv[0])); "
+               f"runpy.run_path(sys.argv[0], run_name='__main__')")
+    completed = subprocess.run([sys.executable, "-c", wrapper, os.path.join(EXAMPLES, f"{name}.py"),
+                                "--quick"], capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 1, completed.stderr
+    assert "Traceback" not in completed.stderr, completed.stderr
+    assert len(completed.stderr.strip().splitlines()) == 1, completed.stderr
+    assert f'pip install "eager2graph[{extra}]"' in completed.stderr
+    assert completed.stdout == ""

@@ -6,6 +6,7 @@
     python -m transpiler file.py:function --graph --args "float32[50], f32[50], 3"
     python -m transpiler file.py:function --args "f32[2]" --dot f.dot --svg f.svg
     python -m transpiler file.py:function --args "f32[None, 3]" --onnx f.onnx
+    python -m transpiler file.py:function --args "f32[3]" --onnx f.onnx --drop-effects
     python -m transpiler file.py:function --args "f32[50], 3" --explain   what each line became
 
 The file is imported as a module (its top-level code runs, as with `import`), with its
@@ -21,6 +22,7 @@ import sys
 import uuid
 
 import runtime as rt
+from runtime.backends.jit import available as jit_available
 from transpiler import api
 from transpiler.cli_args import ArgumentsError, parse_arguments
 from transpiler.explaining import explain
@@ -29,6 +31,11 @@ from transpiler.explaining import explain
 
 class CommandError(Exception):
     """A mistake in the command or the user's file, reported in one line."""
+
+
+_JIT_MISSING = ('--jit compiles the graph with the compiled tier, whose compiler, Numba, is not '
+                'installed. Install it with pip install "eager2graph[jit]", or leave out --jit '
+                '(--graph shows the graph the NumPy plan runs).')
 
 
 def parse_specs(text: str) -> list:
@@ -96,6 +103,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--png", metavar="FILE", help="write the graph as PNG (needs Graphviz)")
     parser.add_argument("--onnx", metavar="FILE",
                         help="write the graph as an ONNX model (needs eager2graph[onnx])")
+    parser.add_argument("--drop-effects", action="store_true",
+                        help="with --onnx: leave prints, variable assignments and assertions "
+                             "inside branches or loops out of the model instead of refusing "
+                             "them (rt.export.onnx's drop_effects=True)")
     parser.add_argument("--explain", action="store_true",
                         help="trace with --args and list the function's source, saying what "
                              "each line became (graph ops, graph control flow, Python that ran "
@@ -116,6 +127,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(options) -> None:
+    if options.drop_effects and not options.onnx:
+        raise CommandError("--drop-effects changes what --onnx writes: give --onnx FILE too.")
+    if options.jit and not jit_available():
+        raise CommandError(_JIT_MISSING)
     fn = load_function(options.target)
     if options.explain:
         specs = parse_specs(options.args) if options.args else []
@@ -145,14 +160,15 @@ def run(options) -> None:
         if path:
             rt.visualize.render(concrete, path)
     if options.onnx:
-        _write_onnx(concrete, options.onnx)
+        _write_onnx(concrete, options.onnx, options.drop_effects)
 
 
-def _write_onnx(concrete, path: str) -> None:
+def _write_onnx(concrete, path: str, drop_effects: bool) -> None:
     try:
-        model = rt.export.onnx(concrete, path)
+        model = rt.export.onnx(concrete, path, drop_effects=drop_effects)
     except (ImportError, rt.errors.ExportError) as error:
-        raise CommandError(str(error)) from None
+        # The exporter's advice names its Python keyword; here the switch is the option.
+        raise CommandError(str(error).replace("drop_effects=True", "--drop-effects")) from None
     inputs = ", ".join(i.name for i in model.graph.input) or "none"
     print(f"wrote {path} (ONNX opset {model.opset_import[0].version}; inputs: {inputs}; "
           f"{len(model.graph.output)} outputs)")

@@ -19,6 +19,23 @@ def cli(*args):
     return completed.returncode, completed.stdout, completed.stderr
 
 
+def cli_without(modules, *args):
+    """The command in a Python that cannot import ``modules``, as where they are not installed
+    (a ``None`` in ``sys.modules`` stops their import), so this runs with the extras installed."""
+    wrapper = (f"import runpy, sys; sys.modules.update(dict.fromkeys({list(modules)!r})); "
+               f"runpy.run_module('transpiler', run_name='__main__', alter_sys=True)")
+    completed = subprocess.run([sys.executable, "-c", wrapper, *args], capture_output=True,
+                               text=True, timeout=120)
+    return completed.returncode, completed.stdout, completed.stderr
+
+
+def assert_one_line_error(code, err, *texts):
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    for text in texts:
+        assert text in err, err
+
+
 def test_prints_the_generated_code():
     code, out, _ = cli(f"{SHAPES}:no_arguments")
     assert code == 0
@@ -51,7 +68,7 @@ def test_help_explains_every_option():
     code, out, _ = cli("--help")
     assert code == 0
     for option in ("--args", "--graph", "--table", "--dot", "--svg", "--png", "--onnx",
-                   "f32[None,3]"):
+                   "--drop-effects", "--jit", "--explain", "f32[None,3]"):
         assert option in out
 
 
@@ -100,5 +117,35 @@ def test_onnx_refusals_are_one_line_errors(tmp_path):
     pytest.importorskip("onnx")
     code, _, err = cli(f"{SHAPES}:scale_until", "--args", "f32[None], i32[]", "--onnx",
                        str(tmp_path / "never.onnx"))
-    assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
-    assert "print (" in err and "shapes.py:12" in err and "drop_effects=True" in err
+    assert_one_line_error(code, err, "print (", "shapes.py:12", "--drop-effects")
+    assert "drop_effects=True" not in err  # the command's switch, not the Python keyword
+
+
+def test_drop_effects_leaves_prints_out_of_the_onnx_model(tmp_path):
+    onnx = pytest.importorskip("onnx")
+    out = tmp_path / "no_print.onnx"
+    code, stdout, err = cli(f"{SHAPES}:scale_until", "--args", "f32[None], i32[]", "--onnx",
+                            str(out), "--drop-effects")
+    assert code == 0, err
+    assert stdout == f"wrote {out} (ONNX opset 18; inputs: x, n; 1 outputs)\n"
+    model = onnx.load(str(out))
+    assert "Loop" in {node.op_type for node in model.graph.node}
+
+
+def test_drop_effects_without_onnx_is_a_mistake():
+    code, _, err = cli(f"{SHAPES}:scale_until", "--graph", "--args", "f32[2], 3", "--drop-effects")
+    assert_one_line_error(code, err, "--drop-effects changes what --onnx writes")
+
+
+def test_jit_without_numba_names_the_extra():
+    code, out, err = cli_without(["numba"], f"{SHAPES}:scale_until", "--jit", "--args",
+                                 "f32[2], 3")
+    assert_one_line_error(code, err, "--jit", "Numba", 'pip install "eager2graph[jit]"')
+    assert out == ""
+
+
+def test_onnx_without_the_exporter_names_the_extra(tmp_path):
+    code, _, err = cli_without(["onnx"], f"{SHAPES}:scale_until", "--args", "f32[2], 3",
+                               "--onnx", str(tmp_path / "never.onnx"))
+    assert_one_line_error(code, err, 'pip install "eager2graph[onnx]"')
+    assert not (tmp_path / "never.onnx").exists()

@@ -165,3 +165,23 @@ def test_readme_command_runs_as_written(command, started):
     for option in ("--onnx", "--dot", "--svg", "--png"):
         if option in argv:
             assert (directory / argv[argv.index(option) + 1]).stat().st_size > 0
+
+
+def test_the_readme_says_how_long_the_tests_take_and_how_to_install_for_editing():
+    text = read_readme()
+    assert re.search(r"The tests take about \d+ minutes on a 2-core machine", text)
+    commands = [line for line, _ in shell_lines(text)]
+    # the two commands a newcomer runs first, and the install for those who edit the code
+    assert ("python -m venv .venv && . .venv/bin/activate && pip install . && "
+            "python examples/tour.py --quick") in commands
+    assert ('python -m venv .venv && . .venv/bin/activate && pip install ".[test,jit,onnx,jax]" '
+            "&& python -m pytest") in commands
+    assert 'pip install -e ".[test,jit,onnx,jax]"' in commands
+    # every extra the README installs exists
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as handle:
+        extras = set(tomllib.load(handle)["project"]["optional-dependencies"])
+    named = set()
+    for group in re.findall(r'pip install (?:-e )?"?[.\w-]*\[([\w,]+)\]', text):
+        named.update(group.split(","))
+    assert named and named <= extras, named - extras

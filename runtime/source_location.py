@@ -98,6 +98,16 @@ def user_location() -> Location | None:
     return translate(code.co_filename, frame.f_lineno, code.co_name)
 
 
+def user_expression() -> str | None:
+    """The text of the expression running in the innermost frame of user code (of generated
+    code, for a converted function), if it fits on one line: what the user wrote that called
+    into the runtime, for messages that explain a mistake in it."""
+    frame = sys._getframe(1)
+    while frame is not None and is_internal_file(frame.f_code.co_filename):
+        frame = frame.f_back
+    return None if frame is None else _expression_text(frame.f_code, frame.f_lasti)
+
+
 def user_stacklevel() -> int:
     """The ``stacklevel`` that makes a warning issued by the caller point at user code."""
     level, frame = 1, sys._getframe(1)
@@ -136,7 +146,9 @@ def user_traceback(error: BaseException) -> TracebackType | None:
 
 def _name_the_misuse(error: BaseException) -> None:
     """A symbolic tensor used as a Python value: its message says where the tensor was made;
-    the innermost user frame is where it was used, which is the line to change."""
+    the innermost user frame is where it was used, which is the line to change, and the
+    expression running there is what the user wrote (``range(n)``, ``[0.0] * n``): Python
+    called the protocol (``__index__``, ``__bool__``, ...) on the user's behalf."""
     if not isinstance(error, OperatorNotAllowedInGraphError) or not error.args \
             or not isinstance(error.args[0], str) or getattr(error, "_e2g_misuse_named", False):
         return
@@ -147,7 +159,9 @@ def _name_the_misuse(error: BaseException) -> None:
         error._e2g_misuse_named = True
         code = innermost.tb_frame.f_code
         where = Location(code.co_filename, innermost.tb_lineno)
-        text = f"{error.args[0]} The tensor was used this way at {where}."
+        expression = _expression_text(code, innermost.tb_lasti)
+        written = f", in `{expression.strip()}`" if expression and expression.strip() else ""
+        text = f"{error.args[0]} The tensor was used this way at {where}{written}."
         reason = _unconverted.get(code)
         if reason is not None:
             text += (f" {code.co_name}() was not converted, so its if/while/and/or/not on "

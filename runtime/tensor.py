@@ -193,7 +193,32 @@ class SymbolicTensor(Tensor):
         return self._shape[0]
 
     def __index__(self):
-        self._not_allowed("Using as a Python index", "Use tensor indexing or rt.gather instead.")
+        # Python asks for __index__ wherever it needs an int: range(n), seq[n], (0,) * n,
+        # slices, np.zeros(n). The expression that asked is added where the error leaves the
+        # function (source_location), so the message names what the user wrote.
+        self._not_allowed(
+            "Using as a Python index (an int: a position, a count or a size)",
+            "Use ops that take tensors instead: x[n] or rt.gather(x, n) to index, rt.range(n) "
+            "for a range of values (a `for` over range(n) in a function converted with "
+            "transpiler.function becomes a graph loop), rt.fill([n], value) for n copies of "
+            "a value.")
+
+    def repeat_count(self, items: list):
+        """``items * n`` with this tensor as ``n``: Python repeats the list ``n`` times, so it
+        needs ``n``'s value."""
+        value = items[0] if len(items) == 1 else None
+        if isinstance(value, (bool, int, float)):
+            made = f"rt.fill([n], {value!r})"
+            if value == 0 or value == 1:
+                made += f" or rt.{'zeros' if value == 0 else 'ones'}([n])"
+            fix = f"To make a tensor of n copies of {value!r}, use {made}"
+        else:
+            fix = ("To make a tensor of n equal values, use rt.fill([n], value), or rt.zeros([n]) "
+                   "/ rt.ones([n])")
+        self._not_allowed(
+            "Repeating a Python list by",
+            f"`[...] * n` needs n as a Python int. {fix}; to repeat a tensor n times along an "
+            f"axis, use rt.tile.")
 
     def __int__(self):
         self._not_allowed("Converting to int",

@@ -110,10 +110,16 @@ DYNAMIC_RESHAPE = register(OpDef("dynamic_reshape", lambda x, shape: np.reshape(
 
 
 def reshape(x, shape):
-    """``x`` with a new shape of the same number of elements (one dim may be -1)."""
+    """``x`` with a new shape of the same number of elements (one dim may be -1). The shape
+    may be a tensor, or a list mixing ints and scalar tensors (``[rt.shape(x)[0], -1]``)."""
     if isinstance(shape, Tensor):
         return apply_op(DYNAMIC_RESHAPE, (x, cast(shape, dtypes.int64)))
-    return apply_op(RESHAPE, (x,), {"shape": static_shape_arg("reshape", shape)})
+    if isinstance(shape, (list, tuple)) and any(isinstance(d, Tensor) for d in shape):
+        inputs, attrs = shape_operand("reshape", shape)
+        if inputs:
+            return apply_op(DYNAMIC_RESHAPE, (x,) + inputs)
+        shape = attrs["shape"]
+    return apply_op(RESHAPE, (x,), {"shape": static_shape_arg("reshape", shape, dynamic_ok=True)})
 
 
 def _transpose_infer(x, perm):
@@ -373,10 +379,12 @@ def shape_operand(op_name: str, shape):
         shape = value.tolist()
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
+    if isinstance(shape, (list, tuple)) and None in shape:
+        static_shape_arg(op_name, shape, dynamic_ok=True)  # raises, naming the unknown dimension
     if isinstance(shape, (list, tuple)) and any(
             isinstance(d, Tensor) and constant_value(d) is None for d in shape):
         return (stack([_dimension(op_name, i, d) for i, d in enumerate(shape)]),), {}
-    return (), {"shape": static_shape_arg(op_name, shape)}
+    return (), {"shape": static_shape_arg(op_name, shape, dynamic_ok=True)}
 
 
 def _dimension(op_name: str, position: int, dim) -> Tensor:
@@ -420,20 +428,24 @@ def _fill_infer(value, shape_input=None, shape=None):
 FILL = register(OpDef("fill", _fill_kernel, _fill_infer))
 
 
+def _filled(op_name: str, dims, value) -> Tensor:
+    inputs, attrs = shape_operand(op_name, dims)  # errors name the op the user called
+    return apply_op(FILL, (convert_to_tensor(value),) + inputs, attrs)
+
+
 def fill(dims, value):
     """A tensor of shape ``dims`` filled with ``value`` (which sets the dtype)."""
-    inputs, attrs = shape_operand("fill", dims)
-    return apply_op(FILL, (convert_to_tensor(value),) + inputs, attrs)
+    return _filled("fill", dims, value)
 
 
 def zeros(shape, dtype=dtypes.float32):
     """A tensor of ``shape`` filled with zeros of ``dtype``."""
-    return fill(shape, constant(0, dtypes.as_dtype(dtype)))
+    return _filled("zeros", shape, constant(0, dtypes.as_dtype(dtype)))
 
 
 def ones(shape, dtype=dtypes.float32):
     """A tensor of ``shape`` filled with ones of ``dtype``."""
-    return fill(shape, constant(1, dtypes.as_dtype(dtype)))
+    return _filled("ones", shape, constant(1, dtypes.as_dtype(dtype)))
 
 
 def _like(x, value, dtype):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from runtime import dtypes
 from runtime.ops import array_ops, linalg_ops, math_ops
 from runtime.ops.dispatch import apply_op
-from runtime.tensor import Tensor
+from runtime.tensor import SymbolicTensor, Tensor
 
 
 def _convertible(value) -> bool:
@@ -19,6 +19,21 @@ def _binary(fn, reflected: bool = False):
             return NotImplemented
         return fn(other, self) if reflected else fn(self, other)
     method.__name__ = fn.__name__
+    return method
+
+
+def _times(reflected: bool):
+    """``*``: a Python list times an integer scalar is a repetition in Python (``[0.0] * n``),
+    which a symbolic tensor cannot stand for, so that is an error rather than a product with a
+    one-element tensor; any other list multiplies elementwise, as in NumPy."""
+    multiply = _binary(math_ops.multiply, reflected)
+
+    def method(self, other):
+        if isinstance(other, list) and isinstance(self, SymbolicTensor) and self.shape == () \
+                and self.dtype.kind in "iub":
+            self.repeat_count(other)
+        return multiply(self, other)
+    method.__name__ = "multiply"
     return method
 
 
@@ -54,7 +69,7 @@ _XOR = _bitwise(math_ops.logical_xor, math_ops.BITWISE_XOR)
 OPERATORS = {
     "__add__": _binary(math_ops.add), "__radd__": _binary(math_ops.add, True),
     "__sub__": _binary(math_ops.subtract), "__rsub__": _binary(math_ops.subtract, True),
-    "__mul__": _binary(math_ops.multiply), "__rmul__": _binary(math_ops.multiply, True),
+    "__mul__": _times(False), "__rmul__": _times(True),
     "__truediv__": _binary(math_ops.divide), "__rtruediv__": _binary(math_ops.divide, True),
     "__floordiv__": _binary(math_ops.floordiv), "__rfloordiv__": _binary(math_ops.floordiv, True),
     "__mod__": _binary(math_ops.mod), "__rmod__": _binary(math_ops.mod, True),

@@ -83,12 +83,89 @@ def num_elements(shape: Shape | None) -> int | None:
     return int(np.prod(shape, dtype=np.int64))
 
 
-def static_shape_arg(op_name: str, shape) -> Shape:
-    """A shape given as a Python list/tuple of ints (``-1`` allowed where the op says so)."""
+def static_shape_arg(op_name: str, shape, dynamic_ok: bool = False) -> Shape:
+    """A shape given as a Python list/tuple of ints (``-1`` allowed where the op says so).
+
+    ``dynamic_ok``: the op also takes dimensions as tensors (``rt.shape(x)[0]``), which the
+    message about an unknown dimension then suggests."""
     try:
         return tuple(int(d) for d in shape)
     except (TypeError, ValueError):
-        raise TypeError(f"{op_name}: expected a shape as a list of ints, got {shape!r}.") from None
+        message = _unknown_dimension(op_name, shape, dynamic_ok) if isinstance(
+            shape, (list, tuple)) else None
+        raise TypeError(message or f"{op_name}: expected a shape as a list of ints, got "
+                                   f"{shape!r}.") from None
+
+
+def _unknown_dimension(op_name: str, shape, dynamic_ok: bool) -> str | None:
+    """Why a shape with a ``None`` (an unknown dimension of a static shape, ``x.shape[0]``) or
+    a tensor cannot be used, and what to write instead (None: neither is in ``shape``)."""
+    position = next((i for i, d in enumerate(shape) if d is None), None)
+    if position is None and not dynamic_ok:
+        position = next((i for i, d in enumerate(shape)
+                         if hasattr(d, "dtype") and not isinstance(d, np.generic)), None)
+    if position is None:
+        return None
+    if shape[position] is not None:  # a tensor, where only ints known while tracing will do
+        return (f"{op_name}: dimension {position} of the shape is a tensor, but {op_name} "
+                f"needs the shape known while tracing (Python ints). Trace the function with "
+                f"fully known shapes (an input_signature without None), or compute that size "
+                f"in Python.")
+    source, tensor, index = _written_as(shape, position)
+    origin = f", from `{source}`" if source else ""
+    happened = (f"{op_name}: the shape {_shape_text(shape)} has an unknown dimension (None) at "
+                f"position {position}{origin}. A static shape (x.shape) holds None for a "
+                f"dimension known only when the graph runs, such as one traced with None in a "
+                f"TensorSpec.")
+    if not dynamic_ok:
+        return (f"{happened} {op_name} needs every dimension known while tracing: trace the "
+                f"function with fully known shapes (an input_signature without None).")
+    if tensor is None:
+        fix = ("Use the dynamic shape instead, `rt.shape(x)[i]` for `x.shape[i]`: a tensor that "
+               "holds the size when the graph runs.")
+    else:
+        dynamic = f"rt.shape({tensor})" + ("" if index is None else f"[{index}]")
+        fix = (f"Use `{dynamic}` instead, the dynamic shape: a tensor that holds the "
+               f"size{'' if index is not None else 's'} when the graph runs.")
+    if op_name == "reshape":
+        fix += " For reshape, -1 also stands for the one dimension it works out."
+    return f"{happened} {fix}"
+
+
+def _shape_text(shape) -> str:
+    return "[" + ", ".join("None" if d is None else "<tensor>" if hasattr(d, "dtype")
+                           and not isinstance(d, np.generic) else str(d) for d in shape) + "]"
+
+
+def _written_as(shape, position: int) -> tuple[str | None, str | None, str | None]:
+    """What the user wrote for dimension ``position`` of ``shape``, read from the expression
+    running in their code: ``("x.shape[0]", "x", "0")`` for ``rt.zeros([x.shape[0], 3])``,
+    ``("x.shape", "x", None)`` for ``rt.zeros(x.shape)``; Nones when it cannot
+    tell (the shape was built elsewhere)."""
+    import ast  # noqa: PLC0415 - only for this message
+
+    from runtime.source_location import user_expression  # noqa: PLC0415 - a late error path
+
+    text = user_expression()
+    try:
+        tree = ast.parse(text.strip(), mode="eval") if text else None
+    except SyntaxError:
+        tree = None
+    if tree is None:
+        return None, None, None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.List, ast.Tuple)) and len(node.elts) == len(shape):
+            element = node.elts[position]
+            if isinstance(element, ast.Subscript) and isinstance(element.value, ast.Attribute) \
+                    and element.value.attr == "shape":
+                return (ast.unparse(element), ast.unparse(element.value.value),
+                        ast.unparse(element.slice))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            for argument in list(node.args) + [k.value for k in node.keywords]:
+                if isinstance(argument, ast.Attribute) and argument.attr == "shape":
+                    return ast.unparse(argument), ast.unparse(argument.value), None
+    return None, None, None
 
 
 def same_dtype(op_name: str, values: Sequence) -> np.dtype:

@@ -163,3 +163,134 @@ def test_recursion_on_a_tensor_depth_says_to_write_a_loop():
     with pytest.raises(RecursionError, match="depth depends on a tensor cannot be traced"):
         function(power_by_recursion)(rt.constant(2), rt.constant(3))
     assert int(function(power_by_recursion)(rt.constant(2), 3)) == 8
+
+
+# -- issue 22, item 8: a message names what the user wrote, not what Python did with it --------
+
+
+def zeros_by_repeating(n):
+    return rt.constant([0.0] * n)  # marker
+
+
+@pytest.mark.parametrize("decorate", [function, rt.function], ids=["transpiler", "rt"])
+def test_a_list_repeated_by_a_tensor_says_so_and_suggests_fill(decorate):
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError) as caught:
+        decorate(zeros_by_repeating)(rt.constant(3))
+    message = str(caught.value)
+    assert message.startswith("Repeating a Python list by a symbolic tensor (%n: i32[]")
+    assert "`[...] * n` needs n as a Python int. To make a tensor of n copies of 0.0, use " \
+           "rt.fill([n], 0.0) or rt.zeros([n])" in message
+    assert f"used this way at {HERE}:{line_of(zeros_by_repeating, '# marker')}, in " \
+           f"`[0.0] * n`." in message
+    assert ".numpy()" not in message
+    assert function(zeros_by_repeating)(3).numpy().tolist() == [0.0, 0.0, 0.0]
+
+
+def count_with_range(n):
+    return [i for i in range(n)]
+
+
+def repeat_a_tuple(n):
+    return (0,) * n
+
+
+def int_of(x):
+    return int(x) + 1
+
+
+def float_of(x):
+    return float(x) * 2
+
+
+def length_of(x):
+    return len(x)
+
+
+def unpacked(x):
+    a, b = x
+    return a
+
+
+PROTOCOLS = [
+    (count_with_range, rt.constant(3), "Using as a Python index", "range(n)"),
+    (repeat_a_tuple, rt.constant(3), "Using as a Python index", "(0,) * n"),
+    (int_of, rt.constant(3), "Converting to int", "int(x)"),
+    (float_of, rt.constant(3.0), "Converting to float", "float(x)"),
+    (length_of, rt.TensorSpec([None]), "Taking len() of", "len(x)"),
+    (unpacked, rt.constant([1.0, 2.0]), "Iterating over", "a, b"),
+]
+
+
+@pytest.mark.parametrize("fn, arg, what, written", PROTOCOLS,
+                         ids=[c[0].__name__ for c in PROTOCOLS])
+def test_a_protocol_python_called_on_a_symbolic_tensor_names_the_expression(fn, arg, what,
+                                                                            written):
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError) as caught:
+        rt.function(fn).get_concrete_function(arg)
+    message = str(caught.value)
+    assert message.startswith(what) and " a symbolic tensor (%x: " in message.replace("%n", "%x")
+    line = inspect.getsourcelines(fn)[1] + 1
+    assert message.endswith(f"The tensor was used this way at {HERE}:{line}, in `{written}`."), \
+        message
+
+
+def zeros_rows(x):
+    return rt.zeros([x.shape[0], 3])
+
+
+def ones_rows(x):
+    return rt.ones([x.shape[0], 3])
+
+
+def fill_rows(x):
+    return rt.fill([x.shape[0], 3], 2.0)
+
+
+def reshape_rows(x):
+    return rt.reshape(x, [x.shape[0], 3])
+
+
+def zeros_like_shape(x):
+    return rt.zeros(x.shape)
+
+
+UNKNOWN = "has an unknown dimension (None) at position 0, from `x.shape[0]`. "
+DYNAMIC = "Use `rt.shape(x)[0]` instead, the dynamic shape: a tensor that holds the size when " \
+          "the graph runs."
+SHAPES = [
+    (zeros_rows, f"zeros: the shape [None, 3] {UNKNOWN}", DYNAMIC),
+    (ones_rows, f"ones: the shape [None, 3] {UNKNOWN}", DYNAMIC),
+    (fill_rows, f"fill: the shape [None, 3] {UNKNOWN}", DYNAMIC),
+    (reshape_rows, f"reshape: the shape [None, 3] {UNKNOWN}", DYNAMIC),
+    (zeros_like_shape, "zeros: the shape [None, 3] has an unknown dimension (None) at position 0, "
+                       "from `x.shape`. ", "Use `rt.shape(x)` instead"),
+    (lambda x: rt.random.normal([x.shape[0], 3]), f"random.normal: the shape [None, 3] {UNKNOWN}",
+     "random.normal needs every dimension known while tracing"),
+    (lambda x: rt.random.uniform([x.shape[0], 3]), f"random.uniform: the shape [None, 3] {UNKNOWN}",
+     "random.uniform needs every dimension known while tracing"),
+]
+
+
+@pytest.mark.parametrize("decorate", [function, rt.function], ids=["transpiler", "rt"])
+@pytest.mark.parametrize("fn, happened, fix", SHAPES, ids=[
+    "zeros", "ones", "fill", "reshape", "zeros_x_shape", "random_normal", "random_uniform"])
+def test_an_unknown_dimension_in_a_shape_says_where_it_came_from_and_suggests_rt_shape(
+        decorate, fn, happened, fix):
+    with pytest.raises(TypeError) as caught:
+        decorate(fn).get_concrete_function(rt.TensorSpec([None, 3]))
+    message = str(caught.value)
+    assert message.startswith(happened), message
+    assert fix in message
+    assert "expected a shape as a list of ints" not in message
+
+
+def test_the_suggested_dynamic_shapes_work():
+    @function
+    def rows(x):
+        return (rt.zeros([rt.shape(x)[0], 3]), rt.ones([rt.shape(x)[0], 3]),
+                rt.fill([rt.shape(x)[0], 3], 2.0), rt.reshape(x, [rt.shape(x)[0], 3]),
+                rt.zeros(rt.shape(x)))
+    concrete = rows.get_concrete_function(rt.TensorSpec([None, 3]))
+    results = concrete(rt.ones([2, 3]))
+    assert [r.shape for r in results] == [(2, 3)] * 5
+    assert results[2].numpy().tolist() == [[2.0] * 3] * 2

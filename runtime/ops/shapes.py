@@ -6,12 +6,14 @@ Rules work on partial shapes: ``None`` is a dimension unknown while tracing and 
 
 from __future__ import annotations
 
+import ast
 from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
 
 from runtime.errors import GraphTypeError, ShapeError
+from runtime.source_location import user_expression
 from runtime.tensor import Shape, format_shape
 
 
@@ -142,10 +144,6 @@ def _written_as(shape, position: int) -> tuple[str | None, str | None, str | Non
     running in their code: ``("x.shape[0]", "x", "0")`` for ``rt.zeros([x.shape[0], 3])``,
     ``("x.shape", "x", None)`` for ``rt.zeros(x.shape)``; Nones when it cannot
     tell (the shape was built elsewhere)."""
-    import ast  # noqa: PLC0415 - only for this message
-
-    from runtime.source_location import user_expression  # noqa: PLC0415 - a late error path
-
     text = user_expression()
     try:
         tree = ast.parse(text.strip(), mode="eval") if text else None

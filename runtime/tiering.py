@@ -2,11 +2,14 @@
 proves hot, without ever making a call wait.
 
 A concrete function counts its calls; after ``config.set_jit_auto_compile`` calls (64 unless
-set) a daemon thread
-compiles its graph with the compiled tier while calls go on running the NumPy plan. When the
-kernels are ready the function swaps its executable (one attribute write, atomic for the
-interpreter); if the tier finds nothing worth compiling, or fails, the function stays on the
-plan and stops counting, and ``jit_report`` says why.
+set) a daemon thread compiles its graph with the compiled tier while calls go on running the
+NumPy plan. When the kernels are ready the function swaps its executable (one attribute write,
+atomic for the interpreter); if the tier finds nothing worth compiling, or fails, the function
+stays on the plan and stops counting, and ``jit_report`` says why.
+
+The swap comes at a call that depends on timing, so it must not be seen: the tier compiles
+here only what gives the plan's bits exactly (``JIT_EXACT``). A function's result for the same
+inputs is then the same before and after, and a program's results the same run to run.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import threading
 from typing import Callable
 
 from runtime import config
-from runtime.backends.jit import JIT
+from runtime.backends.jit import JIT_EXACT
 from runtime.graph import Graph
 
 
@@ -52,7 +55,7 @@ class BackgroundCompile:
 
     def _compile(self) -> None:
         try:
-            executable = JIT.compile(self.graph, self.name)
+            executable = JIT_EXACT.compile(self.graph, self.name)
         except Exception as error:  # noqa: BLE001 - the plan keeps running; the report says why
             self.error, self.outcome = error, "failed"
             self.install(None)

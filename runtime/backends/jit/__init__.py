@@ -3,7 +3,9 @@ extra, ``pip install "eager2graph[jit]"``), the rest on the NumPy plan.
 
 ``JIT.compile(graph, name)`` copies the optimized graph, replaces each region the tier can
 run (see ``regions``) by a ``compiled_region`` node calling its kernel, and builds the NumPy
-plan of the result. Compile cost grows with the kinds of work, not the graph's size: kernels
+plan of the result. ``JIT_EXACT`` compiles only what gives the plan's bits exactly (it leaves
+the transcendental functions on the plan): the background tier of ``jit_compile=None`` uses
+it, so a function's results never depend on when, or whether, the tier took over. Compile cost grows with the kinds of work, not the graph's size: kernels
 are keyed by their source, which identical layers share, and cached on disk by Numba.
 """
 
@@ -36,17 +38,18 @@ def available() -> bool:
 class CompiledPlan:
     """The NumPy plan of a graph whose compilable regions run as compiled kernels."""
 
-    def __init__(self, graph: Graph, name: str):
+    def __init__(self, graph: Graph, name: str, exact: bool = False):
         if not available():
             raise ImportError(f"jit_compile=True needs Numba, the compiled tier's compiler; "
                               f"install it with {INSTALL_HINT}, or pass jit_compile=None to "
                               f"compile only when it is installed.")
+        self.exact = exact
         self.graph = graph.copy()
-        prefer_loops(self.graph)
+        prefer_loops(self.graph, exact)
         forward_assigned_values(self.graph)
         hoist_variable_reads(self.graph)
-        decompose(self.graph)
-        found = partition(self.graph)
+        decompose(self.graph, exact)
+        found = partition(self.graph, exact)
         self.kernels = []
         replaced: dict = {}
         budget = Budget()
@@ -82,7 +85,8 @@ class CompiledPlan:
         """Which parts of the graph run compiled, which stay on NumPy, and why."""
         distinct = {repr(k) for _, k in self.kernels}
         lines = [f"compiled tier: {_count(len(self.kernels), 'region')}, "
-                 f"{_count(len(distinct), 'distinct kernel')}"]
+                 f"{_count(len(distinct), 'distinct kernel')}"
+                 + (" (exact: the plan's bits)" if self.exact else "")]
         for region, kernel in self.kernels:
             first = region.nodes[0]
             ops = sorted({n.op.name for n in region.nodes})
@@ -127,14 +131,17 @@ def _give_up(region, error: Exception, refused: list) -> None:
 
 
 class CompiledTierBackend:
-    """Compiles graphs into ``CompiledPlan``s."""
+    """Compiles graphs into ``CompiledPlan``s (``exact``: see ``JIT_EXACT``)."""
 
-    name = "jit"
+    def __init__(self, exact: bool):
+        self.exact = exact
+        self.name = "jit-exact" if exact else "jit"
 
     def compile(self, graph: Graph, name: str) -> CompiledPlan:
-        return CompiledPlan(graph, name)
+        return CompiledPlan(graph, name, self.exact)
 
 
-JIT = CompiledTierBackend()
+JIT = CompiledTierBackend(exact=False)
+JIT_EXACT = CompiledTierBackend(exact=True)
 
-__all__ = ["JIT", "COMPILED_REGION", "CompiledPlan", "available", "INSTALL_HINT"]
+__all__ = ["JIT", "JIT_EXACT", "COMPILED_REGION", "CompiledPlan", "available", "INSTALL_HINT"]

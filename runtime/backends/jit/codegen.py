@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from runtime.backends.jit.element_rules import (ELEMENT_RULES, SUPPORTED_DTYPES,
-                                                element_expression, literal, numba_type)
+from runtime.backends.jit.element_rules import (ELEMENT_RULES, ROUNDED_OWN_WAY,
+                                                SUPPORTED_DTYPES, element_expression, literal,
+                                                numba_type)
 from runtime.backends.jit.numpy_blas import numpy_gemm
 from runtime.backends.jit.reduction_rules import (element_count, fold_for, is_reduction,
                                                   reduced_axes)
@@ -32,8 +33,9 @@ from runtime.ops.registry import COND, CONST, WHILE_LOOP
 # kernels, not loops. Reshapes keep the elements' order, so they are a reshape of the data.
 RESHAPES = (RESHAPE, SQUEEZE, EXPAND_DIMS)
 
-def why_not(node: Node) -> str | None:
-    """Why the tier cannot compile ``node`` (None: it can, subgraphs included)."""
+def why_not(node: Node, exact: bool = False) -> str | None:
+    """Why the tier cannot compile ``node`` (None: it can, subgraphs included). ``exact``:
+    only into code that gives the NumPy plan's bits, to the last bit."""
     for value in list(node.inputs) + list(node.outputs):
         if value.dtype not in SUPPORTED_DTYPES:
             return f"its dtype {value.dtype.name} is not compiled"
@@ -44,13 +46,13 @@ def why_not(node: Node) -> str | None:
     if node.stateful or not node.outputs:
         return "it has effects or reads state"
     if node.op is MATMUL:
-        return _why_not_matmul(node)
+        return _why_not_matmul(node, exact)
     if node.op in RESHAPES or node.op is TRANSPOSE:
         return None
     if node.op is COND or node.op is WHILE_LOOP:
         for key, sub in node.subgraphs.items():
             for inner in sub.nodes:
-                reason = why_not(inner)
+                reason = why_not(inner, exact)
                 if reason is not None:
                     return f"its {key} holds {inner.op.name}, which cannot be compiled: {reason}"
         return None
@@ -62,6 +64,10 @@ def why_not(node: Node) -> str | None:
         return None
     if node.op not in ELEMENT_RULES and node.op is not POW:
         return f"{node.op.name} has no compiled form yet"
+    if exact and node.op in ROUNDED_OWN_WAY and node.outputs[0].dtype.kind == "f":
+        return (f"{node.op.name} may round its last bit differently from NumPy's in compiled "
+                f"code, and the default tier keeps the plan's results exactly "
+                f"(jit_compile=True compiles it)")
     args = [f"x{i}" for i in range(len(node.inputs))]
     in_dtypes = [v.dtype for v in node.inputs]
     if element_expression(node.op, args, in_dtypes, node.outputs[0].dtype, node.attrs) is None:
@@ -70,13 +76,32 @@ def why_not(node: Node) -> str | None:
     return None
 
 
-def _why_not_matmul(node: Node) -> str | None:
+def _why_not_matmul(node: Node, exact: bool) -> str | None:
     if len(node.inputs[0].shape) != 2 or len(node.inputs[1].shape) != 2:
         return "only 2-D matmuls are compiled"
     dtype = node.outputs[0].dtype
     if node.inputs[0].dtype != dtype or node.inputs[1].dtype != dtype or dtype.kind == "b":
         return "its operands' dtypes differ or are bool"
+    if exact and dtype.kind == "f":
+        return _why_not_exact_float_matmul(node.inputs[0].shape, node.inputs[1].shape)
     return None
+
+
+def _why_not_exact_float_matmul(a_shape: tuple, b_shape: tuple) -> str | None:
+    """Kernels call NumPy's gemm, which gives NumPy's bits only where NumPy calls gemm too:
+    it takes dot or gemv for a single row or column, and syrk for ``x @ x.T`` (seen from
+    the operands' memory, so any (m, k) @ (k, m) product may be one)."""
+    (m, k), n = a_shape, b_shape[1]
+    if numpy_gemm() is None:
+        why = "NumPy's own BLAS was not found, and another one may round differently"
+    elif m == 1 or n == 1:
+        why = "NumPy computes a product with one row or column by dot or gemv, not gemm"
+    elif m == n and k > 0:
+        why = "NumPy may compute an (m, k) @ (k, m) product by syrk, not gemm"
+    else:
+        return None
+    return f"{why} (the default tier keeps the plan's results exactly; jit_compile=True " \
+           f"compiles it)"
 
 
 @dataclass

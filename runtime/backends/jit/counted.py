@@ -19,10 +19,10 @@ from runtime.passes.rewrite import Rewrite, rewrite
 from runtime.passes.splicing import splice
 
 
-def prefer_loops(graph: Graph) -> None:
-    """Replaces each guarded counted reduction of ``graph`` whose loop compiles by the loop,
-    and drops the guards nothing reads any more."""
-    rewrite(graph, _as_loop)
+def prefer_loops(graph: Graph, exact: bool = False) -> None:
+    """Replaces each guarded counted reduction of ``graph`` whose loop compiles by the loop
+    (``exact``: see ``why_not``), and drops the guards nothing reads any more."""
+    rewrite(graph, lambda node: _as_loop(node, exact))
     for owner in [graph] + [sub for node in graph.walk() for sub in node.subgraphs.values()]:
         read = {id(v) for node in owner.walk() for v in node.inputs} | \
             {id(v) for v in owner.outputs}
@@ -30,10 +30,10 @@ def prefer_loops(graph: Graph) -> None:
                        or id(node.outputs[0]) in read]
 
 
-def _as_loop(node: Node) -> Rewrite | None:
+def _as_loop(node: Node, exact: bool) -> Rewrite | None:
     if node.op is not COND or node.inputs[0].node.op is not RANGE_FITS:
         return None
-    if any(why_not(inner) is not None for inner in node.subgraphs["else"].nodes):
+    if any(why_not(inner, exact) is not None for inner in node.subgraphs["else"].nodes):
         return None
     nodes, outputs = splice(node, "else", node.inputs[1:])
     return Rewrite("the counted loop kept as a loop, to be compiled", outputs, nodes)

@@ -64,18 +64,19 @@ def _softmax_cross_entropy(make: _Builder, node: Node):
 DECOMPOSITIONS = {SOFTMAX: _softmax, LOG_SOFTMAX: _log_softmax, SOFTMAX_XENT: _softmax_cross_entropy}
 
 
-def decompose(graph: Graph) -> None:
-    """Replaces, in ``graph`` and its subgraphs, each composite op whose parts all compile."""
-    rewrite(graph, _decomposed)
+def decompose(graph: Graph, exact: bool = False) -> None:
+    """Replaces, in ``graph`` and its subgraphs, each composite op whose parts all compile
+    (``exact``: see ``why_not``)."""
+    rewrite(graph, lambda node: _decomposed(node, exact))
 
 
-def _decomposed(node: Node) -> Rewrite | None:
+def _decomposed(node: Node, exact: bool) -> Rewrite | None:
     rule = DECOMPOSITIONS.get(node.op)
     if rule is None or node.outputs[0].shape is None or None in node.outputs[0].shape:
         return None
     make = _Builder(node)
     result = rule(make, node)
-    if any(why_not(made) is not None for made in make.nodes):
+    if any(why_not(made, exact) is not None for made in make.nodes):
         return None
     assert (result.dtype, result.shape) == (node.outputs[0].dtype, node.outputs[0].shape)
     return Rewrite(f"{node.op.name} written as {len(make.nodes)} ops", [result], make.nodes)

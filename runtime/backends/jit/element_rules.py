@@ -8,6 +8,10 @@ constructor, which wraps around exactly as NumPy's fixed-width arithmetic does. 
 compute in the node's precision (NumPy's results, up to the last bit of transcendental
 functions, whose implementations differ). Helpers for the cases where Python's and NumPy's
 semantics part (integer division by zero, NaN in maximum) live in ``helpers``.
+
+Every rule but those of ``ROUNDED_OWN_WAY`` computes exactly NumPy's bits: IEEE 754 rounds
+``+ - * /`` and ``sqrt`` correctly, and the rest is exact. The default tier (``exact``
+compiles) leaves those ops on the plan, so swapping it in never changes a result.
 """
 
 from __future__ import annotations
@@ -192,6 +196,12 @@ def _where(args, in_dtypes, out, attrs):
 def _identity(args, in_dtypes, out, attrs):
     return args[0]
 
+
+# Transcendental functions: NumPy computes them with its own vectorized code, chosen for the
+# CPU it runs on (AVX2, AVX-512, ...), kernels with LLVM's or the C library's; both are
+# within an ulp or two of the true value, not always the same one. Power with an exponent
+# other than 0.5 is the C library's pow in kernels and may be NumPy's own code too.
+ROUNDED_OWN_WAY = frozenset({EXP, LOG, LOG1P, SIN, COS, TAN, TANH, SIGMOID, POW})
 
 ELEMENT_RULES: dict[OpDef, Rule] = {
     ADD: _arithmetic("+"), SUBTRACT: _arithmetic("-"), MULTIPLY: _arithmetic("*"),

@@ -56,8 +56,9 @@ class Partition:
     refused: list[tuple[Node, str]] = field(default_factory=list)
 
 
-def partition(graph: Graph, found: Partition | None = None) -> Partition:
-    """The regions of ``graph`` and of the subgraphs of the control flow left out of them."""
+def partition(graph: Graph, exact: bool = False, found: Partition | None = None) -> Partition:
+    """The regions of ``graph`` and of the subgraphs of the control flow left out of them
+    (``exact``: see ``why_not``)."""
     found = found or Partition()
     made_before: set[int] = {id(v) for v in graph.inputs}
     current: Region | None = None
@@ -66,7 +67,7 @@ def partition(graph: Graph, found: Partition | None = None) -> Partition:
     for node in graph.nodes:
         if node.op is CONST:
             continue  # constants are hoisted to the top of the rewritten graph
-        reason = why_not(node)
+        reason = why_not(node, exact)
         if reason is None:
             operands = {id(v) for v in node.inputs if v.node.op is not CONST}
             if current is None or not operands <= (available | made_in_current) \
@@ -78,7 +79,7 @@ def partition(graph: Graph, found: Partition | None = None) -> Partition:
         else:
             found.refused.append((node, reason))
             for sub in node.subgraphs.values():
-                partition(sub, found)
+                partition(sub, exact, found)
         made_before.update(id(v) for v in node.outputs)
     _close(graph, current, found)
     return found

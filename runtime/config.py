@@ -39,21 +39,28 @@ def jit_cache_directory() -> str:
     return os.path.join(base, "eager2graph", "kernels")
 
 
-_jit_auto_compile_after: int | None = 64
+AUTO = "auto"
+_jit_auto_compile_after: int | str | None = AUTO
 
 
-def set_jit_auto_compile(after_calls: int | None) -> None:
-    """With ``jit_compile=None`` (the default), a concrete function moves to the compiled
-    tier in the background after this many calls; None never starts a background compile
-    (a service that must not spawn threads, or a test that compares exact bits)."""
+def set_jit_auto_compile(after_calls: int | str | None) -> None:
+    """When a concrete function of ``jit_compile=None`` (the default) starts compiling the
+    compiled tier in the background. ``"auto"`` (the default): once the time it has spent on
+    the NumPy plan is twenty times what the switch is expected to cost (importing Numba,
+    compiling or loading kernels), so that a short script never pays for a switch it cannot
+    earn back. An int: after that many calls. None: never (a service that must not spawn
+    threads)."""
     global _jit_auto_compile_after
-    if after_calls is not None and (not isinstance(after_calls, int) or after_calls < 1):
-        raise ValueError(f"after_calls must be a positive int or None, got {after_calls!r}.")
+    if after_calls != AUTO and after_calls is not None and (
+            not isinstance(after_calls, int) or isinstance(after_calls, bool) or after_calls < 1):
+        raise ValueError(f"after_calls must be a positive int, 'auto' or None, got "
+                         f"{after_calls!r}.")
     _jit_auto_compile_after = after_calls
 
 
-def jit_auto_compile_after() -> int | None:
-    """How many calls move a function to the compiled tier (None: never automatically)."""
+def jit_auto_compile_after() -> int | str | None:
+    """When functions move to the compiled tier: ``"auto"``, after a number of calls, or
+    None (never automatically)."""
     return _jit_auto_compile_after
 
 

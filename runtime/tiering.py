@@ -1,9 +1,13 @@
 """``jit_compile=None``: start on the NumPy plan, move to the compiled tier when a function
 proves hot, without ever making a call wait.
 
-A concrete function counts its calls; after ``config.set_jit_auto_compile`` calls (64 unless
-set) a daemon thread compiles its graph with the compiled tier while calls go on running the
-NumPy plan. When the kernels are ready the function swaps its executable (one attribute write,
+A concrete function times one call in 64 to estimate the time it has spent on the NumPy plan;
+once that is ``WORTH_IT`` times what the switch is expected to cost (``switch_cost``: the
+compile runs in this process and holds the interpreter's lock much of the time, slowing the
+calls meanwhile), a daemon thread compiles its graph with the compiled tier while calls go on
+running the plan. So a short script never pays for a switch it cannot earn back, and a long
+one loses at most a twentieth of its time to it (``config.set_jit_auto_compile`` sets a fixed
+number of calls instead, or turns it off). When the kernels are ready the function swaps its executable (one attribute write,
 atomic for the interpreter); if the tier finds nothing worth compiling, or fails, the function
 stays on the plan and stops counting, and ``jit_report`` says why.
 
@@ -14,12 +18,27 @@ inputs is then the same before and after, and a program's results the same run t
 
 from __future__ import annotations
 
+import sys
 import threading
+import time
 from typing import Callable
 
 from runtime import config
 from runtime.backends.jit import JIT_EXACT
 from runtime.graph import Graph
+
+
+SAMPLE_EVERY = 64  # one call in this many is timed
+WORTH_IT = 20  # the switch may cost at most 1/20 of the time spent before it
+# Estimates of this machine class (2 cores): Numba's import, then loading or compiling the
+# kernels of one function (about 0.05 s each from the disk cache, 0.5-2 s each cold).
+NUMBA_IMPORT_SECONDS = 0.7
+KERNELS_SECONDS = 1.0
+
+
+def switch_cost() -> float:
+    """Seconds the move of one function to the compiled tier is expected to take."""
+    return KERNELS_SECONDS + (0.0 if "numba" in sys.modules else NUMBA_IMPORT_SECONDS)
 
 
 class BackgroundCompile:
@@ -30,6 +49,7 @@ class BackgroundCompile:
         self.graph, self.name = graph, name
         self.plan_run, self.install = plan_run, install
         self.calls = 0
+        self.spent = 0.0  # seconds on the plan, estimated from the timed calls
         self.error: BaseException | None = None
         self.outcome = "waiting"
         self.done = threading.Event()
@@ -40,9 +60,20 @@ class BackgroundCompile:
         """The NumPy plan, counting calls until the compile starts."""
         self.calls += 1
         threshold = config._jit_auto_compile_after
-        if threshold is not None and self.calls >= threshold:
+        if threshold == config.AUTO:
+            if self.calls % SAMPLE_EVERY == 0:
+                return self._timed(arrays)
+        elif threshold is not None and self.calls >= threshold:
             self.start()
         return self.plan_run(*arrays)
+
+    def _timed(self, arrays):
+        began = time.perf_counter()
+        results = self.plan_run(*arrays)
+        self.spent += SAMPLE_EVERY * (time.perf_counter() - began)
+        if self.spent >= WORTH_IT * switch_cost():
+            self.start()
+        return results
 
     def start(self) -> None:
         with self._lock:
@@ -71,6 +102,11 @@ class BackgroundCompile:
             if threshold is None:
                 return ("runs on the NumPy plan: background compiles are off "
                         "(rt.config.set_jit_auto_compile(None)).")
+            if threshold == config.AUTO:
+                return (f"runs on the NumPy plan; the compiled tier takes over in the background "
+                        f"once the time spent on the plan ({self.spent:.2g} s so far) is "
+                        f"{WORTH_IT} times what the switch is expected to cost "
+                        f"({switch_cost():.2g} s).")
             return (f"runs on the NumPy plan; the compiled tier takes over in the background "
                     f"after {threshold} calls ({self.calls} so far).")
         if self.outcome == "compiling":

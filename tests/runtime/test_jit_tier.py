@@ -1435,6 +1435,35 @@ def test_wait_for_jit_starts_the_compile_when_background_compiles_are_off(auto_c
     assert mismatch((x - scale) * x, fn(x)) is None
 
 
+def test_auto_starts_the_compile_once_the_plan_time_pays_for_the_switch(monkeypatch):
+    """The default setting: a function that has run for less than twenty times the switch's
+    expected cost stays on the plan (no compile steals the interpreter's lock from a short
+    script); past it, the compile starts on the next timed call."""
+    rt.config.set_jit_auto_compile("auto")  # the conftest restores the setting
+    monkeypatch.setattr(tiering, "KERNELS_SECONDS", 3600.0)
+    scale = unique_constant()
+    fn = rt.function(lambda x: (x - scale) * x + 1.0)
+    x = np.arange(4.0)
+    for _ in range(3 * tiering.SAMPLE_EVERY):
+        fn(x)
+    concrete = fn.get_concrete_function(x)
+    report = concrete.jit_report
+    assert "once the time spent on the plan" in report and "20 times" in report, report
+    monkeypatch.setattr(tiering, "KERNELS_SECONDS", 0.0)
+    monkeypatch.setattr(tiering, "NUMBA_IMPORT_SECONDS", 0.0)
+    for _ in range(tiering.SAMPLE_EVERY):
+        fn(x)
+    assert "once the time spent on the plan" not in concrete.jit_report  # started
+    assert concrete.wait_for_jit(120)
+    assert concrete.jit_report.startswith("compiled tier: 1 region"), concrete.jit_report
+
+
+@pytest.mark.parametrize("setting", [0, -3, True, 2.5, "sometimes"])
+def test_auto_compile_settings_are_checked(setting):
+    with pytest.raises(ValueError, match="positive int, 'auto' or None"):
+        rt.config.set_jit_auto_compile(setting)
+
+
 def test_jit_compile_true_without_numba_asks_for_the_extra(monkeypatch):
     monkeypatch.setattr(function_module, "jit_available", lambda: False)
 

@@ -4,6 +4,7 @@
     python examples/benchmark.py --quick     # fewer repeats (a minute or two)
     python examples/benchmark.py --json results.json --only W3,W6
     python examples/benchmark.py --scaling   # W2, W4, W5, W6 as the work grows (many minutes)
+    python examples/benchmark.py --end-to-end --plot e2e.png  # whole processes, N steps (end_to_end.py)
 
 Each workload is written once as plain Python on `rt` ops; "eager" runs that source on eager
 tensors, "graph" runs it through `transpiler.function(fn, jit_compile=False)` (the NumPy plan,
@@ -63,6 +64,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
+import end_to_end
 import runtime as rt
 import transpiler
 from local_fit import LocalFits, make_train_step, pseudo_data
@@ -1285,9 +1287,16 @@ def main(argv=None) -> None:
     parser.add_argument("--only", metavar="W1,W3", help="run only these workloads")
     parser.add_argument("--scaling", action="store_true",
                         help="W2, W4, W5, W6 at growing sizes (with --quick: small sizes only)")
+    parser.add_argument("--end-to-end", action="store_true",
+                        help="fresh processes training for 100 to 10,000 steps (end_to_end.py)")
+    parser.add_argument("--plot", metavar="PNG", help="with --end-to-end: plot time against steps")
     parser.add_argument("--first-call-of", metavar="W1", help=argparse.SUPPRESS)
     parser.add_argument("--compiled-with-kernel-cache", metavar="DIR", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
+    if options.end_to_end:
+        end_to_end.main((["--quick"] if options.quick else [])
+                        + (["--plot", options.plot] if options.plot else []))
+        return
     if options.first_call_of:
         print_first_call_ms(options.first_call_of, options.compiled_with_kernel_cache)
         return

@@ -29,6 +29,8 @@ EXPECTED = {
     "explain": ["first call:\ntracing smooth\n", "second call:\nTensor(",
                 "explain smooth(x: float32[3], steps=2, verbose=False)",
                 "1 loop run unrolled (2 iterations)", "1 pruned as unused"],
+    "end_to_end": ["eager2graph default, cold cache", "eager2graph jit_compile=False",
+                   "default / eager2graph jit_compile=False"],
     "deploy_jax": ["jax.jit, batch over 8 devices", "devices of the sharded result: 8"],
     "gradients": ["gradient of w * w at [[1.]]: Tensor([[2.]], shape=(1, 1), dtype=float32)",
                   "second gradient call: RuntimeError: GradientTape.gradient can only be called",
@@ -45,6 +47,9 @@ EXPECTED = {
 }
 
 
+OPTIONS = {"end_to_end": ["--steps", "20"]}  # four fresh processes or more: keep them short
+
+
 def run_example(name: str, *options: str) -> str:
     completed = subprocess.run([sys.executable, os.path.join(EXAMPLES, f"{name}.py"), "--quick",
                                 *options], capture_output=True, text=True, timeout=300)
@@ -59,9 +64,13 @@ def test_example_runs_and_shows_the_seed_results(name):
         pytest.importorskip("onnxruntime")
     if name == "deploy_jax":  # needs the [jax] extra, which CI installs
         pytest.importorskip("jax")
-    output = run_example(name)
+    output = run_example(name, *OPTIONS.get(name, []))
     for text in EXPECTED[name]:
         assert text in output
+    if name == "end_to_end":  # every eager2graph setting ends on the same bits
+        losses = {line.split()[-1] for line in output.splitlines()
+                  if line.startswith("eager2graph")}
+        assert len(losses) == 1, output
 
 
 def test_local_fit_finds_the_true_form_factors_and_plots_the_fit(tmp_path):

@@ -18,6 +18,65 @@ from runtime.errors import OperatorNotAllowedInGraphError
 Shape = tuple  # tuple[int | None, ...]; ``None`` for a dimension unknown while tracing
 
 
+class ShapeTuple(tuple):
+    """What ``Tensor.shape`` gives: the shape as a tuple (``None`` for a size unknown while
+    tracing), which also answers TensorFlow's ``TensorShape`` questions (``as_list()``,
+    ``rank``, ``ndims``, ``dims``, ``is_fully_defined()``, ``num_elements()``, equality with a
+    list). It prints, hashes and compares with tuples as the tuple it is; a slice is one too.
+    An unknown rank is ``None``, not a ShapeTuple."""
+
+    __slots__ = ()
+
+    @property
+    def rank(self) -> int:
+        return len(self)
+
+    ndims = rank
+
+    @property
+    def dims(self) -> list:
+        return list(self)
+
+    def as_list(self) -> list:
+        """The sizes as a list (``None`` for the unknown ones)."""
+        return list(self)
+
+    def is_fully_defined(self) -> bool:
+        return None not in self
+
+    def num_elements(self) -> int | None:
+        """The number of elements, or ``None`` when a size is unknown."""
+        return int(np.prod(self, dtype=np.int64)) if None not in self else None
+
+    def is_compatible_with(self, other) -> bool:
+        """Whether some array could have both shapes (unknown sizes match anything)."""
+        return TensorShape(self).is_compatible_with(other)
+
+    def merge_with(self, other) -> "TensorShape":
+        return TensorShape(self).merge_with(other)
+
+    def concatenate(self, other) -> "TensorShape":
+        return TensorShape(self).concatenate(other)
+
+    def __getitem__(self, key):
+        item = tuple.__getitem__(self, key)
+        return ShapeTuple(item) if type(key) is slice else item
+
+    def __eq__(self, other):
+        if type(other) is list:  # TensorFlow's shapes equal the list of their sizes
+            other = tuple(other)
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other):
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = tuple.__hash__
+
+    def __reduce__(self):  # pickles (and copies) as a plain tuple
+        return tuple, (tuple(self),)
+
+
 def format_shape(shape: Shape | None) -> str:
     if shape is None:
         return "<unknown rank>"
@@ -68,8 +127,8 @@ class EagerTensor(Tensor):
         return self._value.dtype
 
     @property
-    def shape(self) -> Shape:
-        return self._value.shape
+    def shape(self) -> ShapeTuple:
+        return ShapeTuple(self._value.shape)
 
     def numpy(self) -> np.ndarray:
         """The value as a NumPy array (0-d for scalars)."""
@@ -154,8 +213,9 @@ class SymbolicTensor(Tensor):
         return self._dtype
 
     @property
-    def shape(self) -> Shape | None:
-        return self._shape
+    def shape(self) -> ShapeTuple | None:
+        shape = self._shape
+        return None if shape is None else ShapeTuple(shape)
 
     @property
     def name(self) -> str:
@@ -333,9 +393,9 @@ def collect_symbolic(values: Iterable) -> list[SymbolicTensor]:
 
 class TensorShape:
     """TensorFlow's ``TensorShape``: a possibly partial shape (``None`` for an unknown size,
-    ``TensorShape(None)`` for an unknown rank). ``Tensor.shape`` stays a plain tuple (every
-    caller indexes, compares and adds it as one); ``rt.TensorShape(x.shape)`` gives this view,
-    which compares equal to the tuple it was made from."""
+    ``TensorShape(None)`` for an unknown rank). ``Tensor.shape`` is a tuple (a ``ShapeTuple``,
+    which answers the same questions for a known rank); ``rt.TensorShape(x.shape)`` gives this
+    view, which compares equal to the tuple it was made from."""
 
     __slots__ = ("_dims",)
 

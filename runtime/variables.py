@@ -21,7 +21,7 @@ from runtime import dtypes, tracing
 from runtime.ops.array_ops import constant, convert_to_tensor
 from runtime.ops.dispatch import apply_op
 from runtime.ops.registry import OpDef, register
-from runtime.tensor import Tensor, format_shape
+from runtime.tensor import ShapeTuple, Tensor, format_shape
 
 _variable_ids = itertools.count()
 
@@ -64,7 +64,7 @@ class Variable:
         value.flags.writeable = False  # reads hand this array out; it changes only by assignment
         self._value = value
         self.dtype = value.dtype
-        self.shape = value.shape
+        self.shape = ShapeTuple(value.shape)  # a tuple that answers as_list(), rank, ...
         self.name = name or f"Variable{next(_variable_ids)}"
         self.trainable = trainable
         self._lock = threading.Lock()  # makes each update atomic across threads

@@ -16,6 +16,7 @@ from runtime.source_location import user_location
 from runtime.staged_list import StagedList
 from runtime.ops.array_ops import checked_cast
 from transpiler import trace_events
+from transpiler.operators import staging
 from transpiler.operators.control_flow import TensorEnumerate, TensorZip
 from transpiler.operators.formatting import StagedText, flatten_print_values
 
@@ -26,13 +27,9 @@ def _any_symbolic(values) -> bool:
 
 def range_(*args):
     """``range``; with a tensor bound, a range tensor that a ``for`` loop iterates in the graph."""
-    if _any_symbolic(args):
-        for value in args:
-            if is_symbolic(value) and value.dtype.kind not in "iu":
-                raise TypeError(
-                    f"range() takes integers, but got a tensor of dtype {value.dtype.name} "
-                    f"({value.name}). Cast it with rt.cast(x, rt.int32) if a whole number is meant.")
-        return rt.range(*args)
+    backend = staging.backend_for_any(args)
+    if backend is not None:
+        return backend.range(*args)
     return builtins.range(*args)
 
 
@@ -153,13 +150,13 @@ def max_(*args, **kwargs):
 
 
 def enumerate_(iterable, start=0):
-    if is_symbolic(iterable):
+    if staging.backend_for(iterable) is not None:
         return TensorEnumerate(iterable, start)
     return builtins.enumerate(iterable, start)
 
 
 def zip_(*iterables, **kwargs):
-    if not kwargs and iterables and all(is_symbolic(i) for i in iterables):
+    if not kwargs and iterables and all(staging.backend_for(i) is not None for i in iterables):
         return TensorZip(iterables)
     return builtins.zip(*iterables, **kwargs)
 

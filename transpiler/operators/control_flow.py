@@ -25,6 +25,7 @@ from runtime.ops.conversion_ops import CAST
 from runtime.ops.dispatch import constant_value
 from runtime.staged_list import StagedList
 from runtime.source_location import Location, translate, user_location
+from transpiler.operators import staging
 from transpiler.operators.places import Place
 from transpiler import trace_events
 from transpiler.errors import UnsupportedSyntaxError
@@ -225,10 +226,19 @@ def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_st
     ``staged`` the lists the branches only append to, carried as staged lists.
     """
     orelse = orelse or _no_branch
-    if not is_symbolic(cond):
+    backend = staging.backend_for(cond)
+    if backend is None:
         taken = python_truth(cond, "an if statement")
         trace_events.record_branch("if statement", taken)
         return body() if taken else orelse()
+    return backend.if_stmt(cond, body, orelse, get_state, set_state, names, nouts,
+                           mutates=mutates, outer=outer, staged=staged)
+
+
+def graph_if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState,
+                  set_state: SetState, names: Sequence[str], nouts: int | None, *,
+                  mutates: Sequence[str], outer: Sequence[str], staged: Sequence[str]):
+    """The runtime backend's ``if`` on a symbolic condition: ``rt.cond``."""
     _reject_mutations(mutates, "an if statement", "both branches are traced once, whichever "
                       "the condition picks when the graph runs")
     cond = scalar_condition(cond, "an if statement")
@@ -358,10 +368,16 @@ def _check_branch_outputs(outputs: Sequence, names: Sequence[str], label: str, l
 
 def if_exp(cond, if_true: Callable, if_false: Callable, expression: str = ""):
     """``if_true() if cond else if_false()`` (a conditional expression)."""
-    if not is_symbolic(cond):
+    backend = staging.backend_for(cond)
+    if backend is None:
         taken = python_truth(cond, "a conditional expression")
         trace_events.record_branch("conditional expression", taken)
         return if_true() if taken else if_false()
+    return backend.if_exp(cond, if_true, if_false)
+
+
+def graph_if_exp(cond, if_true: Callable, if_false: Callable):
+    """The runtime backend's conditional expression: ``rt.cond``."""
     with naming_construct("conditional expression"):
         return rt.cond(scalar_condition(cond, "a conditional expression"), if_true, if_false)
 
@@ -381,12 +397,27 @@ def while_stmt(test: Callable, body: Callable, get_state: GetState = _no_state,
     opts = opts or {}
     first = _initial_test(test)
     with unroll_watch("while loop") as watch:
-        while not _staged_in_graph(first):
+        while (backend := _while_backend(first)) is None:
             if not python_truth(first, "a while loop"):
                 return
             body()
             watch.iterations += 1
             first = test()
+    backend.while_stmt(test, body, get_state, set_state, names, opts, mutates=mutates,
+                       outer=outer, staged=staged)
+
+
+def _while_backend(test_value):
+    """The backend staging a while loop whose test gave ``test_value``; None for Python."""
+    if _staged_in_graph(test_value):
+        return staging.backend_for_runtime()
+    return staging.backend_for(test_value)
+
+
+def graph_while_stmt(test: Callable, body: Callable, get_state: GetState, set_state: SetState,
+                     names: Sequence[str], opts: dict, *, mutates: Sequence[str],
+                     outer: Sequence[str], staged: Sequence[str]) -> None:
+    """The runtime backend's while loop on a tensor test: ``rt.while_loop``."""
     _reject_mutations(mutates, "a while loop", _ONCE_PER_TRACE)
     with naming_construct("while loop"):
         _tensor_while(test, body, get_state, set_state, names, opts, outer, staged)
@@ -755,12 +786,7 @@ def _settle_undefined(initial: tuple, body, get_state, set_state, names: Sequenc
     undefined = [name for name, value in zip(names, initial) if type(value) is Undefined]
     if isinstance(after, BaseException):
         if undefined and isinstance(after, (NameError, LookupError, AttributeError)):
-            listed = ", ".join(f"'{name}'" for name in undefined)
-            raise ValueError(
-                f"{listed} has no value before a loop on a tensor{location}, and the loop body "
-                f"reads it before assigning it ({type(after).__name__}: {after}): it must be "
-                f"defined before the loop. Give it a value before the loop, of the type it has "
-                f"inside.") from None
+            raise undefined_before_loop_error(undefined, location, after) from None
         if undefined:
             raise after
         return initial, [], no_shapes
@@ -777,6 +803,17 @@ def _settle_undefined(initial: tuple, body, get_state, set_state, names: Sequenc
             settled.append(value)
         shapes.append(None)
     return tuple(settled), first_set_inside, tuple(shapes)
+
+
+def undefined_before_loop_error(undefined: Sequence[str], location: str,
+                                error: BaseException) -> ValueError:
+    """The error for loop variables the body reads before assigning, with no value before."""
+    listed = ", ".join(f"'{name}'" for name in undefined)
+    return ValueError(
+        f"{listed} has no value before a loop on a tensor{location}, and the loop body "
+        f"reads it before assigning it ({type(error).__name__}: {error}): it must be "
+        f"defined before the loop. Give it a value before the loop, of the type it has "
+        f"inside.")
 
 
 def _shape_or_none(leaf):
@@ -847,10 +884,33 @@ def for_stmt(iterable, extra_test: Callable | None, body: Callable[[Any], None],
     """``for item in iterable: body(item)``, stopping when ``extra_test()`` is false (break,
     return). A graph loop over a symbolic range or tensor; unrolled over Python iterables."""
     opts = opts or {}
-    loop = _tensor_loop_of(iterable)
-    if loop is None:
+    backend = _for_backend(iterable)
+    if backend is None:
         _python_for(iterable, extra_test, body, get_state, set_state, names)
         return
+    backend.for_stmt(iterable, extra_test, body, get_state, set_state, names, opts,
+                     mutates=mutates, outer=outer, staged=staged)
+
+
+def _for_backend(iterable):
+    """The backend staging a for loop over ``iterable`` (without making any op); None for a
+    Python iterable, which the loop unrolls."""
+    if isinstance(iterable, StagedList):
+        return staging.backend_for_runtime()
+    if isinstance(iterable, TensorEnumerate):
+        return staging.backend_for(iterable.tensor)
+    if isinstance(iterable, TensorZip):
+        return staging.backend_for_any(iterable.tensors)
+    if isinstance(iterable, staging.StagedRange):
+        return staging.backend_for_any((iterable.start, iterable.limit, iterable.delta))
+    return staging.backend_for(iterable)
+
+
+def graph_for_stmt(iterable, extra_test: Callable | None, body: Callable[[Any], None],
+                   get_state: GetState, set_state: SetState, names: Sequence[str], opts: dict, *,
+                   mutates: Sequence[str], outer: Sequence[str], staged: Sequence[str]) -> None:
+    """The runtime backend's for loop over a symbolic range or tensor: ``rt.while_loop``."""
+    loop = _tensor_loop_of(iterable)
     _reject_mutations(mutates, "a for loop", _ONCE_PER_TRACE)
     with naming_construct("for loop"):
         start, limit, delta, item_of = loop
@@ -979,10 +1039,10 @@ def _python_for(iterable, extra_test, body, get_state, set_state, names) -> None
                 watch.iterations += 1
             return
         keep_going = extra_test()
-        if not is_symbolic(keep_going) and not keep_going:
+        if staging.backend_for(keep_going) is None and not keep_going:
             return
         for item in iterable:
-            if is_symbolic(keep_going):
+            if staging.backend_for(keep_going) is not None:
                 # A break or return decided by a tensor: the remaining (unrolled) iterations
                 # run only where no earlier iteration stopped the loop.
                 if_stmt(keep_going, lambda item=item: body(item), lambda: None, get_state,
@@ -991,5 +1051,5 @@ def _python_for(iterable, extra_test, body, get_state, set_state, names) -> None
                 body(item)
             watch.iterations += 1
             keep_going = extra_test()
-            if not is_symbolic(keep_going) and not keep_going:
+            if staging.backend_for(keep_going) is None and not keep_going:
                 return

@@ -1,4 +1,5 @@
-"""``and``, ``or``, ``not``: lazy like Python on Python values, graph ops on symbolic tensors.
+"""``and``, ``or``, ``not``: lazy like Python on Python values, staged on values an engine stages
+(graph ops on symbolic tensors, ``lax.cond`` on JAX tracers; see ``staging``).
 
 On a symbolic left operand the result is what Python would give, chosen at run time:
 ``a and b`` is ``b`` where ``a`` is true and ``a`` otherwise (so both must have one dtype,
@@ -10,33 +11,34 @@ from __future__ import annotations
 import operator
 
 import runtime as rt
-from runtime.control_flow import is_symbolic, scalar_condition
-from transpiler.operators.control_flow import naming_construct
+from runtime.control_flow import is_symbolic
+from transpiler.operators import staging
 
 
 def not_(value):
     """``not value``: a scalar tensor's truth (``!= 0``) negated; a non-scalar is ambiguous, as
     in Python and NumPy, so it is an error rather than an elementwise result."""
-    if is_symbolic(value):
-        return rt.logical_not(scalar_condition(value, "a `not` expression"))
+    backend = staging.backend_for(value)
+    if backend is not None:
+        return backend.not_(value)
     return not value
 
 
 def and_(left, right):
     """``left() and right()``: the right side is evaluated only if needed (or traced)."""
     value = left()
-    if is_symbolic(value):
-        with naming_construct("`and` expression"):
-            return rt.cond(scalar_condition(value, "an `and` expression"), right, lambda: value)
+    backend = staging.backend_for(value)
+    if backend is not None:
+        return backend.and_(value, right)
     return value and right()
 
 
 def or_(left, right):
     """``left() or right()``: the right side is evaluated only if needed (or traced)."""
     value = left()
-    if is_symbolic(value):
-        with naming_construct("`or` expression"):
-            return rt.cond(scalar_condition(value, "an `or` expression"), lambda: value, right)
+    backend = staging.backend_for(value)
+    if backend is not None:
+        return backend.or_(value, right)
     return value or right()
 
 

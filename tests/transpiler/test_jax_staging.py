@@ -1,0 +1,295 @@
+"""Converted control flow on JAX tracers: ``jax.jit(convert(f))`` (and grad, vmap) stages
+``if``/``while``/``for``/ternaries/``and``/``or``/``not`` into ``lax`` control flow and gives
+what plain Python gives on the same values (the JAX staging backend, issue 23)."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+import runtime as rt  # noqa: E402
+from transpiler import convert  # noqa: E402
+
+
+def collatz_steps(n):
+    steps = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    return steps
+
+
+def clipped_sum(x, n):
+    total = 0
+    for i in range(n):
+        if i > x:
+            break
+        if i % 3 == 0:
+            continue
+        total += i
+    return total if total > 2 and x < 9 else -total
+
+
+def first_above(xs, limit):
+    for i, v in enumerate(xs):
+        if v > limit:
+            return i
+    return -1
+
+
+def sum_of_rows(xs):
+    s = 0.0
+    for v in xs:
+        s = s + v * v
+    return s
+
+
+def last_item(xs):
+    for v in xs:
+        last = v * 2
+    return last
+
+
+def piecewise(x):
+    if x > 1.0:
+        y = x * x
+    elif x > -1.0:
+        y = 2.0 * x + 1.0
+    else:
+        y = -x
+    return y
+
+
+def logic(x, y):
+    if not (x > y) and y > 0 or x == 3:
+        return x + y
+    return x - y
+
+
+def mismatched_dtypes(x):
+    if x > 0:
+        y = jnp.int32(1)
+    else:
+        y = jnp.float32(2.5)
+    return y
+
+
+def early_return_in_while(n):
+    i = 0
+    while i < 100:
+        if i * i > n:
+            return i
+        i += 1
+    return -1
+
+
+def _jit(fn, static=()):
+    return jax.jit(convert(fn), static_argnums=static)
+
+
+def test_collatz_of_the_issue():
+    assert int(_jit(collatz_steps)(jnp.int32(27))) == 111
+    for n in (1, 2, 3, 6, 7, 97):
+        assert int(_jit(collatz_steps)(jnp.int32(n))) == collatz_steps(n)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float32"])
+def test_if_while_for_break_continue_return_match_python(dtype):
+    f = _jit(clipped_sum)
+    for x in range(-2, 11):
+        for n in range(0, 12):
+            assert int(f(jnp.asarray(x, dtype), jnp.int32(n))) == clipped_sum(x, n), (x, n)
+    g = _jit(early_return_in_while)
+    for n in (-3, 0, 1, 10, 50, 9999, 20000):
+        assert int(g(jnp.asarray(n, "int32"))) == early_return_in_while(n)
+    h = _jit(logic)
+    for x in range(-1, 5):
+        for y in range(-2, 4):
+            assert int(h(jnp.asarray(x, dtype), jnp.asarray(y, dtype))) == logic(x, y)
+
+
+def test_for_over_the_leading_axis_and_enumerate():
+    rows = np.array([[1.0, -2.0], [0.5, 3.0], [2.0, 2.0]], np.float32)
+    assert np.allclose(_jit(sum_of_rows)(rows[:, 1]), sum_of_rows(rows[:, 1]))
+    assert np.allclose(_jit(last_item)(rows), last_item(rows))
+    xs = np.array([0.5, 4.0, 1.0, 9.0], np.float32)
+    f = _jit(first_above)
+    for limit in (-1.0, 0.7, 3.0, 8.0, 10.0):
+        assert int(f(xs, jnp.float32(limit))) == first_above(xs, limit)
+
+
+def test_piecewise_values_grad_and_vmap():
+    f = _jit(piecewise)
+    xs = [-3.0, -1.0, -0.5, 0.0, 0.99, 1.0, 1.5, 4.0]
+    for x in xs:
+        assert np.isclose(f(jnp.float32(x)), piecewise(x))
+    grad = jax.jit(jax.grad(convert(piecewise)))
+    for x, expected in ((-3.0, -1.0), (0.25, 2.0), (2.0, 4.0)):
+        assert np.isclose(grad(jnp.float32(x)), expected)
+    batched = jax.vmap(convert(piecewise))(jnp.asarray(xs, jnp.float32))
+    assert np.allclose(batched, [piecewise(x) for x in xs])
+
+
+def test_grad_through_a_static_length_loop():
+    rows = jnp.asarray([1.0, -2.0, 3.0], jnp.float32)
+    assert np.allclose(jax.grad(convert(sum_of_rows))(rows), 2 * np.asarray(rows))
+
+
+def test_concrete_values_still_run_as_python():
+    assert convert(collatz_steps)(27) == 111
+    assert convert(clipped_sum)(4, 10) == clipped_sum(4, 10)
+    assert isinstance(convert(collatz_steps)(6), int)
+
+
+def test_mismatched_branch_dtypes_name_the_variable():
+    with pytest.raises(TypeError, match=r"'y' has dtype int32 in the true branch but dtype "
+                                        r"float32 in the false branch .*test_jax_staging.py:"):
+        _jit(mismatched_dtypes)(jnp.float32(1.0))
+
+
+def test_a_loop_variable_that_changes_shape_is_named():
+    rows = np.ones((3, 2), np.float32)
+    with pytest.raises(TypeError, match=r"'s' has shape \(\) before an iteration of the for "
+                                        r"loop at test_jax_staging.py:\d+ and \(2,\) after it"):
+        _jit(sum_of_rows)(rows)
+
+
+def test_a_vector_condition_is_refused():
+    with pytest.raises(ValueError, match=r"must be a scalar, got an array of shape \(2,\)"):
+        _jit(piecewise)(jnp.asarray([1.0, 2.0]))
+
+
+def test_import_transpiler_does_not_import_jax():
+    code = "import sys, transpiler; print('jax' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+_X64 = """
+import jax
+jax.config.update("jax_enable_x64", True)
+import jax.numpy as jnp
+from tests.transpiler.test_jax_staging import clipped_sum, collatz_steps
+from transpiler import convert
+f = jax.jit(convert(clipped_sum))
+for x in range(-2, 11):
+    for n in range(0, 12):
+        got = f(jnp.asarray(x, "int64"), jnp.asarray(n, "int64"))
+        assert got.dtype == jnp.int64 and int(got) == clipped_sum(x, n), (x, n, got)
+assert int(jax.jit(convert(collatz_steps))(jnp.int64(837799))) == 524
+print("ok")
+"""
+
+
+def test_int64_with_x64_enabled():
+    out = subprocess.run([sys.executable, "-c", _X64], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+# -- the reference samples, on jnp scalars ------------------------------------------------------
+
+_PURE_PYTHON_SAMPLES = ("samples_if", "samples_while", "samples_for", "samples_break_continue",
+                        "samples_return", "samples_logical", "samples_nested", "samples_misc",
+                        "samples_calls")
+
+
+def _as_jax(value):
+    if isinstance(value, bool):
+        return jnp.asarray(value)
+    if isinstance(value, int):
+        return jnp.asarray(value, jnp.int32)
+    if isinstance(value, float):
+        return jnp.asarray(value, jnp.float32)
+    return jnp.asarray(value)
+
+
+def _same(expected, actual) -> bool:
+    try:
+        return jax.tree_util.tree_all(jax.tree_util.tree_map(
+            lambda a, b: bool(np.allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-5)),
+            expected, actual))
+    except (TypeError, ValueError):
+        return False
+
+
+def test_reference_samples_under_jit_give_python_values():
+    """Every pure-Python sample with number (or list-of-number) tensor inputs, under
+    ``jax.jit(convert(f))``: never a wrong value; most run (the rest raise: int()/float()/
+    min()/max() of tracers, raise on traced conditions, ... see the issue)."""
+    ran, refused, wrong = 0, [], []
+    warnings.simplefilter("ignore")
+    for module_name in _PURE_PYTHON_SAMPLES:
+        module = importlib.import_module(f"tests.reference.{module_name}")
+        for case in module.CASES:
+            if not case.graph or case.state is not None or case.refusal is not None \
+                    or case.dtype is not None:
+                continue
+            for args in case.inputs:
+                chosen = range(len(args)) if case.tensor_params is None else case.tensor_params
+                if not all(isinstance(args[i], (int, float, list)) for i in chosen):
+                    continue
+                try:
+                    with contextlib.redirect_stdout(io.StringIO()):
+                        expected = case.fn(*args)
+                except Exception:  # noqa: BLE001 - Python's own error: nothing to compare
+                    continue
+                static = tuple(i for i in range(len(args)) if i not in chosen)
+                staged = tuple(_as_jax(a) if i in chosen else a for i, a in enumerate(args))
+                try:
+                    with contextlib.redirect_stdout(io.StringIO()):
+                        actual = jax.jit(convert(case.fn), static_argnums=static)(*staged)
+                except Exception as error:  # noqa: BLE001 - counted, not a wrong value
+                    refused.append(f"{case.fn.__name__}{args}: {type(error).__name__}")
+                    continue
+                ran += 1
+                if not _same(expected, actual):
+                    wrong.append(f"{module_name}.{case.fn.__name__}{args}: "
+                                 f"{expected!r} != {actual!r}")
+    assert wrong == []
+    assert ran >= 1350, (ran, refused[:20])
+
+
+def first_set_inside(n):
+    for i in range(n):
+        last = i * 2
+    return last
+
+
+def python_number_state(x, n):
+    s = 0
+    i = 0
+    while i < n:
+        s += x
+        i += 1
+    return s
+
+
+def test_vmap_through_a_converted_while_loop():
+    ns = jnp.asarray([27, 6, 1, 7], jnp.int32)
+    assert jax.vmap(convert(collatz_steps))(ns).tolist() == [111, 8, 0, 16]
+
+
+def test_python_numbers_in_loop_state_take_the_arrays_type():
+    result = _jit(python_number_state)(jnp.float32(0.5), jnp.int32(4))
+    assert result.dtype == jnp.float32 and float(result) == 2.0
+
+
+def test_a_variable_first_assigned_in_a_loop():
+    f = _jit(first_set_inside)
+    assert int(f(jnp.int32(3))) == 4
+    with pytest.raises(Exception, match=r"the for loop at test_jax_staging.py:\d+ ran zero "
+                                        r"times, so 'last', first assigned inside it"):
+        f(jnp.int32(0)).block_until_ready()

@@ -1,0 +1,84 @@
+"""Which engine stages a statement: the staging-backend seam of the ``ag__`` operators.
+
+The transpiler generates one code for every engine. At run time each operator (``if_stmt``,
+``while_stmt``, ``for_stmt``, ``if_exp``, ``and_``/``or_``/``not_``, ``range``) asks
+``backend_for(value)`` which engine the value it decides on belongs to:
+
+* a symbolic eager2graph tensor → ``runtime_backend`` (``rt.cond`` / ``rt.while_loop``);
+* a JAX tracer → ``jax_backend`` (``lax.cond`` / ``while_loop`` / ``fori_loop``);
+* anything else → ``None``: the operator runs the statement as Python.
+
+A backend (see ``base.StagingBackend``) says how its engine builds a conditional, a while
+loop and a loop over a sequence. What Python means (truth, the undefined-variable and
+return/break flag values, the checks of branch outputs and their messages) lives in the
+operators and is shared. A backend module, and its engine, is imported the first time one of
+its values appears: the JAX check only looks at ``sys.modules``, so ``import transpiler``
+never imports JAX (a program that never imported JAX cannot hold a tracer).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Iterable
+
+from runtime.tensor import SymbolicTensor
+
+_loaded: dict[str, object] = {}
+
+
+def _backend(name: str):
+    backend = _loaded.get(name)
+    if backend is None:
+        if name == "runtime":
+            from transpiler.operators.staging import runtime_backend as module
+        else:
+            from transpiler.operators.staging import jax_backend as module
+        backend = _loaded[name] = module.BACKEND
+    return backend
+
+
+def is_jax_tracer(value) -> bool:
+    """Whether ``value`` is a JAX tracer, without importing JAX."""
+    jax = sys.modules.get("jax")
+    if jax is None:
+        return False
+    core = getattr(jax, "core", None)
+    tracer = getattr(core, "Tracer", None)
+    return tracer is not None and isinstance(value, tracer)
+
+
+def backend_for(value):
+    """The backend that stages a statement deciding on ``value``; None for Python."""
+    if type(value) is SymbolicTensor:
+        return _backend("runtime")
+    if is_jax_tracer(value):
+        return _backend("jax")
+    return None
+
+
+def backend_for_any(values: Iterable):
+    """The backend of the first staged value among ``values`` (``range(a, b)``'s bounds)."""
+    for value in values:
+        backend = backend_for(value)
+        if backend is not None:
+            return backend
+    return None
+
+
+class StagedRange:
+    """``range(start, limit, delta)`` with a bound an engine stages (a JAX tracer): iterated by
+    that engine's loop. (Runtime tensors have their own range op, ``rt.range``.)"""
+
+    __slots__ = ("start", "limit", "delta")
+
+    def __init__(self, start, limit, delta):
+        self.start, self.limit, self.delta = start, limit, delta
+
+    def __repr__(self) -> str:
+        return f"StagedRange({self.start!r}, {self.limit!r}, {self.delta!r})"
+
+
+def backend_for_runtime():
+    """The runtime backend (for values the runtime stages by context rather than by type, such
+    as a tensor made while tracing in a while loop's test, or a staged list)."""
+    return _backend("runtime")

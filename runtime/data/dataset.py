@@ -1,0 +1,236 @@
+"""``rt.data.Dataset``: TensorFlow's ``tf.data.Dataset`` API over the nodes of this package.
+
+A Dataset is an immutable description of a pipeline (a ``Node``); each method returns a new
+one. Iterating it in Python computes eager tensors; inside a traced function a converted
+``for`` loop (or ``rt.data.dataset_loop``, or ``reduce``) runs it as one graph loop.
+
+Functions given to ``map``, ``filter``, ``flat_map`` and ``reduce`` run as given, eagerly per
+element in Python iteration and traced once into the loop of a graph. TensorFlow converts
+them with AutoGraph; the transpiler can do the same through ``set_function_converter`` (the
+runtime cannot import the transpiler).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from runtime import dtypes, tracing
+from runtime.data import structure
+from runtime.data.batching import Batch, PaddedBatch, Unbatch
+from runtime.data.combining import Concatenate, FlatMap, Zip
+from runtime.data.graph_loop import dataset_loop
+from runtime.data.iteration import Iterator, NumpyIterator
+from runtime.data.node import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Node
+from runtime.data.shuffling import Shuffle
+from runtime.data.sources import Range, Tensors, TensorSlices
+from runtime.data.transformations import (Enumerate, Filter, Map, Passthrough, Repeat, Skip,
+                                          Take)
+from runtime.ops.dispatch import convert_to_tensor
+from runtime.tensor import EagerTensor
+
+_converter: Callable[[Callable], Callable] = lambda fn: fn  # noqa: E731
+
+
+def set_function_converter(converter: Callable[[Callable], Callable] | None) -> None:
+    """Makes every function later given to ``map``/``filter``/``flat_map``/``reduce`` pass
+    through ``converter`` first (the transpiler installs its ``convert``, as TensorFlow
+    applies AutoGraph to dataset functions); ``None`` restores running them as given."""
+    global _converter
+    _converter = converter if converter is not None else (lambda fn: fn)
+
+
+def _node_of(value) -> Node:
+    if not isinstance(value, Dataset):
+        raise TypeError(f"expected an rt.data.Dataset, got {type(value).__name__}.")
+    return value._node
+
+
+class Dataset:
+    """A sequence of elements, each a tensor or a structure (tuple, dict) of tensors."""
+
+    def __init__(self, node: Node):
+        self._node = node
+
+    # -- sources ------------------------------------------------------------------------
+
+    @staticmethod
+    def from_tensor_slices(tensors, name: str | None = None) -> "Dataset":
+        """One element per row of the first dimension of every component (a Python list is
+        one tensor, as in TensorFlow; tuples and dicts are structure)."""
+        return Dataset(TensorSlices(tensors))
+
+    @staticmethod
+    def from_tensors(tensors, name: str | None = None) -> "Dataset":
+        """A dataset of a single element, ``tensors``."""
+        return Dataset(Tensors(tensors))
+
+    @staticmethod
+    def range(*args, output_type=dtypes.int64, dtype=None, name: str | None = None) -> "Dataset":
+        """``range(stop)``, ``range(start, stop)`` or ``range(start, stop, step)``, int64
+        unless ``output_type`` (TensorFlow's name) or ``dtype`` says otherwise."""
+        if not 1 <= len(args) <= 3:
+            raise TypeError(f"Dataset.range takes 1 to 3 positional arguments (stop, or start, "
+                            f"stop[, step]), got {len(args)}.")
+        start, stop, step = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
+        return Dataset(Range(*(_bound(b) for b in (start, stop, step)),
+                             dtype if dtype is not None else output_type))
+
+    @staticmethod
+    def zip(*datasets, name: str | None = None) -> "Dataset":
+        """Elements of the datasets side by side: ``zip(a, b)`` or ``zip((a, b))`` gives
+        tuples, ``zip({'x': a, 'y': b})`` dicts; ends with the shortest."""
+        layout = datasets[0] if len(datasets) == 1 else tuple(datasets)
+        if isinstance(layout, Dataset):
+            layout = (layout,) if len(datasets) > 1 else layout
+        if not structure.is_structure(layout) and not isinstance(layout, Dataset):
+            raise TypeError(f"Dataset.zip takes datasets, or a tuple or dict of them; got "
+                            f"{type(layout).__name__}.")
+        nodes = [_node_of(d) for d in structure.flatten(layout)]
+        return Dataset(Zip(layout, nodes))
+
+    # -- transformations ------------------------------------------------------------------
+
+    def map(self, map_func: Callable, num_parallel_calls=None, deterministic=None,
+            name: str | None = None) -> "Dataset":
+        """``map_func`` applied to each element (a tuple element is unpacked into arguments)."""
+        return Dataset(Map(self._node, _converter(map_func)))
+
+    def filter(self, predicate: Callable, name: str | None = None) -> "Dataset":
+        """The elements for which ``predicate`` returns True (a scalar bool tensor)."""
+        return Dataset(Filter(self._node, _converter(predicate)))
+
+    def flat_map(self, map_func: Callable, name: str | None = None) -> "Dataset":
+        return Dataset(FlatMap(self._node, _converter(map_func), _node_of))
+
+    def take(self, count, name: str | None = None) -> "Dataset":
+        """The first ``count`` elements (all of them for -1)."""
+        return Dataset(Take(self._node, count))
+
+    def skip(self, count, name: str | None = None) -> "Dataset":
+        """All but the first ``count`` elements (none for -1)."""
+        return Dataset(Skip(self._node, count))
+
+    def repeat(self, count=None, name: str | None = None) -> "Dataset":
+        """The elements ``count`` times over (forever for ``None`` or -1)."""
+        return Dataset(Repeat(self._node, count))
+
+    def enumerate(self, start=0, name: str | None = None) -> "Dataset":
+        """``(index, element)`` pairs, the index int64 from ``start``."""
+        return Dataset(Enumerate(self._node, start))
+
+    def batch(self, batch_size, drop_remainder: bool = False, num_parallel_calls=None,
+              deterministic=None, name: str | None = None) -> "Dataset":
+        """Consecutive elements stacked ``batch_size`` at a time; the last batch may be
+        shorter unless ``drop_remainder``."""
+        return Dataset(Batch(self._node, batch_size, drop_remainder))
+
+    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
+                     drop_remainder: bool = False, name: str | None = None) -> "Dataset":
+        """Like ``batch``, each component padded (with 0, or ``padding_values``) to
+        ``padded_shapes`` (``None`` dimensions: the longest in the batch)."""
+        return Dataset(PaddedBatch(self._node, batch_size, padded_shapes, padding_values,
+                                   drop_remainder))
+
+    def unbatch(self, name: str | None = None) -> "Dataset":
+        """Each element split along its first dimension."""
+        return Dataset(Unbatch(self._node))
+
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration: bool = True,
+                name: str | None = None) -> "Dataset":
+        """Elements in random order, through a buffer of ``buffer_size`` (see
+        ``runtime.data.shuffling``: TensorFlow's semantics, not its exact orders)."""
+        return Dataset(Shuffle(self._node, buffer_size, seed, reshuffle_each_iteration))
+
+    def concatenate(self, dataset: "Dataset", name: str | None = None) -> "Dataset":
+        return Dataset(Concatenate(self._node, _node_of(dataset)))
+
+    def prefetch(self, buffer_size=None, name: str | None = None) -> "Dataset":
+        """The same dataset: elements are computed when asked for."""
+        return Dataset(Passthrough(self._node, "prefetch"))
+
+    def cache(self, filename: str = "", name: str | None = None) -> "Dataset":
+        """The same dataset: in-memory sources need no cache."""
+        return Dataset(Passthrough(self._node, "cache"))
+
+    def apply(self, transformation_func: Callable[["Dataset"], "Dataset"]) -> "Dataset":
+        return transformation_func(self)
+
+    # -- consuming ----------------------------------------------------------------------
+
+    def reduce(self, initial_state, reduce_func: Callable):
+        """``state = reduce_func(state, element)`` over every element; the final state.
+        Inside a traced function this is one graph loop."""
+        reduce_func = _converter(reduce_func)
+        state = structure.map_leaves(convert_to_tensor, initial_state)
+        if tracing.is_tracing():
+            (final,) = dataset_loop(self, lambda element, s: (reduce_func(s, element),), (state,),
+                                    names=["reduce_state"])
+            return final
+        for element in self:
+            state = _checked_state(state, reduce_func(state, element))
+        return state
+
+    def __iter__(self) -> Iterator:
+        return Iterator(self._node)
+
+    def as_numpy_iterator(self) -> NumpyIterator:
+        return NumpyIterator(self._node)
+
+    @property
+    def element_spec(self) -> Any:
+        return self._node.spec()
+
+    def cardinality(self) -> EagerTensor:
+        """The number of elements as an int64 scalar, or ``INFINITE_CARDINALITY`` (-1) or
+        ``UNKNOWN_CARDINALITY`` (-2)."""
+        return EagerTensor(np.asarray(self._node.cardinality(), dtype=np.int64))
+
+    def __len__(self) -> int:
+        card = self._node.cardinality()
+        if card == INFINITE_CARDINALITY:
+            raise TypeError("The dataset is infinite.")
+        if card == UNKNOWN_CARDINALITY:
+            raise TypeError("The dataset length is unknown.")
+        return card
+
+    def __bool__(self) -> bool:
+        return True  # not len(): an infinite or unknown dataset is still a dataset
+
+    def __repr__(self) -> str:
+        try:
+            spec = self.element_spec
+        except Exception:  # noqa: BLE001 -- a repr must not fail on a map it cannot trace
+            spec = "<not traceable>"
+        return f"<{type(self._node).__name__}Dataset element_spec={spec}>"
+
+
+def _bound(value):
+    """A range bound as a Python int when it is concrete."""
+    if isinstance(value, EagerTensor):
+        return int(value.numpy())
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, float) or (isinstance(value, np.ndarray) and value.dtype.kind == "f"):
+        raise TypeError(f"Dataset.range takes integer bounds, got {value!r}.")
+    return value
+
+
+def _checked_state(old, new):
+    """``reduce``'s new state, as tensors of the old state's structure and dtypes."""
+    new = structure.map_leaves(convert_to_tensor, new)
+    if not structure.same_structure(old, new):
+        raise TypeError(f"Dataset.reduce: reduce_func returned a state of structure "
+                        f"{structure.describe(new)}, but the initial state is "
+                        f"{structure.describe(old)}; it must keep the structure.")
+    for a, b in zip(structure.flatten(old), structure.flatten(new)):
+        if a.dtype != b.dtype:
+            raise TypeError(f"Dataset.reduce: reduce_func changed a state component from "
+                            f"{a.dtype.name} to {b.dtype.name}; the state must keep its "
+                            f"dtypes (give the initial state the right dtype, e.g. "
+                            f"np.int64(0)).")
+    return new
+
+
+__all__ = ["Dataset", "set_function_converter"]

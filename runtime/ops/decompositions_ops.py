@@ -13,6 +13,8 @@ only float32 and float64.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from runtime.errors import GradientError, InvalidArgumentError, ShapeError
@@ -115,9 +117,16 @@ def det(input):  # noqa: A002
     return apply_op(DET, (_matrices("det", input),))
 
 
+class LogMatrixDeterminant(NamedTuple):
+    """What ``slogdet`` returns, with TensorFlow's names."""
+
+    sign: Tensor
+    log_abs_determinant: Tensor
+
+
 def slogdet(input):  # noqa: A002
     """``(sign, log_abs_determinant)`` of each matrix: the determinant without overflow."""
-    return apply_op(SLOGDET, (_matrices("slogdet", input),))
+    return LogMatrixDeterminant(*apply_op(SLOGDET, (_matrices("slogdet", input),)))
 
 
 # -- solve and Cholesky --------------------------------------------------------------------
@@ -400,10 +409,17 @@ EIGH = register(OpDef("self_adjoint_eig", np.linalg.eigh, _eigh_infer, num_outpu
                       gradient=_eigh_grad))
 
 
+class Qr(NamedTuple):
+    """What ``qr`` returns, with TensorFlow's names."""
+
+    q: Tensor
+    r: Tensor
+
+
 def qr(input, full_matrices: bool = False):  # noqa: A002
     """``(q, r)`` with ``q`` orthonormal columns and ``r`` upper triangular, per matrix."""
-    return apply_op(QR, (_matrices("qr", input, square=False),),
-                    {"full_matrices": bool(full_matrices)})
+    return Qr(*apply_op(QR, (_matrices("qr", input, square=False),),
+                        {"full_matrices": bool(full_matrices)}))
 
 
 def svd(tensor, full_matrices: bool = False, compute_uv: bool = True):

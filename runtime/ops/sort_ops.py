@@ -8,6 +8,8 @@ is also ``top_k``'s order for equal values) and ``take_along_axis`` picks the va
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from runtime import dtypes
@@ -19,6 +21,20 @@ from runtime.ops.shapes import normalize_axis
 from runtime.tensor import Tensor, format_shape
 
 _DIRECTIONS = ("ASCENDING", "DESCENDING")
+
+
+class TopKV2(NamedTuple):
+    """What ``top_k`` returns, with TensorFlow's names."""
+
+    values: Tensor
+    indices: Tensor
+
+
+class Unique(NamedTuple):
+    """What ``unique`` returns, with TensorFlow's names."""
+
+    y: Tensor
+    idx: Tensor
 
 
 def _argsort_kernel(x, axis, descending):
@@ -156,7 +172,7 @@ def sort(values, axis: int = -1, direction: str = "ASCENDING") -> Tensor:
     return apply_op(TAKE_ALONG_AXIS, (x, order), {"axis": axis})
 
 
-def top_k(input, k: int = 1, sorted: bool = True) -> tuple[Tensor, Tensor]:  # noqa: A002
+def top_k(input, k: int = 1, sorted: bool = True) -> TopKV2:  # noqa: A002
     """The ``k`` largest entries along the last axis and their int32 indices; equal values
     come in the order of their indices. The result is always sorted."""
     x = convert_to_tensor(input)
@@ -168,13 +184,14 @@ def top_k(input, k: int = 1, sorted: bool = True) -> tuple[Tensor, Tensor]:  # n
                          f"of the input, shape {format_shape(x.shape)}.")
     order = apply_op(ARGSORT, (x,), {"axis": axis, "descending": True})
     indices = getitem(order, (Ellipsis, slice(None, k)))
-    return apply_op(TAKE_ALONG_AXIS, (x, indices), {"axis": axis}), indices
+    return TopKV2(apply_op(TAKE_ALONG_AXIS, (x, indices), {"axis": axis}), indices)
 
 
-def unique(x, out_idx=dtypes.int32) -> tuple[Tensor, Tensor]:
+def unique(x, out_idx=dtypes.int32) -> Unique:
     """The distinct values of a vector in the order they first occur, and for each element
     the position of its value among them."""
-    return apply_op(UNIQUE, (convert_to_tensor(x),), {"out_type": dtypes.as_dtype(out_idx)})
+    return Unique(*apply_op(UNIQUE, (convert_to_tensor(x),),
+                            {"out_type": dtypes.as_dtype(out_idx)}))
 
 
 def searchsorted(sorted_sequence, values, side: str = "left", out_type=dtypes.int32) -> Tensor:

@@ -4,8 +4,9 @@ Each node becomes one line (``v7 = k7(v3, v5)``) with its kernel and attributes 
 time as a global of the generated module; constants are pre-placed globals; a ``cond`` becomes
 an ``if``/``else`` and a ``while_loop`` a ``while`` around the inlined subgraphs; a value is
 deleted right after its last use so large intermediates are freed early. The generated source
-is registered with ``linecache`` so tracebacks show it, and every line maps back to its node, so
-a failing kernel is reported with the op and the user's line that created it.
+is registered with ``linecache`` so tracebacks show it (plans of the same text share one entry,
+which goes with the last of them), and every line maps back to its node, so a failing kernel is
+reported with the op and the user's line that created it.
 
 A plan may be given a ``LoopLimit`` (graphs from untrusted files): every loop iteration then
 counts against a budget shared by all loops of the call and checks a deadline, so a loop that
@@ -17,6 +18,7 @@ from __future__ import annotations
 import functools
 import itertools
 import linecache
+import threading
 import time
 import weakref
 from dataclasses import dataclass
@@ -76,23 +78,23 @@ class Plan:
 
     def __init__(self, graph: Graph, name: str, loop_limit: LoopLimit | None = None):
         self.graph = graph
-        self.filename = f"<eager2graph plan {next(_plan_ids)}: {name}>"
         emitter = _Emitter(loop_limit)
         self.source = emitter.function_source(graph, name)
         self._line_nodes = emitter.line_nodes
-        namespace = dict(emitter.globals)
-        linecache.cache[self.filename] = (len(self.source), None, self.source.splitlines(True),
-                                          self.filename)
+        source = _shared_source(name, self.source)
+        self.filename = source.filename
+        self._namespace = namespace = dict(emitter.globals)
+        # The linecache entry lives as long as the plan's functions (their globals hold it),
+        # so tracebacks show the source while they can point at it, and no longer.
+        namespace["__eager2graph_source__"] = source
         exec(compile(self.source, self.filename, "exec"), namespace)
         self.run: Callable = namespace[_safe(name)]
-        # The source stays readable for tracebacks while the plan's code lives, no longer.
-        weakref.finalize(self.run.__code__, linecache.cache.pop, self.filename, None)
 
     def node_for_traceback(self, traceback: TracebackType | None) -> Node | None:
         """The node whose line of generated code was executing when an error was raised."""
         node = None
         while traceback is not None:
-            if traceback.tb_frame.f_code.co_filename == self.filename:
+            if traceback.tb_frame.f_globals is self._namespace:
                 node = self._line_nodes.get(traceback.tb_lineno, node)
             traceback = traceback.tb_next
         return node
@@ -119,6 +121,40 @@ def _safe(name: str) -> str:
     return "plan_" + cleaned
 
 
+class _SharedSource:
+    """The ``linecache`` entry of a plan's source. Plans with the same text share one: a
+    function retraced for each value of a Python number makes the same text every time (its
+    values are globals of the plan, its names are numbered per plan), and a file name per
+    trace would pile up in caches that outlive the plans (``tracemalloc`` keeps every file
+    name that ever ran)."""
+
+    __slots__ = ("filename", "__weakref__")
+
+    def __init__(self, filename: str, source: str):
+        self.filename = filename
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+
+    def __del__(self):
+        cache = getattr(linecache, "cache", None)  # None while the interpreter shuts down
+        if cache is not None:
+            cache.pop(self.filename, None)
+
+
+# (name, source) -> its entry, while a plan made from that text lives.
+_sources: "weakref.WeakValueDictionary[tuple[str, str], _SharedSource]" = \
+    weakref.WeakValueDictionary()
+_sources_lock = threading.Lock()
+
+
+def _shared_source(name: str, source: str) -> _SharedSource:
+    with _sources_lock:
+        entry = _sources.get((name, source))
+        if entry is None:
+            entry = _SharedSource(f"<eager2graph plan {next(_plan_ids)}: {name}>", source)
+            _sources[name, source] = entry
+        return entry
+
+
 class _Emitter:
     """Writes the Python source of a plan, recursing into control-flow subgraphs."""
 
@@ -128,6 +164,9 @@ class _Emitter:
         self.globals: dict[str, object] = {}
         self.line_nodes: dict[int, Node] = {}
         self.names: dict[int, str] = {}  # id(SymbolicTensor) -> Python expression
+        # Names are numbered per plan, not by node id: a retrace then writes the same names
+        # (and often the same text), instead of new identifiers that Python interns.
+        self.numbers: dict[int, int] = {}  # id(Node) -> its number in this plan
         self.in_loop = False
         # Values known to be arrays that no one else holds (made by a ufunc in this plan):
         # an elementwise op may write its result into one that dies there.
@@ -158,6 +197,10 @@ class _Emitter:
             self.lines += ["", ""] + lines
             self.line_nodes.update((line + offset, node) for line, node in line_nodes.items())
         return "\n".join(self.lines) + "\n"
+
+    def number(self, node: Node) -> int:
+        """``node``'s number in this plan (1, 2, ... in the order the plan names them)."""
+        return self.numbers.setdefault(id(node), len(self.numbers) + 1)
 
     def output_expr(self, value) -> str:
         name = self.names[id(value)]
@@ -208,7 +251,7 @@ class _Emitter:
             self.emit(f"{indent}pass")
 
     def constant(self, node: Node) -> None:
-        name = f"c{node.id}"
+        name = f"c{self.number(node)}"
         value = node.attrs["value"]
         # A 0-d constant as a NumPy scalar: scalar-with-scalar arithmetic and comparisons then
         # take NumPy's scalar fast path (20x cheaper than a ufunc call).
@@ -218,6 +261,7 @@ class _Emitter:
     def call(self, node: Node, kernel, indent: str, dying: set[int]) -> None:
         args = [self.names[id(v)] for v in node.inputs]
         targets = self.define(node)
+        number = self.number(node)
         prefix = f"{targets} = " if targets else ""
         elementwise = _is_elementwise(kernel) and len(node.outputs) == 1
         reusable = [arg for arg, value in zip(args, node.inputs)
@@ -227,23 +271,24 @@ class _Emitter:
         operator = _OPERATORS.get(kernel) if isinstance(kernel, np.ufunc) else None
         if reusable:
             # An intermediate array that dies here receives the result: no new allocation.
-            self.globals[f"k{node.id}"] = kernel
-            expression = f"k{node.id}({', '.join(args)}, out={reusable[0]})"
+            self.globals[f"k{number}"] = kernel
+            expression = f"k{number}({', '.join(args)}, out={reusable[0]})"
         elif operator is not None and len(args) == 2 and (
                 operator in _COMPARISONS or node.outputs[0].dtype.kind in "fc" or self.in_loop):
             expression = f"{args[0]} {operator} {args[1]}"
         else:
-            self.globals[f"k{node.id}"] = kernel
-            expression = f"k{node.id}({', '.join(args)})"
+            self.globals[f"k{number}"] = kernel
+            expression = f"k{number}({', '.join(args)})"
         if elementwise or isinstance(kernel, np.ufunc) or getattr(kernel, "fresh_result", False):
             self.fresh.update(id(v) for v in node.outputs if _is_array_shape(v.shape))
         self.emit(f"{indent}{prefix}{expression}", node)
 
     def define(self, node: Node) -> str:
+        number = self.number(node)
         if len(node.outputs) == 1:
-            names = [f"v{node.id}"]
+            names = [f"v{number}"]
         else:
-            names = [f"v{node.id}_{i}" for i in range(len(node.outputs))]
+            names = [f"v{number}_{i}" for i in range(len(node.outputs))]
         for name, value in zip(names, node.outputs):
             self.names[id(value)] = name
         if len(names) > 1:
@@ -259,7 +304,7 @@ class _Emitter:
     def part(self, node: Node, indent: str) -> None:
         """``node`` (a cond or while_loop) as a module-level function of the values it reads,
         called here: its nesting starts again at the top of that function."""
-        name = f"part_{node.id}"
+        name = f"part_{self.number(node)}"
         params = list(dict.fromkeys(self.names[id(v)] for v in node.inputs))
         outer = self.lines, self.line_nodes
         self.lines, self.line_nodes = [f"def {name}({', '.join(params)}):"], {}
@@ -310,14 +355,14 @@ class _Emitter:
         limit = node.attrs["maximum_iterations"]
         if limit == "input":
             limit, rest = rest[0], rest[1:]
-        carried = [f"w{node.id}_{i}" for i in range(num_vars)]
+        carried = [f"w{self.number(node)}_{i}" for i in range(num_vars)]
         for name, value in zip(carried, node.outputs):
             self.names[id(value)] = name
         inner = indent + "    "
         if carried:
             initial = ", ".join(self.output_expr(v) for v in node.inputs[:num_vars])
             self.emit(f"{indent}{', '.join(carried)} = {initial}", node)
-        counter = f"n{node.id}"
+        counter = f"n{self.number(node)}"
         if limit is not None:
             self.emit(f"{indent}{counter} = 0")
         self.emit(f"{indent}while True:", node)
@@ -340,7 +385,7 @@ class _Emitter:
 
     def limit_check(self, node: Node, indent: str) -> None:
         """Counts the iteration against the call's budget and checks its deadline."""
-        stop = f"stop{node.id}"
+        stop = f"stop{self.number(node)}"
         self.globals[stop] = functools.partial(self.loop_limit.stopped, node)
         if self.loop_limit.max_iterations is not None:
             self.emit(f"{indent}budget -= 1")

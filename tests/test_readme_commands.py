@@ -174,14 +174,14 @@ def test_the_readme_says_how_long_the_tests_take_and_how_to_install_for_editing(
     # the two commands a newcomer runs first, and the install for those who edit the code
     assert ("python -m venv .venv && . .venv/bin/activate && pip install . && "
             "python examples/tour.py --quick") in commands
-    assert ('python -m venv .venv && . .venv/bin/activate && pip install ".[test,jit,onnx,jax]" '
-            "&& python -m pytest") in commands
-    assert 'pip install -e ".[test,jit,onnx,jax]"' in commands
+    assert ('python -m venv .venv && . .venv/bin/activate && pip install torch==2.13.0 '
+            '".[test,jit,onnx,jax,torch]" && python -m pytest') in commands
+    assert 'pip install -e ".[test,jit,onnx,jax,torch]"' in commands
     # every extra the README installs exists
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     with open(os.path.join(ROOT, "pyproject.toml"), "rb") as handle:
         extras = set(tomllib.load(handle)["project"]["optional-dependencies"])
     named = set()
-    for group in re.findall(r'pip install (?:-e )?"?[.\w-]*\[([\w,]+)\]', text):
+    for group in re.findall(r'pip install (?:-e )?(?:torch==[\d.]+ )?"?[.\w-]*\[([\w,]+)\]', text):
         named.update(group.split(","))
     assert named and named <= extras, named - extras

@@ -88,7 +88,7 @@ def predicate_truth(value, concrete: bool):
         return bool(value.numpy()) if concrete else value
     described = (f"a {value.dtype.name} tensor of shape {format_shape(value.shape)}"
                  if isinstance(value, Tensor) else f"{type(value).__name__} {value!r}")
-    raise TypeError(f"Dataset.filter: the predicate must return a scalar bool tensor, got "
+    raise ValueError(f"Dataset.filter: the predicate must return a scalar bool tensor, got "
                     f"{described}. Compare explicitly, e.g. `x > 0`, or reduce with "
                     f"rt.reduce_all.")
 

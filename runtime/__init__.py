@@ -20,13 +20,14 @@ from runtime.control_flow import cond, while_loop
 from runtime.dtypes import (bool_ as bool, complex64, complex128, float16, float32, float64,  # noqa: A001
                             int8, int16, int32, int64, uint8, DType, as_dtype)
 from runtime.function import Function, function
+from runtime.functional_ops import case, map_fn, scan, switch_case
 from runtime.concrete_function import ConcreteFunction
 from runtime.graph import Graph, Node
 from runtime.module import Module
 from runtime.introspection import executing_eagerly, is_tensor
 from runtime.ops import debugging, linalg, math, nn, random
 from runtime.ops.array_ops import (cast, clip_by_value, concat, constant, convert_to_tensor,
-                                   expand_dims, eye, fill, gather, getitem, identity, ones,
+                                   expand_dims, eye, fill, getitem, identity, ones,
                                    ones_like, range, rank, reshape, shape, size, squeeze, stack,
                                    transpose, unstack, where, zeros, zeros_like)
 from runtime.ops.broadcast_ops import broadcast_to
@@ -45,11 +46,12 @@ from runtime.ops.reduce_ops import (argmax, argmin, reduce_all, reduce_any, redu
                                     reduce_mean, reduce_min, reduce_prod, reduce_sum)
 from runtime.ops.reduce_ops import reduce_logsumexp
 from runtime.ops.layout_ops import (boolean_mask, linspace, meshgrid, newaxis, one_hot, repeat,
-                                    reverse, slice, split, tile)  # noqa: A004
+                                    reverse, roll, sequence_mask, slice, split,  # noqa: A004
+                                    tile)
 from runtime.ops.math_composites import add_n
 from runtime.ops.pad_ops import pad
 from runtime.ops.scan_ops import cumsum
-from runtime.ops.scatter_ops import (gather_nd, scatter_nd, tensor_scatter_nd_add,
+from runtime.ops.scatter_ops import (gather, gather_nd, scatter_nd, tensor_scatter_nd_add,
                                      tensor_scatter_nd_update)
 from runtime.ops.sort_ops import argsort, searchsorted, sort, unique
 from runtime.ops.special_math_ops import acos, asin, atan, atan2, cosh, sinh, truncatediv
@@ -59,6 +61,8 @@ from runtime.variables import Variable
 from runtime.serialize import load, save
 
 _install_operators(Tensor, Variable)
+
+from runtime import keras  # noqa: E402  (built on everything above)
 
 truediv = divide
 __all__ = [name for name in dir() if not name.startswith("_")]

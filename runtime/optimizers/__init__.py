@@ -13,7 +13,9 @@ or inside a traced training step.
 """
 
 from runtime.optimizers.adam import Adam
+from runtime.optimizers.adamw import AdamW
 from runtime.optimizers.base import Optimizer
+from runtime.optimizers.rmsprop import RMSprop
 from runtime.optimizers.sgd import SGD
 
-__all__ = ["Adam", "Optimizer", "SGD"]
+__all__ = ["Adam", "AdamW", "Optimizer", "RMSprop", "SGD"]

@@ -1,0 +1,27 @@
+"""``rt.keras``: Keras' layers, models and training loop on the runtime.
+
+    import runtime as rt
+    keras = rt.keras
+
+    inputs = keras.Input(shape=(5,))
+    x = keras.layers.Dense(32, activation="tanh")(inputs)
+    model = keras.Model(inputs, keras.layers.Dense(1)(x))
+    model.compile(keras.optimizers.Adam(1e-3), "mse", metrics=["mae"])
+    history = model.fit(x_train, y_train, epochs=10, batch_size=32)
+
+Layers are ``rt.Module``s holding ``rt.Variable`` weights; the optimizers are
+``rt.optimizers``; ``fit`` runs one traced training step per batch. Given the same initial
+weights and batches, losses and weights follow TensorFlow's Keras 3 to float32 rounding.
+"""
+
+from runtime.keras import (activations, callbacks, initializers, layers, losses, metrics,
+                           optimizers)
+from runtime.keras.functional import Input, KerasTensor
+from runtime.keras.models import Model, Sequential
+from runtime.keras import models  # noqa: F401  (keras.models.Model, keras.models.Sequential)
+from runtime.keras import schedules as _schedules
+
+optimizers.schedules = _schedules
+
+__all__ = ["Input", "KerasTensor", "Model", "Sequential", "activations", "callbacks",
+           "initializers", "layers", "losses", "metrics", "models", "optimizers"]

@@ -1,0 +1,231 @@
+"""``rt.keras.callbacks``: hooks called by ``fit``: ``History``, ``EarlyStopping``,
+``LearningRateScheduler``, ``ModelCheckpoint``, ``LambdaCallback``, ``TerminateOnNaN``."""
+
+from __future__ import annotations
+
+import math
+import os
+import warnings
+
+import numpy as np
+
+
+class Callback:
+    def __init__(self):
+        self.model = None
+        self.params: dict = {}
+
+    def set_model(self, model) -> None:
+        self.model = model
+
+    def set_params(self, params: dict) -> None:
+        self.params = params
+
+    def on_train_begin(self, logs=None): pass
+    def on_train_end(self, logs=None): pass
+    def on_epoch_begin(self, epoch, logs=None): pass
+    def on_epoch_end(self, epoch, logs=None): pass
+    def on_train_batch_begin(self, batch, logs=None): pass
+    def on_train_batch_end(self, batch, logs=None): pass
+    def on_test_begin(self, logs=None): pass
+    def on_test_end(self, logs=None): pass
+    def on_test_batch_begin(self, batch, logs=None): pass
+    def on_test_batch_end(self, batch, logs=None): pass
+    def on_predict_begin(self, logs=None): pass
+    def on_predict_end(self, logs=None): pass
+    def on_predict_batch_begin(self, batch, logs=None): pass
+    def on_predict_batch_end(self, batch, logs=None): pass
+
+
+class CallbackList:
+    """Calls each hook on every callback in order."""
+
+    def __init__(self, callbacks, model, params: dict):
+        self.callbacks = list(callbacks or [])
+        for callback in self.callbacks:
+            callback.set_model(model)
+            callback.set_params(params)
+
+    def __getattr__(self, hook: str):
+        if not hook.startswith("on_"):
+            raise AttributeError(hook)
+
+        def call(*args, **kwargs):
+            for callback in self.callbacks:
+                getattr(callback, hook)(*args, **kwargs)
+        return call
+
+
+class History(Callback):
+    """``history``: metric name -> list of per-epoch values; ``epoch``: the epochs run."""
+
+    def __init__(self):
+        super().__init__()
+        self.history: dict[str, list] = {}
+        self.epoch: list[int] = []
+
+    def on_train_begin(self, logs=None):
+        self.epoch = []
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.epoch.append(epoch)
+        for key, value in (logs or {}).items():
+            self.history.setdefault(key, []).append(value)
+        if self.model is not None:
+            self.model.history = self
+
+
+class LambdaCallback(Callback):
+    def __init__(self, on_epoch_begin=None, on_epoch_end=None, on_train_begin=None,
+                 on_train_end=None, on_train_batch_begin=None, on_train_batch_end=None, **kwargs):
+        super().__init__()
+        hooks = dict(on_epoch_begin=on_epoch_begin, on_epoch_end=on_epoch_end,
+                     on_train_begin=on_train_begin, on_train_end=on_train_end,
+                     on_train_batch_begin=on_train_batch_begin,
+                     on_train_batch_end=on_train_batch_end, **kwargs)
+        for name, fn in hooks.items():
+            if fn is not None:
+                setattr(self, name, fn)
+
+
+class TerminateOnNaN(Callback):
+    def on_train_batch_end(self, batch, logs=None):
+        loss = (logs or {}).get("loss")
+        if loss is not None and not math.isfinite(loss):
+            print(f"Batch {batch}: Invalid loss, terminating training")
+            self.model.stop_training = True
+
+
+def _mode_is_max(mode: str, monitor: str) -> bool:
+    if mode not in ("auto", "min", "max"):
+        raise ValueError(f"mode must be 'auto', 'min' or 'max', got {mode!r}.")
+    if mode == "auto":
+        return "acc" in monitor or monitor.endswith("auc")
+    return mode == "max"
+
+
+class EarlyStopping(Callback):
+    """Stops ``fit`` once ``monitor`` has not improved by more than ``min_delta`` for
+    ``patience`` epochs. ``restore_best_weights=True`` puts back the weights of the best
+    epoch when training ends (the weights after that epoch)."""
+
+    def __init__(self, monitor="val_loss", min_delta=0, patience=0, verbose=0, mode="auto",
+                 baseline=None, restore_best_weights=False, start_from_epoch=0):
+        super().__init__()
+        self.monitor, self.patience, self.verbose = monitor, patience, verbose
+        self.min_delta = abs(min_delta)
+        self.baseline, self.restore_best_weights = baseline, restore_best_weights
+        self.start_from_epoch = start_from_epoch
+        self._max = _mode_is_max(mode, monitor)
+        self._reset()
+
+    def _reset(self):
+        self.wait, self.stopped_epoch, self.best_epoch = 0, 0, 0
+        self.best = -np.inf if self._max else np.inf
+        self.best_weights = None
+
+    def _improves(self, value, reference) -> bool:
+        if reference is None:
+            return True
+        return value - self.min_delta > reference if self._max else \
+            value + self.min_delta < reference
+
+    def on_train_begin(self, logs=None):
+        self._reset()
+
+    def on_epoch_end(self, epoch, logs=None):
+        current = (logs or {}).get(self.monitor)
+        if current is None:
+            warnings.warn(f"EarlyStopping: the monitored value {self.monitor!r} is not among "
+                          f"the logs ({', '.join(logs or {})}).", UserWarning, stacklevel=2)
+            return
+        if self.restore_best_weights and self.best_weights is None:
+            self.best_weights = self.model.get_weights()
+        if epoch < self.start_from_epoch:
+            return
+        self.wait += 1
+        if self._improves(current, self.best):
+            self.best, self.best_epoch = current, epoch
+            if self.restore_best_weights:
+                self.best_weights = self.model.get_weights()
+            if self.baseline is None or self._improves(current, self.baseline):
+                self.wait = 0
+            return
+        if self.wait >= self.patience and epoch > 0:
+            self.stopped_epoch = epoch
+            self.model.stop_training = True
+
+    def on_train_end(self, logs=None):
+        if self.stopped_epoch > 0 and self.verbose > 0:
+            print(f"Epoch {self.stopped_epoch + 1}: early stopping")
+        if self.restore_best_weights and self.best_weights is not None:
+            if self.verbose > 0:
+                print(f"Restoring model weights from the end of the best epoch: "
+                      f"{self.best_epoch + 1}.")
+            self.model.set_weights(self.best_weights)
+
+
+class LearningRateScheduler(Callback):
+    """Sets the optimizer's learning rate to ``schedule(epoch, lr)`` (or ``schedule(epoch)``)
+    at the start of each epoch, and logs it as ``learning_rate``."""
+
+    def __init__(self, schedule, verbose=0):
+        super().__init__()
+        self.schedule, self.verbose = schedule, verbose
+
+    def on_epoch_begin(self, epoch, logs=None):
+        optimizer = self.model.optimizer
+        current = float(np.asarray(optimizer.learning_rate.numpy()))
+        try:
+            value = self.schedule(epoch, current)
+        except TypeError:
+            value = self.schedule(epoch)
+        value = float(np.asarray(value.numpy() if hasattr(value, "numpy") else value))
+        optimizer.learning_rate = value
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to {value}.")
+
+    def on_epoch_end(self, epoch, logs=None):
+        if logs is not None:
+            logs["learning_rate"] = float(np.asarray(self.model.optimizer.learning_rate.numpy()))
+
+
+class ModelCheckpoint(Callback):
+    """Saves the weights (``save_weights``'s format) after each epoch, or only when
+    ``monitor`` improves with ``save_best_only=True``. ``filepath`` may hold ``{epoch}`` and
+    log names, e.g. ``"ckpt-{epoch:02d}-{val_loss:.2f}.weights.npz"``."""
+
+    def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False,
+                 save_weights_only=False, mode="auto", save_freq="epoch",
+                 initial_value_threshold=None):
+        super().__init__()
+        if save_freq != "epoch":
+            raise NotImplementedError("ModelCheckpoint saves per epoch only (save_freq='epoch').")
+        self.filepath, self.monitor, self.verbose = os.fspath(filepath), monitor, verbose
+        self.save_best_only, self.save_weights_only = save_best_only, save_weights_only
+        self._max = _mode_is_max(mode, monitor)
+        self.best = initial_value_threshold if initial_value_threshold is not None else \
+            (-np.inf if self._max else np.inf)
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs or {}
+        path = self.filepath.format(epoch=epoch + 1, **logs)
+        if self.save_best_only:
+            current = logs.get(self.monitor)
+            if current is None:
+                warnings.warn(f"ModelCheckpoint: {self.monitor!r} is not among the logs; "
+                              f"nothing saved.", UserWarning, stacklevel=2)
+                return
+            better = current > self.best if self._max else current < self.best
+            if not better:
+                if self.verbose > 0:
+                    print(f"\nEpoch {epoch + 1}: {self.monitor} did not improve from "
+                          f"{self.best:.5f}")
+                return
+            if self.verbose > 0:
+                print(f"\nEpoch {epoch + 1}: {self.monitor} improved from {self.best:.5f} to "
+                      f"{current:.5f}, saving model to {path}")
+            self.best = current
+        elif self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: saving model to {path}")
+        self.model.save_weights(path)

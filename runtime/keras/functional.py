@@ -1,0 +1,331 @@
+"""Symbolic Keras inputs and the graphs of functional models.
+
+``Input(shape=(5,))`` returns a ``KerasTensor``: a stand-in for a batch that records what is
+done to it. Two kinds of steps are recorded, in the order they happen:
+
+* a layer called on Keras tensors (``Dense(10)(x)``): the layer is built from the input's
+  shape and the call recorded as one step;
+* any ``rt`` op applied to a Keras tensor or to a value computed from one (``rt.split(x, 5,
+  axis=1)``, ``x[:, 0]``, ``x * 2``), as Keras 2 allowed with ``tf`` ops.
+
+Ops are recorded the way an eager ``GradientTape`` records: each Keras tensor holds a
+*probe*, a real eager batch of one sample (zeros); ops run on probes eagerly, and a recorder
+registered with ``runtime.autodiff.recording`` keeps every op that a probe reaches. What such
+an op returns is an ordinary eager tensor (its probe value), which this module remembers as
+symbolic: layers and ``Model`` recognise it. The recorder runs from the first ``Input`` until
+every ``Input`` has been used by a ``Model``.
+
+``Model(inputs, outputs)`` keeps the steps that lead from the inputs to the outputs as a
+``Graph``, and calling the model replays them on real tensors, eagerly or while tracing.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+
+import numpy as np
+
+from runtime import nest
+from runtime.autodiff import recording
+from runtime.keras.layers import base as layer_base
+from runtime.ops.dispatch import apply_op
+from runtime.ops.operators import OPERATORS as _OPERATORS
+from runtime.tensor import EagerTensor, Tensor, format_shape
+
+PROBE_BATCH = 1
+_ids = itertools.count()
+_lock = threading.Lock()
+# id(probe) -> KerasTensor, for probes that ops returned (Keras tensors' own probes too).
+# Entries keep their probe alive, so an id is never reused while registered.
+_by_probe: dict[int, "KerasTensor"] = {}
+
+
+class KerasTensor:
+    """A symbolic batch: its ``shape`` starts with ``None`` (the batch dimension)."""
+
+    def __init__(self, shape, dtype, probe: EagerTensor, step=None, index: int = 0,
+                 name: str | None = None):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self._probe = probe
+        self._step = step      # the Step that made it; None for an Input
+        self._index = index    # which output of that step
+        self._order = next(_ids)
+        self.name = name or f"keras_tensor_{self._order}"
+        with _lock:
+            _by_probe[id(probe)] = self
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def _read_value_for_op(self):
+        return self._probe
+
+    def numpy(self):
+        raise TypeError(f"{self.name} is a symbolic Keras tensor (a stand-in for the inputs of a "
+                        f"model being defined); it has no value. Build a Model from it and call "
+                        f"the model on data.")
+
+    def __array__(self, dtype=None, copy=None):
+        self.numpy()
+
+    def __bool__(self):
+        raise TypeError(f"{self.name} is a symbolic Keras tensor: its truth value is unknown "
+                        f"while the model is defined. Use Python control flow inside a layer's "
+                        f"call (converted by transpiler.function) instead.")
+
+    def __iter__(self):
+        raise TypeError(f"{self.name} is a symbolic Keras tensor and cannot be iterated; split "
+                        f"it with rt.split or rt.unstack.")
+
+    def __repr__(self) -> str:
+        return (f"<KerasTensor shape={format_shape(self.shape)}, dtype={self.dtype.name}, "
+                f"name={self.name}>")
+
+
+for _name, _fn in _OPERATORS.items():  # x + 1, x[:, 0], ... are recorded like rt ops
+    setattr(KerasTensor, _name, _fn)
+KerasTensor.__hash__ = object.__hash__
+
+
+class Step:
+    """One recorded step: ``layer`` or ``op`` applied to ``args``/``kwargs`` whose leaves
+    may be Keras tensors."""
+
+    def __init__(self, args, kwargs, outputs_structure, layer=None, op=None, attrs=None):
+        self.layer, self.op, self.attrs = layer, op, attrs or {}
+        self.args, self.kwargs = args, kwargs
+        self.outputs_structure = outputs_structure  # nest of KerasTensors
+        self.order = next(_ids)
+
+    def inputs(self) -> list[KerasTensor]:
+        return [leaf for leaf in nest.flatten((self.args, self.kwargs))
+                if isinstance(leaf, KerasTensor)]
+
+    def run(self, values: dict):
+        resolve = lambda leaf: values[id(leaf)] if isinstance(leaf, KerasTensor) else leaf  # noqa: E731
+        args = nest.map_structure(resolve, self.args)
+        kwargs = nest.map_structure(resolve, self.kwargs)
+        if self.layer is not None:
+            result = self.layer(*args, **kwargs)
+        else:
+            result = apply_op(self.op, list(args), self.attrs)
+        outputs = nest.flatten(self.outputs_structure)
+        results = nest.flatten(result) if len(outputs) > 1 or isinstance(result, (list, tuple)) \
+            else [result]
+        for tensor, value in zip(outputs, results):
+            values[id(tensor)] = value
+
+
+def keras_tensor_of(value) -> KerasTensor | None:
+    """The Keras tensor ``value`` is or stands for (an op's result on one), else ``None``."""
+    if isinstance(value, KerasTensor):
+        return value
+    if type(value) is EagerTensor and _by_probe:
+        return _by_probe.get(id(value))
+    return None
+
+
+def is_symbolic(structure) -> bool:
+    return any(keras_tensor_of(leaf) is not None for leaf in nest.flatten(structure))
+
+
+def _from_probe(probe, step, index) -> KerasTensor:
+    shape = tuple(probe.shape)
+    if shape and shape[0] == PROBE_BATCH:
+        shape = (None,) + shape[1:]
+    return KerasTensor(shape, probe.dtype, probe, step, index)
+
+
+# -- Input ---------------------------------------------------------------------------------
+
+
+def Input(shape=None, batch_size=None, dtype=None, name=None, batch_shape=None,  # noqa: N802
+          sparse=None, tensor=None, optional=False) -> KerasTensor:
+    """A symbolic batch of samples of ``shape`` (``shape=5`` means ``(5,)``); the batch
+    dimension is ``None`` unless ``batch_size`` is given."""
+    if batch_shape is not None:
+        full = tuple(batch_shape)
+    else:
+        if shape is None:
+            raise ValueError("Input needs a shape (the shape of one sample, without the batch "
+                             "dimension), e.g. Input(shape=(5,)).")
+        full = (batch_size,) + layer_base._shape_tuple(shape)
+    if any(d is None for d in full[1:]):
+        raise ValueError(f"Input: every dimension but the batch must be known, got "
+                         f"{format_shape(full)}.")
+    dtype = np.dtype(dtype or "float32")
+    probe = EagerTensor(np.zeros((full[0] or PROBE_BATCH,) + full[1:], dtype))
+    tensor = KerasTensor(full, dtype, probe, name=name)
+    _recorder.open(tensor)
+    return tensor
+
+
+# -- recording raw ops ---------------------------------------------------------------------
+
+
+class _Recorder:
+    """Offered every eager op while Keras inputs are open (see the module docstring)."""
+
+    def __init__(self):
+        self._open: dict[int, KerasTensor] = {}
+        self._lock = threading.Lock()
+
+    def open(self, tensor: KerasTensor) -> None:
+        with self._lock:
+            if not self._open:
+                recording.start(self)
+            self._open[id(tensor)] = tensor
+
+    def close(self, tensors) -> None:
+        with self._lock:
+            was_open = bool(self._open)
+            for tensor in tensors:
+                self._open.pop(id(tensor), None)
+            if was_open and not self._open:
+                try:
+                    recording.stop(self)
+                except ValueError:  # started in another thread: it stops with that thread's use
+                    pass
+
+    def _record(self, op, inputs, attrs, result) -> None:
+        if op.reads_variable or not _by_probe:
+            return
+        if not any(id(value) in _by_probe for value in inputs):
+            return
+        args = [_by_probe.get(id(value), value) for value in inputs]
+        outputs = list(result) if isinstance(result, tuple) else [] if result is None else [result]
+        step = Step(args, {}, None, op=op, attrs=dict(attrs))
+        tensors = [_from_probe(value, step, i) for i, value in enumerate(outputs)]
+        step.outputs_structure = tuple(tensors) if isinstance(result, tuple) else tensors[0]
+
+
+_recorder = _Recorder()
+
+
+def close_inputs(inputs) -> None:
+    _recorder.close(inputs)
+
+
+# -- layers called on Keras tensors --------------------------------------------------------
+
+
+def _symbolic_call(layer, args, kwargs):
+    if not is_symbolic((args, kwargs)):
+        return layer_base._NOT_SYMBOLIC
+    args = nest.map_structure(_symbolic_or_value, args)
+    kwargs = nest.map_structure(_symbolic_or_value, kwargs)
+    first = args[0] if args else kwargs.get("inputs")
+    if not layer.built:
+        shapes = nest.map_structure(lambda t: t.shape if isinstance(t, KerasTensor) else
+                                    (tuple(t.shape) if isinstance(t, Tensor) else None), first)
+        if type(layer).build is not layer_base.Layer.build:
+            layer.build(shapes)
+        layer.built = True
+    probe = lambda v: v._probe if isinstance(v, KerasTensor) else v  # noqa: E731
+    probe_kwargs = nest.map_structure(probe, kwargs)
+    if "training" in probe_kwargs and probe_kwargs["training"] is None:
+        probe_kwargs.pop("training")
+    with recording.paused():
+        layer_base.push_training(False)
+        try:
+            result = layer.call(*nest.map_structure(probe, args), **_call_kwargs(layer, probe_kwargs))
+        finally:
+            layer_base.pop_training()
+    step = Step(args, kwargs, None, layer=layer)
+    leaves = nest.flatten(result)
+    tensors = [_from_probe(leaf if isinstance(leaf, EagerTensor) else EagerTensor(np.asarray(leaf)),
+                           step, i) for i, leaf in enumerate(leaves)]
+    step.outputs_structure = nest.pack_like(result, tensors)
+    return step.outputs_structure
+
+
+def _symbolic_or_value(value):
+    tensor = keras_tensor_of(value)
+    return value if tensor is None else tensor
+
+
+def _call_kwargs(layer, kwargs: dict) -> dict:
+    if layer._call_takes_training:
+        kwargs.setdefault("training", False)
+    elif not layer._call_takes_kwargs:
+        kwargs.pop("training", None)
+    return kwargs
+
+
+layer_base.set_symbolic_hook(_symbolic_call)
+
+
+# -- the graph of a functional model -------------------------------------------------------
+
+
+class Graph:
+    """The steps from ``inputs`` to ``outputs``, in the order they were recorded."""
+
+    def __init__(self, inputs, outputs):
+        self.inputs = nest.map_structure(_checked_keras_tensor, inputs)
+        self.outputs = nest.map_structure(_checked_keras_tensor, outputs)
+        input_ids = {id(t) for t in nest.flatten(self.inputs)}
+        steps: dict[int, Step] = {}
+        pending = list(nest.flatten(self.outputs))
+        reached = set()
+        while pending:
+            tensor = pending.pop()
+            if id(tensor) in reached:
+                continue
+            reached.add(id(tensor))
+            if id(tensor) in input_ids:
+                continue
+            if tensor._step is None:
+                raise ValueError(f"the outputs of the model depend on {tensor.name}, an Input "
+                                 f"that is not among the model's inputs; pass it in inputs=.")
+            steps[id(tensor._step)] = tensor._step
+            pending.extend(tensor._step.inputs())
+        self.steps = sorted(steps.values(), key=lambda step: step.order)
+        unused = [t.name for t in nest.flatten(self.inputs) if id(t) not in reached]
+        if unused:
+            import warnings  # noqa: PLC0415
+            warnings.warn(f"model inputs {', '.join(unused)} are not used by its outputs.",
+                          UserWarning, stacklevel=3)
+
+    @property
+    def layers(self) -> list:
+        found, seen = [], set()
+        for step in self.steps:
+            if step.layer is not None and id(step.layer) not in seen:
+                seen.add(id(step.layer))
+                found.append(step.layer)
+        return found
+
+    def __call__(self, inputs):
+        flat_inputs = nest.flatten(self.inputs)
+        given = _match_inputs(self.inputs, inputs)
+        values = {id(tensor): value for tensor, value in zip(flat_inputs, given)}
+        for step in self.steps:
+            step.run(values)
+        return nest.map_structure(lambda t: values[id(t)], self.outputs)
+
+
+def _match_inputs(structure, inputs) -> list:
+    flat = nest.flatten(structure)
+    if isinstance(structure, dict) and isinstance(inputs, dict):
+        return [inputs[key] for key in sorted(structure)]
+    if len(flat) == 1:
+        if isinstance(inputs, (list, tuple)) and len(inputs) == 1:
+            return list(inputs)
+        return [inputs]
+    if not isinstance(inputs, (list, tuple)) or len(inputs) != len(flat):
+        raise ValueError(f"the model takes {len(flat)} inputs "
+                         f"({', '.join(t.name for t in flat)}), got "
+                         f"{len(inputs) if isinstance(inputs, (list, tuple)) else 1}.")
+    return list(nest.flatten(inputs)) if len(nest.flatten(inputs)) == len(flat) else list(inputs)
+
+
+def _checked_keras_tensor(value) -> KerasTensor:
+    tensor = keras_tensor_of(value)
+    if tensor is None:
+        raise TypeError(f"a functional Model's inputs and outputs must be Keras tensors (from "
+                        f"Input and layers or ops applied to them), got {type(value).__name__}.")
+    return tensor

@@ -1,0 +1,277 @@
+"""``rt.keras.layers.Layer``: a module that creates its weights on its first call.
+
+Keras' contract: ``__init__`` stores settings, ``build(input_shape)`` creates the weights
+with ``add_weight`` (once, on the first call, when the input's shape is known), ``call``
+computes. Sub-layers and weights are found from the attributes in the order they were set
+(Keras' order, which ``get_weights``/``set_weights`` rely on), not sorted like ``rt.Module``.
+
+``training`` flows down: a layer called without ``training=`` inside a call that had one
+receives the outer value, so ``model(x, training=True)`` reaches a ``Dropout`` deep inside.
+A layer called on symbolic Keras inputs (``Input``) is recorded into a functional graph
+instead of running (see ``runtime.keras.functional``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import threading
+from collections import defaultdict
+
+import numpy as np
+
+from runtime import nest, tracing
+from runtime.keras import initializers
+from runtime.module import Module, _snake_case
+from runtime.tensor import Tensor
+from runtime.variables import Variable
+
+_name_counts: dict[str, itertools.count] = defaultdict(itertools.count)
+_name_lock = threading.Lock()
+
+
+class _CallContext(threading.local):
+    def __init__(self):
+        self.training: list = []
+
+
+_context = _CallContext()
+
+
+def unique_name(base: str) -> str:
+    """``base``, then ``base_1``, ``base_2``... as Keras names layers of one kind."""
+    with _name_lock:
+        n = next(_name_counts[base])
+    return base if n == 0 else f"{base}_{n}"
+
+
+class Layer(Module):
+    """Base class of Keras layers and models."""
+
+    def __init__(self, trainable: bool = True, name: str | None = None, dtype=None,
+                 input_shape=None, batch_input_shape=None, input_dim=None, **kwargs):
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}: unexpected keyword argument(s) "
+                            f"{', '.join(sorted(kwargs))}.")
+        object.__setattr__(self, "_own_weights", [])
+        self._name = name or unique_name(_snake_case(type(self).__name__))
+        self.trainable = trainable
+        self.built = False
+        self.dtype = np.dtype(dtype or "float32")
+        if input_dim is not None and input_shape is None:
+            input_shape = (input_dim,)
+        if input_shape is not None:
+            batch_input_shape = (None,) + _shape_tuple(input_shape)
+        self._batch_input_shape = tuple(batch_input_shape) if batch_input_shape else None
+        self._call_takes_training = "training" in _parameters(self.call)
+        self._call_takes_kwargs = any(p.kind is p.VAR_KEYWORD
+                                      for p in _parameters(self.call).values())
+
+    # -- weights -----------------------------------------------------------------------------
+
+    def add_weight(self, name=None, shape=(), dtype=None, initializer=None, trainable=True,
+                   regularizer=None, constraint=None, **kwargs) -> Variable:
+        """A new variable of this layer, initialized by ``initializer`` (a name, an
+        initializer or a function; ``glorot_uniform`` for floats by default)."""
+        dtype = np.dtype(dtype or self.dtype)
+        shape = _shape_tuple(shape)
+        if initializer is None:
+            initializer = "glorot_uniform" if dtype.kind == "f" else "zeros"
+        value = initializers.get(initializer)(shape, dtype=dtype)
+        value = np.asarray(value.numpy() if isinstance(value, Tensor) else value, dtype)
+        # Weights are created on the first call, which may happen while a training step is
+        # traced: the variable must outlive that trace, so it is made outside it.
+        with tracing.eager_scope():
+            variable = Variable(value, name=f"{self.name}/{name or 'variable'}",
+                                trainable=trainable)
+        self._own_weights.append(variable)
+        return variable
+
+    def _all_weights(self) -> list[Variable]:
+        found, seen = [], set()
+        for weight in self._own_weights:
+            if id(weight) not in seen:
+                seen.add(id(weight))
+                found.append(weight)
+        for value in self._tracked_values():
+            if isinstance(value, Variable) and id(value) not in seen:
+                seen.add(id(value))
+                found.append(value)
+        for layer in self._sublayers():
+            for weight in layer._all_weights():
+                if id(weight) not in seen:
+                    seen.add(id(weight))
+                    found.append(weight)
+        return found
+
+    def _tracked_values(self):
+        for key, value in list(self.__dict__.items()):
+            if key in _UNTRACKED:
+                continue
+            yield from nest.flatten(value) if isinstance(value, (list, tuple, dict)) else (value,)
+
+    def _sublayers(self) -> list["Layer"]:
+        found, seen = [], {id(self)}
+        for value in self._tracked_values():
+            if isinstance(value, Layer) and id(value) not in seen:
+                seen.add(id(value))
+                found.append(value)
+        return found
+
+    @property
+    def weights(self) -> list[Variable]:
+        return self._all_weights()
+
+    @property
+    def trainable_weights(self) -> list[Variable]:
+        if not self.trainable:
+            return []
+        own = [w for w in self._own_weights if w.trainable]
+        seen = {id(w) for w in own}
+        for value in self._tracked_values():
+            if isinstance(value, Variable) and value.trainable and id(value) not in seen:
+                seen.add(id(value))
+                own.append(value)
+        for layer in self._sublayers():
+            for weight in layer.trainable_weights:
+                if id(weight) not in seen:
+                    seen.add(id(weight))
+                    own.append(weight)
+        return own
+
+    @property
+    def non_trainable_weights(self) -> list[Variable]:
+        trainable = {id(w) for w in self.trainable_weights}
+        return [w for w in self.weights if id(w) not in trainable]
+
+    variables = weights
+    trainable_variables = trainable_weights
+    non_trainable_variables = non_trainable_weights
+
+    @property
+    def layers(self) -> list["Layer"]:
+        return self._sublayers()
+
+    def get_weights(self) -> list[np.ndarray]:
+        return [np.array(w.numpy()) for w in self.weights]
+
+    def set_weights(self, weights) -> None:
+        mine = self.weights
+        weights = list(weights)
+        if len(weights) != len(mine):
+            raise ValueError(f"{self.name}.set_weights: expected {len(mine)} arrays (one per "
+                             f"weight: {', '.join(w.name for w in mine)}), got {len(weights)}.")
+        for variable, value in zip(mine, weights):
+            value = np.asarray(value)
+            if value.shape != variable.shape:
+                raise ValueError(f"{self.name}.set_weights: weight {variable.name!r} has shape "
+                                 f"{variable.shape}, the array given has shape {value.shape}.")
+            variable.assign(value.astype(variable.dtype))
+
+    def count_params(self) -> int:
+        return int(sum(np.prod(w.shape, dtype=np.int64) for w in self.weights))
+
+    # -- calling -----------------------------------------------------------------------------
+
+    def build(self, input_shape) -> None:
+        self.built = True
+
+    def call(self, inputs, *args, **kwargs):
+        return inputs
+
+    def __call__(self, *args, **kwargs):
+        from_graph = _functional_call(self, args, kwargs)
+        if from_graph is not _NOT_SYMBOLIC:
+            return from_graph
+        inputs = args[0] if args else kwargs.get("inputs")
+        if not self.built:
+            self._build_for(inputs)
+        explicit = kwargs.get("training", None)
+        if explicit is None:
+            inherited = _context.training[-1] if _context.training else None
+            if self._call_takes_training and inherited is not None:
+                kwargs["training"] = inherited
+            elif not self._call_takes_training and not self._call_takes_kwargs:
+                kwargs.pop("training", None)
+        elif not self._call_takes_training and not self._call_takes_kwargs:
+            kwargs.pop("training")
+        _context.training.append(kwargs.get("training", explicit if explicit is not None
+                                             else (_context.training[-1]
+                                                   if _context.training else None)))
+        try:
+            result = self.call(*args, **kwargs)
+        finally:
+            _context.training.pop()
+        shape = getattr(result, "shape", None)
+        if shape is not None:  # for summary()
+            self._output_shape = (None,) + tuple(shape)[1:] if len(shape) else tuple(shape)
+        return result
+
+    def _build_for(self, inputs) -> None:
+        shapes = nest.map_structure(lambda t: tuple(t.shape) if hasattr(t, "shape") else None,
+                                    inputs) if inputs is not None else None
+        if type(self).build is not Layer.build:
+            self.build(shapes)
+        self.built = True
+
+    def compute_output_shape(self, input_shape):
+        raise NotImplementedError(f"{type(self).__name__} does not compute output shapes "
+                                  f"without calling it.")
+
+    def get_config(self) -> dict:
+        return {"name": self.name, "trainable": self.trainable}
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+
+    def __repr__(self) -> str:
+        return f"<rt.keras {type(self).__name__} {self.name!r}>"
+
+
+# Attributes that hold other models' layers (the functional graph) or bookkeeping, not
+# sub-layers owned by this one.
+_UNTRACKED = frozenset({"_own_weights", "_graph", "_inbound", "_compiled", "_history",
+                        "_train_functions", "_test_functions", "_predict_functions"})
+_NOT_SYMBOLIC = object()
+
+
+def _functional_call(layer, args, kwargs):
+    # Imported here would be a late import; the functional module installs the hook instead.
+    if _symbolic_hook is None:
+        return _NOT_SYMBOLIC
+    return _symbolic_hook(layer, args, kwargs)
+
+
+_symbolic_hook = None
+
+
+def set_symbolic_hook(hook) -> None:
+    global _symbolic_hook
+    _symbolic_hook = hook
+
+
+def push_training(training):
+    _context.training.append(training)
+
+
+def pop_training():
+    _context.training.pop()
+
+
+def current_training():
+    return _context.training[-1] if _context.training else None
+
+
+def _parameters(fn) -> dict:
+    try:
+        return dict(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return {}
+
+
+def _shape_tuple(shape) -> tuple:
+    if shape is None:
+        return ()
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(None if d is None else int(d) for d in shape)

@@ -1,0 +1,166 @@
+"""The core layers: ``Dense``, ``Flatten``, ``Dropout``, ``Activation``, ``Lambda``,
+``Concatenate`` (and ``concatenate``), ``Add``, ``Reshape``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime.keras import activations, initializers
+from runtime.keras.layers.base import Layer
+from runtime.ops import nn
+from runtime.ops.array_ops import cast, concat, convert_to_tensor, reshape, shape as shape_of
+from runtime.ops.linalg_ops import matmul
+from runtime.ops.math_composites import add_n
+
+
+class Dense(Layer):
+    """``activation(inputs @ kernel + bias)``; ``kernel`` has shape (input units, ``units``).
+    Inputs of rank above 2 are multiplied along their last axis."""
+
+    def __init__(self, units, activation=None, use_bias=True,
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(units, bool) or not isinstance(units, (int, np.integer)) or units <= 0:
+            raise ValueError(f"Dense: units must be a positive integer, got {units!r}.")
+        self.units = int(units)
+        self.activation = activations.get(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+
+    def build(self, input_shape):
+        last = input_shape[-1]
+        if last is None:
+            raise ValueError(f"{self.name}: the last dimension of the input must be known to "
+                             f"build a Dense layer, got shape {input_shape}.")
+        self.kernel = self.add_weight("kernel", (last, self.units), initializer=self.kernel_initializer)
+        self.bias = self.add_weight("bias", (self.units,), initializer=self.bias_initializer) \
+            if self.use_bias else None
+        self.built = True
+
+    def call(self, inputs):
+        inputs = convert_to_tensor(inputs)
+        if inputs.dtype != self.kernel.dtype:
+            inputs = cast(inputs, self.kernel.dtype)
+        rank = len(inputs.shape) if inputs.shape is not None else 2
+        if rank == 2:
+            x = matmul(inputs, self.kernel)
+        else:
+            flat = reshape(inputs, [-1, self.kernel.shape[0]])
+            x = reshape(matmul(flat, self.kernel),
+                        _concat_shape(shape_of(inputs)[:-1], self.units))
+        if self.bias is not None:
+            x = x + self.bias
+        return self.activation(x)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape[:-1]) + (self.units,)
+
+    def get_config(self):
+        return {**super().get_config(), "units": self.units,
+                "activation": activations.serialize(self.activation), "use_bias": self.use_bias}
+
+
+def _concat_shape(leading, last):
+    return concat([leading, convert_to_tensor([last], leading.dtype)], axis=0)
+
+
+class Flatten(Layer):
+    """Reshapes each sample to one axis: (batch, d1, d2, ...) -> (batch, d1 * d2 * ...)."""
+
+    def __init__(self, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+
+    def call(self, inputs):
+        inputs = convert_to_tensor(inputs)
+        dims = inputs.shape[1:] if inputs.shape is not None else None
+        if dims is not None and None not in dims:
+            return reshape(inputs, [-1, int(np.prod(dims, dtype=np.int64))])
+        return reshape(inputs, _concat_shape(shape_of(inputs)[:1], -1))
+
+    def compute_output_shape(self, input_shape):
+        dims = input_shape[1:]
+        return (input_shape[0], None if None in dims else int(np.prod(dims, dtype=np.int64)))
+
+
+class Dropout(Layer):
+    """Zeroes each input with probability ``rate`` and scales the others by
+    ``1 / (1 - rate)``, only when called with ``training=True`` (as ``fit`` does)."""
+
+    def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        if not 0 <= rate <= 1:
+            raise ValueError(f"Dropout: rate must be in [0, 1], got {rate!r}.")
+        self.rate, self.noise_shape, self.seed = float(rate), noise_shape, seed
+
+    def call(self, inputs, training=None):
+        if not training or self.rate == 0:
+            return inputs
+        if self.rate == 1:
+            return inputs * 0.0
+        return nn.dropout(inputs, self.rate, noise_shape=self.noise_shape, seed=self.seed)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+
+class Activation(Layer):
+    def __init__(self, activation, **kwargs):
+        super().__init__(**kwargs)
+        self.activation = activations.get(activation)
+
+    def call(self, inputs):
+        return self.activation(inputs)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+
+class Lambda(Layer):
+    """A layer that calls ``function(inputs, **arguments)``."""
+
+    def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
+        super().__init__(**kwargs)
+        self.function, self.arguments = function, dict(arguments or {})
+
+    def call(self, inputs, training=None):
+        return self.function(inputs, **self.arguments)
+
+
+class Reshape(Layer):
+    def __init__(self, target_shape, **kwargs):
+        super().__init__(**kwargs)
+        self.target_shape = tuple(target_shape)
+
+    def call(self, inputs):
+        return reshape(inputs, (-1,) + self.target_shape)
+
+
+class Concatenate(Layer):
+    """Concatenates a list of inputs along ``axis`` (the last by default)."""
+
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def call(self, inputs):
+        if not isinstance(inputs, (list, tuple)) or len(inputs) < 1:
+            raise ValueError(f"{self.name}: Concatenate takes a list of tensors, got "
+                             f"{type(inputs).__name__}.")
+        return concat(list(inputs), axis=self.axis)
+
+
+class Add(Layer):
+    def call(self, inputs):
+        return add_n(list(inputs))
+
+
+def concatenate(inputs, axis=-1, **kwargs):
+    """``Concatenate(axis=axis, **kwargs)(inputs)``."""
+    return Concatenate(axis=axis, **kwargs)(inputs)
+
+
+def add(inputs, **kwargs):
+    return Add(**kwargs)(inputs)

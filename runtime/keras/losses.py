@@ -1,0 +1,194 @@
+"""``rt.keras.losses``: loss functions (one value per sample) and loss objects (one scalar).
+
+A loss object averages its function's per-sample values over everything (Keras'
+"sum_over_batch_size": the sum divided by the number of values). Cross-entropies of
+probabilities clip them to ``[EPSILON, 1 - EPSILON]`` first; given the output of a sigmoid or
+softmax activation they use its logits instead, as Keras does (see ``runtime.keras.logits``).
+"""
+
+from __future__ import annotations
+
+from runtime.keras import logits as _logits
+from runtime.ops import nn as _nn
+from runtime.ops.array_ops import cast, clip_by_value, convert_to_tensor, reshape, size
+from runtime.ops.math_ops import abs, log, square  # noqa: A004
+from runtime.ops.reduce_ops import reduce_mean, reduce_sum
+
+EPSILON = 1e-7  # Keras' backend.epsilon()
+
+
+def _prepared(y_true, y_pred):
+    y_pred = convert_to_tensor(y_pred)
+    if y_pred.dtype.kind != "f":
+        y_pred = cast(y_pred, "float32")
+    return cast(convert_to_tensor(y_true), y_pred.dtype), y_pred
+
+
+def mean_squared_error(y_true, y_pred):
+    y_true, y_pred = _prepared(y_true, y_pred)
+    return reduce_mean(square(y_true - y_pred), axis=-1)
+
+
+def mean_absolute_error(y_true, y_pred):
+    y_true, y_pred = _prepared(y_true, y_pred)
+    return reduce_mean(abs(y_true - y_pred), axis=-1)
+
+
+def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
+    logits = None if from_logits else _logits.logits_of(y_pred, "sigmoid")
+    y_true, y_pred = _prepared(y_true, y_pred)
+    if label_smoothing:
+        y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
+    if from_logits or logits is not None:
+        values = _nn.sigmoid_cross_entropy_with_logits(
+            labels=y_true, logits=y_pred if from_logits else logits)
+    else:
+        p = clip_by_value(y_pred, EPSILON, 1.0 - EPSILON)
+        values = -(y_true * log(p) + (1.0 - y_true) * log(1.0 - p))
+    return reduce_mean(values, axis=axis)
+
+
+def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
+    logits = None if from_logits else _logits.logits_of(y_pred, "softmax")
+    y_true, y_pred = _prepared(y_true, y_pred)
+    if label_smoothing:
+        classes = cast(convert_to_tensor(y_pred.shape[axis]), y_pred.dtype)
+        y_true = y_true * (1.0 - label_smoothing) + label_smoothing / classes
+    if from_logits or logits is not None:
+        return _nn.softmax_cross_entropy_with_logits(
+            labels=y_true, logits=y_pred if from_logits else logits, axis=axis)
+    p = y_pred / reduce_sum(y_pred, axis=axis, keepdims=True)
+    p = clip_by_value(p, EPSILON, 1.0 - EPSILON)
+    return -reduce_sum(y_true * log(p), axis=axis)
+
+
+def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
+    logits = None if from_logits else _logits.logits_of(y_pred, "softmax")
+    y_pred = convert_to_tensor(y_pred)
+    labels = convert_to_tensor(y_true)
+    if labels.shape is not None and y_pred.shape is not None \
+            and len(labels.shape) == len(y_pred.shape) and labels.shape[-1] == 1:
+        labels = reshape(labels, [-1] if len(labels.shape) == 2 else labels.shape[:-1])
+    labels = cast(labels, "int64")
+    if from_logits:
+        logits = y_pred
+    elif logits is None:
+        logits = log(clip_by_value(y_pred, EPSILON, 1.0 - EPSILON))
+    return _nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+
+
+class Loss:
+    """Base class of loss objects: ``loss(y_true, y_pred, sample_weight=None)`` is the mean
+    of ``call(y_true, y_pred)`` (weighted by ``sample_weight`` when given)."""
+
+    def __init__(self, name=None, reduction="sum_over_batch_size"):
+        if reduction not in ("sum_over_batch_size", "sum", "none", None):
+            raise ValueError(f"reduction must be 'sum_over_batch_size', 'sum' or 'none', "
+                             f"got {reduction!r}.")
+        self.name = name or _snake(type(self).__name__)
+        self.reduction = reduction
+
+    def call(self, y_true, y_pred):
+        raise NotImplementedError
+
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        values = self.call(y_true, y_pred)
+        if sample_weight is not None:
+            weight = cast(convert_to_tensor(sample_weight), values.dtype)
+            if weight.shape is not None and values.shape is not None \
+                    and len(weight.shape) > len(values.shape):
+                weight = reshape(weight, [-1])
+            values = values * weight
+        if self.reduction in ("none", None):
+            return values
+        total = reduce_sum(values)
+        if self.reduction == "sum":
+            return total
+        return total / cast(size(values), values.dtype)
+
+
+class LossFunctionWrapper(Loss):
+    def __init__(self, fn, name=None, reduction="sum_over_batch_size", **kwargs):
+        super().__init__(name or fn.__name__, reduction)
+        self.fn, self.fn_kwargs = fn, kwargs
+
+    def call(self, y_true, y_pred):
+        return self.fn(y_true, y_pred, **self.fn_kwargs)
+
+
+class MeanSquaredError(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size", name="mean_squared_error"):
+        super().__init__(mean_squared_error, name, reduction)
+
+
+class MeanAbsoluteError(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size", name="mean_absolute_error"):
+        super().__init__(mean_absolute_error, name, reduction)
+
+
+class BinaryCrossentropy(LossFunctionWrapper):
+    def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1,
+                 reduction="sum_over_batch_size", name="binary_crossentropy"):
+        super().__init__(binary_crossentropy, name, reduction, from_logits=from_logits,
+                         label_smoothing=label_smoothing, axis=axis)
+        self.from_logits = from_logits
+
+
+class CategoricalCrossentropy(LossFunctionWrapper):
+    def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1,
+                 reduction="sum_over_batch_size", name="categorical_crossentropy"):
+        super().__init__(categorical_crossentropy, name, reduction, from_logits=from_logits,
+                         label_smoothing=label_smoothing, axis=axis)
+        self.from_logits = from_logits
+
+
+class SparseCategoricalCrossentropy(LossFunctionWrapper):
+    def __init__(self, from_logits=False, reduction="sum_over_batch_size",
+                 name="sparse_categorical_crossentropy"):
+        super().__init__(sparse_categorical_crossentropy, name, reduction,
+                         from_logits=from_logits)
+        self.from_logits = from_logits
+
+
+mse = MSE = mean_squared_error
+mae = MAE = mean_absolute_error
+
+_FUNCTIONS = {"mean_squared_error": mean_squared_error, "mse": mean_squared_error,
+              "mean_absolute_error": mean_absolute_error, "mae": mean_absolute_error,
+              "binary_crossentropy": binary_crossentropy,
+              "categorical_crossentropy": categorical_crossentropy,
+              "sparse_categorical_crossentropy": sparse_categorical_crossentropy}
+_CLASSES = {"MeanSquaredError": MeanSquaredError, "MeanAbsoluteError": MeanAbsoluteError,
+            "BinaryCrossentropy": BinaryCrossentropy,
+            "CategoricalCrossentropy": CategoricalCrossentropy,
+            "SparseCategoricalCrossentropy": SparseCategoricalCrossentropy}
+
+
+def get(identifier):
+    """A loss function from its name (``"mse"``, ``"binary_crossentropy"``, ...) or class
+    name; a callable (function or ``Loss``) is returned as it is."""
+    if isinstance(identifier, str):
+        if identifier in _FUNCTIONS:
+            return _FUNCTIONS[identifier]
+        if identifier in _CLASSES:
+            return _CLASSES[identifier]()
+        raise ValueError(f"unknown loss {identifier!r}; known: "
+                         f"{', '.join(sorted(_FUNCTIONS) + sorted(_CLASSES))}.")
+    if isinstance(identifier, type) and issubclass(identifier, Loss):
+        return identifier()
+    if callable(identifier):
+        return identifier
+    raise TypeError(f"a loss is a name, a Loss or a function (y_true, y_pred), got "
+                    f"{type(identifier).__name__}.")
+
+
+def as_loss_object(identifier) -> Loss:
+    """``get(identifier)`` as a ``Loss`` (a function is averaged over its values)."""
+    loss = get(identifier)
+    if isinstance(loss, Loss):
+        return loss
+    return LossFunctionWrapper(loss, getattr(loss, "__name__", "loss"))
+
+
+def _snake(name: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")

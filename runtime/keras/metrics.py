@@ -1,0 +1,185 @@
+"""``rt.keras.metrics``: per-sample metric functions, and the objects ``compile`` builds.
+
+A metric of ``fit``/``evaluate`` is the mean of its per-sample values over every sample seen
+(Keras' ``MeanMetricWrapper``); ``Mean`` keeps that running mean. ``"accuracy"`` resolves,
+as in Keras 3, from the shapes of the first batch: one output unit is a binary accuracy
+(threshold 0.5), integer labels of lower rank (or one label per sample against several units)
+a sparse categorical one, otherwise a categorical one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime.keras import losses as _losses
+from runtime.ops.array_ops import cast, convert_to_tensor, reshape
+from runtime.ops.math_ops import equal, greater
+from runtime.ops.reduce_ops import argmax, reduce_mean
+
+mean_squared_error = mse = _losses.mean_squared_error
+mean_absolute_error = mae = _losses.mean_absolute_error
+binary_crossentropy = _losses.binary_crossentropy
+categorical_crossentropy = _losses.categorical_crossentropy
+sparse_categorical_crossentropy = _losses.sparse_categorical_crossentropy
+
+
+def binary_accuracy(y_true, y_pred, threshold=0.5):
+    y_true, y_pred = _losses._prepared(y_true, y_pred)
+    predicted = cast(greater(y_pred, threshold), y_pred.dtype)
+    return reduce_mean(cast(equal(y_true, predicted), y_pred.dtype), axis=-1)
+
+
+def categorical_accuracy(y_true, y_pred):
+    y_pred = convert_to_tensor(y_pred)
+    hit = equal(argmax(convert_to_tensor(y_true), axis=-1), argmax(y_pred, axis=-1))
+    return cast(hit, y_pred.dtype if y_pred.dtype.kind == "f" else "float32")
+
+
+def sparse_categorical_accuracy(y_true, y_pred):
+    y_pred = convert_to_tensor(y_pred)
+    labels = convert_to_tensor(y_true)
+    if labels.shape is not None and y_pred.shape is not None \
+            and len(labels.shape) == len(y_pred.shape) and labels.shape[-1] == 1:
+        labels = reshape(labels, [-1] if len(labels.shape) == 2 else labels.shape[:-1])
+    predicted = argmax(y_pred, axis=-1)
+    hit = equal(cast(labels, predicted.dtype), predicted)
+    return cast(hit, y_pred.dtype if y_pred.dtype.kind == "f" else "float32")
+
+
+class Metric:
+    """A running mean of per-sample values: ``update_state``, ``result``, ``reset_state``.
+    Subclasses give ``fn``; ``values(y_true, y_pred)`` is what a traced step computes."""
+
+    fn = None
+
+    def __init__(self, name=None, dtype=None, **fn_kwargs):
+        self.name = name or _losses._snake(type(self).__name__)
+        self.fn_kwargs = fn_kwargs
+        self.reset_state()
+
+    def values(self, y_true, y_pred):
+        return type(self).fn(y_true, y_pred, **self.fn_kwargs)
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        values = np.asarray(self.values(y_true, y_pred), np.float64).reshape(-1)
+        self.add(float(values.sum()), values.size)
+
+    def add(self, total: float, count: int) -> None:
+        self._total += total
+        self._count += count
+
+    def result(self) -> float:
+        return self._total / self._count if self._count else 0.0
+
+    def reset_state(self) -> None:
+        self._total, self._count = 0.0, 0
+
+    reset_states = reset_state
+
+    def __repr__(self) -> str:
+        return f"<rt.keras.metrics.{type(self).__name__} {self.name!r}>"
+
+
+class MeanMetricWrapper(Metric):
+    def __init__(self, fn, name=None, dtype=None, **kwargs):
+        self._fn = fn
+        super().__init__(name or fn.__name__, dtype, **kwargs)
+
+    def values(self, y_true, y_pred):
+        return self._fn(y_true, y_pred, **self.fn_kwargs)
+
+
+class Mean(Metric):
+    """The running mean of the values given to ``update_state(values)``."""
+
+    def update_state(self, values, sample_weight=None):
+        values = np.asarray(values, np.float64).reshape(-1)
+        self.add(float(values.sum()), values.size)
+
+
+class MeanSquaredError(Metric):
+    fn = staticmethod(mean_squared_error)
+
+    def __init__(self, name="mean_squared_error", dtype=None):
+        super().__init__(name, dtype)
+
+
+class MeanAbsoluteError(Metric):
+    fn = staticmethod(mean_absolute_error)
+
+    def __init__(self, name="mean_absolute_error", dtype=None):
+        super().__init__(name, dtype)
+
+
+class BinaryAccuracy(Metric):
+    fn = staticmethod(binary_accuracy)
+
+    def __init__(self, name="binary_accuracy", dtype=None, threshold=0.5):
+        super().__init__(name, dtype, threshold=threshold)
+
+
+class CategoricalAccuracy(Metric):
+    fn = staticmethod(categorical_accuracy)
+
+    def __init__(self, name="categorical_accuracy", dtype=None):
+        super().__init__(name, dtype)
+
+
+class SparseCategoricalAccuracy(Metric):
+    fn = staticmethod(sparse_categorical_accuracy)
+
+    def __init__(self, name="sparse_categorical_accuracy", dtype=None):
+        super().__init__(name, dtype)
+
+
+class Accuracy(Metric):
+    """Exact equality of labels and predictions."""
+
+    @staticmethod
+    def fn(y_true, y_pred):
+        y_true, y_pred = _losses._prepared(y_true, y_pred)
+        return reduce_mean(cast(equal(y_true, y_pred), y_pred.dtype), axis=-1)
+
+    def __init__(self, name="accuracy", dtype=None):
+        super().__init__(name, dtype)
+
+
+_FUNCTIONS = {"mse": mean_squared_error, "mean_squared_error": mean_squared_error,
+              "mae": mean_absolute_error, "mean_absolute_error": mean_absolute_error,
+              "binary_accuracy": binary_accuracy, "categorical_accuracy": categorical_accuracy,
+              "sparse_categorical_accuracy": sparse_categorical_accuracy,
+              "binary_crossentropy": binary_crossentropy,
+              "categorical_crossentropy": categorical_crossentropy,
+              "sparse_categorical_crossentropy": sparse_categorical_crossentropy}
+
+
+def get(identifier, y_true_shape=None, y_pred_shape=None, y_true_dtype=None) -> Metric:
+    """A metric object from a name, a function, a class or an instance; ``"accuracy"`` (or
+    ``"acc"``) needs the shapes of a batch to choose its kind (see the module docstring)."""
+    if isinstance(identifier, Metric):
+        return identifier
+    if isinstance(identifier, type) and issubclass(identifier, Metric):
+        return identifier()
+    if isinstance(identifier, str):
+        if identifier in ("accuracy", "acc"):
+            return MeanMetricWrapper(_accuracy_kind(y_true_shape, y_pred_shape, y_true_dtype),
+                                     name=identifier)
+        if identifier in _FUNCTIONS:
+            return MeanMetricWrapper(_FUNCTIONS[identifier], name=identifier)
+        raise ValueError(f"unknown metric {identifier!r}; known: accuracy, "
+                         f"{', '.join(sorted(_FUNCTIONS))}.")
+    if callable(identifier):
+        return MeanMetricWrapper(identifier, name=getattr(identifier, "__name__", "metric"))
+    raise TypeError(f"a metric is a name, a Metric or a function (y_true, y_pred), got "
+                    f"{type(identifier).__name__}.")
+
+
+def _accuracy_kind(y_true_shape, y_pred_shape, y_true_dtype):
+    if y_pred_shape is None:
+        return binary_accuracy
+    if y_pred_shape[-1] == 1:
+        return binary_accuracy
+    if y_true_shape is not None and (len(y_true_shape) < len(y_pred_shape) or (
+            y_true_shape[-1] == 1 and y_pred_shape[-1] > 1)):
+        return sparse_categorical_accuracy
+    return categorical_accuracy

@@ -1,0 +1,129 @@
+"""``rt.keras.Model`` (subclassed or functional) and ``rt.keras.Sequential``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime import nest
+from runtime.autodiff import recording
+from runtime.keras import functional
+from runtime.keras.layers.base import Layer
+from runtime.keras.saving import load_weights, save_weights
+from runtime.keras.summary import summary_text
+from runtime.keras.training import Trainer
+from runtime.tensor import EagerTensor
+
+
+class Model(Trainer, Layer):
+    """A layer that trains: ``compile``, ``fit``, ``evaluate``, ``predict``.
+
+    Subclass it (layers as attributes, ``call(inputs, training=None)``), or give it
+    ``Model(inputs, outputs)`` from ``Input`` and layers (the functional API).
+    """
+
+    def __init__(self, *args, **kwargs):
+        inputs = kwargs.pop("inputs", args[0] if len(args) > 0 else None)
+        outputs = kwargs.pop("outputs", args[1] if len(args) > 1 else None)
+        if (inputs is None) != (outputs is None):
+            raise ValueError("a functional Model needs both inputs= and outputs=.")
+        Layer.__init__(self, **kwargs)
+        Trainer.__init__(self)
+        if inputs is not None:
+            self._graph = functional.Graph(inputs, outputs)
+            self._functional_layers = self._graph.layers
+            functional.close_inputs(nest.flatten(self._graph.inputs))
+            self.inputs = list(nest.flatten(self._graph.inputs))
+            self.outputs = list(nest.flatten(self._graph.outputs))
+            self.built = True
+            self._call_takes_training = True
+
+    def call(self, inputs, training=None):
+        graph = self.__dict__.get("_graph")
+        if graph is None:
+            raise NotImplementedError(f"{type(self).__name__} must define call(self, inputs, "
+                                      f"training=None), or be built with Model(inputs, outputs).")
+        return graph(inputs)
+
+    def build(self, input_shape=None) -> None:
+        """Creates the weights by calling the model on zeros of ``input_shape``."""
+        if input_shape is not None and not self.built:
+            self._probe_call(input_shape)
+        self.built = True
+
+    def _probe_call(self, input_shape) -> None:
+        zeros = lambda s: EagerTensor(np.zeros(tuple(1 if d is None else d for d in s),  # noqa: E731
+                                               self.dtype))
+        shapes = _shape_structure(input_shape)
+        self.built = True  # the call below builds the layers; it must not come back here
+        probe = [zeros(s) for s in shapes] if isinstance(shapes, list) else zeros(shapes)
+        with recording.paused():
+            self(probe, training=False)
+
+    @property
+    def layers(self) -> list[Layer]:
+        graph = self.__dict__.get("_graph")
+        return list(graph.layers) if graph is not None else self._sublayers()
+
+    def summary(self, line_length=None, positions=None, print_fn=None, **kwargs) -> None:
+        (print_fn or print)(summary_text(self))
+
+    save_weights = save_weights
+    load_weights = load_weights
+
+    def __repr__(self) -> str:
+        return f"<rt.keras {type(self).__name__} {self.name!r}>"
+
+
+class Sequential(Model):
+    """A stack of layers, each called on the output of the one before."""
+
+    def __init__(self, layers=None, name=None, trainable=True):
+        super().__init__(name=name, trainable=trainable)
+        self._sequential = []
+        self._input_shape = None
+        for layer in layers or []:
+            self.add(layer)
+
+    def add(self, layer) -> None:
+        tensor = functional.keras_tensor_of(layer)
+        if tensor is not None:
+            if self._sequential:
+                raise ValueError("an Input can only come first in a Sequential model.")
+            self._input_shape = tensor.shape
+            functional.close_inputs([tensor])
+            return
+        if not isinstance(layer, Layer):
+            raise TypeError(f"Sequential.add takes a layer, got {type(layer).__name__}.")
+        if not self._sequential and layer._batch_input_shape is not None:
+            self._input_shape = layer._batch_input_shape
+        self._sequential.append(layer)
+        self.built = False
+        if self._input_shape is not None:
+            self._probe_call(self._input_shape)
+
+    def pop(self) -> Layer:
+        return self._sequential.pop()
+
+    def call(self, inputs, training=None):
+        x = inputs
+        for layer in self._sequential:
+            x = layer(x)
+        return x
+
+    def build(self, input_shape=None) -> None:
+        if input_shape is not None:
+            self._input_shape = tuple(input_shape)
+        if self._input_shape is not None and not self.built:
+            self._probe_call(self._input_shape)
+        self.built = True
+
+    @property
+    def layers(self) -> list[Layer]:
+        return list(self._sequential)
+
+
+def _shape_structure(shape):
+    """A shape as a tuple, or a list of shapes as a list of tuples."""
+    if isinstance(shape, (list, tuple)) and shape and isinstance(shape[0], (list, tuple)):
+        return [tuple(s) for s in shape]
+    return tuple(shape)

@@ -1,0 +1,25 @@
+"""``rt.keras.optimizers``: the runtime's optimizers (one implementation, Keras' formulas),
+``get`` by name, and ``schedules``."""
+
+from __future__ import annotations
+
+from runtime.keras import schedules
+from runtime.optimizers import SGD, Adam, AdamW, Optimizer, RMSprop
+
+_BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop}
+
+
+def get(identifier) -> Optimizer:
+    """An optimizer from a name (``"adam"``, ``"sgd"``, ``"rmsprop"``, ``"adamw"``, with
+    Keras' default settings) or an optimizer instance."""
+    if isinstance(identifier, Optimizer):
+        return identifier
+    if isinstance(identifier, str) and identifier.lower() in _BY_NAME:
+        return _BY_NAME[identifier.lower()]()
+    if isinstance(identifier, type) and issubclass(identifier, Optimizer):
+        return identifier()
+    raise ValueError(f"unknown optimizer {identifier!r}; give one of "
+                     f"{', '.join(sorted(_BY_NAME))} or an optimizer object.")
+
+
+__all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Optimizer", "get", "schedules"]

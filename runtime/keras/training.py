@@ -1,0 +1,347 @@
+"""``compile``, ``fit``, ``evaluate`` and ``predict`` (the ``Model`` methods that train).
+
+The training step (forward pass under a ``GradientTape``, gradients, the optimizer's update,
+the loss and metrics of the batch) is one traced function, made once per ``compile``: every
+batch of one shape runs the same graph (a last, smaller batch traces a second one). Metrics
+are averaged over samples in Python from each batch's mean, weighted by the batch's size, as
+Keras' ``Mean`` metrics are; so is the loss shown and logged.
+
+``function_factory`` is what makes the steps: ``rt.function`` by default; the transpiler
+may set it to ``transpiler.function`` so that Python control flow in ``call`` is converted.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from runtime import nest
+from runtime.autodiff.tape import GradientTape
+from runtime.function import function as _rt_function
+from runtime.keras import callbacks as callbacks_module
+from runtime.keras import losses as losses_module
+from runtime.keras import metrics as metrics_module
+from runtime.keras import optimizers as optimizers_module
+from runtime.keras.progress import Progbar
+from runtime.ops.array_ops import convert_to_tensor
+from runtime.ops.reduce_ops import reduce_mean
+from runtime.tensor import Tensor
+
+function_factory = _rt_function
+
+
+class Trainer:
+    def __init__(self):
+        self.optimizer = None
+        self.loss = None
+        self.stop_training = False
+        self.history = None
+        self.compiled = False
+        self._compiled = None
+
+    def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
+                weighted_metrics=None, run_eagerly=False, steps_per_execution=1,
+                jit_compile="auto", **kwargs):
+        self.optimizer = optimizers_module.get(optimizer)
+        self.loss = loss
+        self._compiled = _Compiled(self, loss, metrics or [], run_eagerly)
+        self.compiled = True
+
+    @property
+    def metrics_names(self) -> list[str]:
+        return ["loss"] + [m.name for m in (self._compiled.metrics if self._compiled else [])]
+
+    # -- fit ---------------------------------------------------------------------------------
+
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
+            validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
+            sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
+            validation_batch_size=None, validation_freq=1):
+        compiled = self._require_compiled("fit")
+        verbose = 1 if verbose == "auto" else verbose
+        data = _Data(x, y, batch_size)
+        if validation_split and validation_data is None:
+            if data.dataset is not None:
+                raise ValueError("validation_split needs arrays; give a dataset's validation "
+                                 "data as validation_data.")
+            data, validation = data.split(validation_split)
+        else:
+            validation = None if validation_data is None else _Data(
+                *_unpack_validation(validation_data),
+                validation_batch_size or batch_size or data.batch_size)
+        history = callbacks_module.History()
+        callback_list = callbacks_module.CallbackList(
+            list(callbacks or []) + [history], self,
+            {"verbose": verbose, "epochs": epochs, "steps": data.steps()})
+        self.stop_training = False
+        callback_list.on_train_begin()
+        rng = np.random.default_rng()
+        logs = {}
+        for epoch in range(initial_epoch, epochs):
+            callback_list.on_epoch_begin(epoch)
+            if verbose:
+                print(f"Epoch {epoch + 1}/{epochs}")
+            progress = Progbar(data.steps(), verbose) if verbose else None
+            totals = _Totals()
+            step = 0
+            for step, (xb, yb, count) in enumerate(data.batches(shuffle, rng), start=1):
+                callback_list.on_train_batch_begin(step - 1)
+                values = compiled.train_step(xb, yb)
+                totals.add(compiled.names(), values, count)
+                batch_logs = totals.logs()
+                callback_list.on_train_batch_end(step - 1, batch_logs)
+                if progress:
+                    progress.update(step, batch_logs)
+                if self.stop_training:
+                    break
+                if steps_per_epoch and step >= steps_per_epoch:
+                    break
+            logs = totals.logs()
+            if validation is not None and (epoch + 1) % validation_freq == 0:
+                logs.update({f"val_{k}": v for k, v in
+                             self._evaluate_data(validation, compiled).items()})
+            logs = dict(sorted(logs.items()))
+            callback_list.on_epoch_end(epoch, logs)
+            if progress:
+                progress.update(step, logs, finalize=True)
+            if self.stop_training:
+                break
+        callback_list.on_train_end(logs)
+        self.history = history
+        return history
+
+    # -- evaluate / predict ------------------------------------------------------------------
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
+                 steps=None, callbacks=None, return_dict=False, **kwargs):
+        compiled = self._require_compiled("evaluate")
+        verbose = 1 if verbose == "auto" else verbose
+        data = _Data(x, y, batch_size)
+        logs = self._evaluate_data(data, compiled, verbose)
+        if return_dict:
+            return logs
+        values = [logs[name] for name in compiled.names() if name in logs]
+        return values[0] if len(values) == 1 else values
+
+    def _evaluate_data(self, data, compiled, verbose=0) -> dict:
+        totals = _Totals()
+        progress = Progbar(data.steps(), verbose) if verbose else None
+        step = 0
+        for step, (xb, yb, count) in enumerate(data.batches(False, None), start=1):
+            totals.add(compiled.names(), compiled.test_step(xb, yb), count)
+            if progress:
+                progress.update(step, totals.logs())
+        logs = totals.logs()
+        if progress:
+            progress.update(step, logs, finalize=True)
+        return logs
+
+    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
+        verbose = 1 if verbose == "auto" else verbose
+        data = _Data(x, None, batch_size)
+        predict_step = self._predict_function()
+        outputs = []
+        progress = Progbar(data.steps(), verbose) if verbose else None
+        step = 0
+        for step, (xb, _, _count) in enumerate(data.batches(False, None), start=1):
+            outputs.append(nest.map_structure(lambda t: np.asarray(t.numpy()), predict_step(xb)))
+            if progress:
+                progress.update(step)
+        if progress:
+            progress.update(step, finalize=True)
+        if not outputs:
+            return None
+        return nest.pack_like(outputs[0], [np.concatenate(parts, axis=0) for parts in
+                                           zip(*[nest.flatten(o) for o in outputs])])
+
+    def predict_on_batch(self, x):
+        return nest.map_structure(lambda t: np.asarray(t.numpy()),
+                                  self._predict_function()(_as_tensors(x)))
+
+    def train_on_batch(self, x, y):
+        compiled = self._require_compiled("train_on_batch")
+        values = compiled.train_step(_as_tensors(x), _as_tensors(y))
+        return [float(np.asarray(v)) for v in values]
+
+    def _predict_function(self):
+        fn = self.__dict__.get("_predict_step")
+        if fn is None:
+            def predict_step(x):
+                return self(x, training=False)
+            fn = self._predict_step = function_factory(predict_step)
+        return fn
+
+    def _require_compiled(self, what):
+        if self._compiled is None:
+            raise RuntimeError(f"{what}: compile the model first, e.g. "
+                               f"model.compile(optimizer='adam', loss='mse').")
+        return self._compiled
+
+
+class _Compiled:
+    """The loss, metrics and traced steps of one ``compile``."""
+
+    def __init__(self, model, loss, metrics, run_eagerly):
+        if loss is None:
+            raise ValueError("compile needs a loss (a name such as 'mse', a Loss or a function).")
+        self.model = model
+        self.loss = losses_module.as_loss_object(loss)
+        self.metric_specs = list(metrics) if isinstance(metrics, (list, tuple)) else [metrics]
+        self.metrics = None  # resolved on the first batch ("accuracy" needs shapes)
+        wrap = (lambda f: f) if run_eagerly else function_factory
+        self.train_step = wrap(_Step(self._train_step, "train_step"))
+        self.test_step = wrap(_Step(self._test_step, "test_step"))
+
+    def names(self) -> list[str]:
+        return ["loss"] + [m.name for m in self.metrics or []]
+
+    def _resolve_metrics(self, y, y_pred) -> None:
+        if self.metrics is None:
+            y_shape = tuple(y.shape) if getattr(y, "shape", None) is not None else None
+            p_shape = tuple(y_pred.shape) if getattr(y_pred, "shape", None) is not None else None
+            self.metrics = [metrics_module.get(spec, y_shape, p_shape) for spec in self.metric_specs]
+
+    def _outputs(self, y, y_pred, loss) -> list:
+        self._resolve_metrics(y, y_pred)
+        return [loss] + [reduce_mean(metric.values(y, y_pred)) for metric in self.metrics]
+
+    def _train_step(self, x, y):
+        model = self.model
+        with GradientTape() as tape:
+            y_pred = model(x, training=True)
+            loss = self.loss(y, y_pred)
+        variables = model.trainable_variables
+        gradients = tape.gradient(loss, variables)
+        model.optimizer.apply_gradients(zip(gradients, variables))
+        return self._outputs(y, y_pred, loss)
+
+    def _test_step(self, x, y):
+        y_pred = self.model(x, training=False)
+        return self._outputs(y, y_pred, self.loss(y, y_pred))
+
+
+class _Step:
+    """One compile's step as a callable of its own, so that the retrace detector (keyed by
+    code) counts each model's traces apart instead of all models' together."""
+
+    def __init__(self, fn, name):
+        self._fn = fn
+        self.__name__ = self.__qualname__ = name
+
+    def __call__(self, x, y):
+        return self._fn(x, y)
+
+
+class _Totals:
+    """Sums of batch means times batch sizes, per name."""
+
+    def __init__(self):
+        self.sums: dict[str, float] = {}
+        self.count = 0
+
+    def add(self, names, values, count: int) -> None:
+        for name, value in zip(names, values):
+            self.sums[name] = self.sums.get(name, 0.0) + float(np.asarray(value)) * count
+        self.count += count
+
+    def logs(self) -> dict:
+        return {name: total / self.count for name, total in self.sums.items()} if self.count \
+            else {}
+
+
+class _Data:
+    """Arrays (or nested lists/dicts of them) cut into batches, or an iterable dataset of
+    ``(x, y)`` batches."""
+
+    def __init__(self, x, y, batch_size):
+        self.batch_size = batch_size
+        self.dataset = None
+        if _is_dataset(x):
+            if y is not None:
+                raise ValueError("y must not be given when x is a dataset of (x, y) batches.")
+            self.dataset = x
+            return
+        if x is None:
+            raise ValueError("no input data given (x is None).")
+        self.batch_size = batch_size or 32
+        self.x = nest.map_structure(_as_array, x)
+        self.y = None if y is None else nest.map_structure(_as_array, y)
+        sizes = {len(a) for a in nest.flatten(self.x)} | \
+            ({len(a) for a in nest.flatten(self.y)} if self.y is not None else set())
+        if len(sizes) != 1:
+            raise ValueError(f"x and y must have the same number of samples, got sizes "
+                             f"{sorted(sizes)}.")
+        self.n = sizes.pop()
+
+    def split(self, fraction):
+        if not 0 < fraction < 1:
+            raise ValueError(f"validation_split must be in (0, 1), got {fraction}.")
+        at = int(np.floor(self.n * (1.0 - fraction)))
+        train = _Data.__new__(_Data)
+        valid = _Data.__new__(_Data)
+        for part, sl in ((train, slice(0, at)), (valid, slice(at, self.n))):
+            part.dataset, part.batch_size = None, self.batch_size
+            part.x = nest.map_structure(lambda a: a[sl], self.x)
+            part.y = None if self.y is None else nest.map_structure(lambda a: a[sl], self.y)
+            part.n = (sl.stop - sl.start)
+        return train, valid
+
+    def steps(self):
+        if self.dataset is not None:
+            try:
+                return len(self.dataset)
+            except TypeError:
+                return None
+        return -(-self.n // self.batch_size)
+
+    def batches(self, shuffle, rng):
+        if self.dataset is not None:
+            for batch in self.dataset:
+                if isinstance(batch, (list, tuple)) and len(batch) in (2, 3):
+                    xb, yb = batch[0], batch[1]
+                else:
+                    xb, yb = batch, None
+                yield _as_tensors(xb), None if yb is None else _as_tensors(yb), \
+                    _batch_count(xb)
+            return
+        order = rng.permutation(self.n) if shuffle and shuffle != "batch" else None
+        for start in range(0, self.n, self.batch_size):
+            index = slice(start, start + self.batch_size) if order is None else \
+                order[start:start + self.batch_size]
+            xb = nest.map_structure(lambda a: convert_to_tensor(a[index]), self.x)
+            yb = None if self.y is None else \
+                nest.map_structure(lambda a: convert_to_tensor(a[index]), self.y)
+            yield xb, yb, len(range(self.n)[index]) if order is None else len(index)
+
+
+def _is_dataset(x) -> bool:
+    return x is not None and not isinstance(x, (np.ndarray, Tensor, list, tuple, dict)) \
+        and hasattr(x, "__iter__")
+
+
+def _as_array(value) -> np.ndarray:
+    if isinstance(value, Tensor):
+        return value.numpy()
+    array = np.asarray(value)
+    if array.dtype == np.float64:
+        array = array.astype(np.float32)  # as Keras converts float64 data to floatx
+    return array
+
+
+def _as_tensors(value):
+    return nest.map_structure(lambda v: v if isinstance(v, Tensor) else
+                              convert_to_tensor(_as_array(v)), value)
+
+
+def _batch_count(x) -> int:
+    leaf = nest.flatten(x)[0]
+    return int(leaf.shape[0])
+
+
+def _unpack_validation(validation_data):
+    if _is_dataset(validation_data):
+        return validation_data, None
+    if isinstance(validation_data, (list, tuple)) and len(validation_data) in (2, 3):
+        return validation_data[0], validation_data[1]
+    raise ValueError("validation_data must be (x_val, y_val) or a dataset.")

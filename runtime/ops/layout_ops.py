@@ -1,6 +1,6 @@
 """Array functions that are exact compositions of existing ops (slices, concatenation,
 broadcasting, comparisons): ``one_hot``, ``split``, ``tile``, ``slice``, ``reverse``,
-``repeat``, ``linspace``, ``meshgrid``, ``boolean_mask``. Each traces to those ops, so its
+``repeat``, ``linspace``, ``meshgrid``, ``boolean_mask``, ``roll``, ``sequence_mask``. Each traces to those ops, so its
 gradient, constant folding, serialization and export come with them."""
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from runtime.ops.array_ops import (cast, concat, expand_dims, gather, reshape, s
 from runtime.ops.broadcast_ops import broadcast_to
 from runtime.ops.dispatch import constant_value, convert_to_tensor
 from runtime.ops.indexing import getitem
-from runtime.ops.math_ops import add, divide, equal, floordiv, multiply, subtract
+from runtime.ops.math_ops import add, divide, equal, floordiv, less, mod, multiply, subtract
+from runtime.ops.reduce_ops import reduce_max
 from runtime.ops.shapes import normalize_axis
 from runtime.tensor import Tensor, format_shape
 
@@ -220,3 +221,60 @@ def boolean_mask(tensor, mask, axis: int | None = None) -> Tensor:
                          f"match dimensions {axis} on of a tensor of shape "
                          f"{format_shape(x.shape)}.")
     return getitem(x, _along(axis, mask))
+
+
+def roll(input, shift, axis) -> Tensor:  # noqa: A002
+    """``input`` with its elements moved ``shift`` places along ``axis``, those pushed past the
+    end coming back at the start (``np.roll``). ``shift`` and ``axis`` are ints or lists of one
+    length (an axis named twice moves by the sum); ``shift`` may be a tensor computed in the
+    graph. The gradient is the roll back."""
+    x = convert_to_tensor(input)
+    rank = _rank("roll", x)
+    axes = [normalize_axis("roll", a, rank) for a in _static_ints("roll", "axis", axis)]
+    shifts = _shifts(shift, len(axes))
+    for along, by in zip(axes, shifts):
+        x = _roll_along(x, by, along)
+    return x
+
+
+def _shifts(shift, count: int) -> list:
+    """One shift per axis: Python ints when known while tracing, scalar tensors otherwise."""
+    known = constant_value(shift) if isinstance(shift, Tensor) else shift
+    if known is not None:
+        values = _static_ints("roll", "shift", known)
+    else:
+        if shift.dtype.kind not in "iu" or (shift.ndim is not None and shift.ndim > 1):
+            raise TypeError(f"roll: shift must be an int or a list of ints, got a tensor of "
+                            f"dtype {shift.dtype.name} and shape {format_shape(shift.shape)}.")
+        values = [shift] if shift.ndim == 0 else [shift[i] for i in builtins.range(count)]
+    if len(values) != count:
+        raise ValueError(f"roll: shift and axis must have the same length, got {len(values)} "
+                         f"shifts for {count} axes.")
+    return values
+
+
+def _roll_along(x: Tensor, shift, axis: int) -> Tensor:
+    size = x.shape[axis]
+    if isinstance(shift, int) and size is not None:
+        cut = size - shift % size if size else 0
+        if cut in (0, size):
+            return x
+        return concat([getitem(x, _along(axis, builtins.slice(cut, None))),
+                       getitem(x, _along(axis, builtins.slice(None, cut)))], axis)
+    size = shape(x)[axis] if size is None else size
+    positions = array_ops.range(size)
+    return gather(x, mod(subtract(positions, cast(shift, positions.dtype)), size), axis)
+
+
+def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool_) -> Tensor:
+    """``mask[..., j] = j < lengths[...]``: shape ``lengths.shape + (maxlen,)``, ``maxlen``
+    the largest length when not given."""
+    lengths = convert_to_tensor(lengths)
+    if lengths.dtype.kind not in "iu":
+        raise TypeError(f"sequence_mask: lengths must be integers, got {lengths.dtype.name}.")
+    if maxlen is None:
+        maxlen = reduce_max(lengths) if lengths.ndim != 0 else lengths
+    positions = array_ops.range(0, maxlen, dtype=lengths.dtype)
+    mask = less(positions, expand_dims(lengths, -1))
+    dtype = dtypes.as_dtype(dtype)
+    return mask if dtype == dtypes.bool_ else cast(mask, dtype)

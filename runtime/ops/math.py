@@ -11,7 +11,9 @@ from runtime.ops.math_ops import (abs, add, ceil, cos, divide, equal, exp, floor
                                   sigmoid, sign, sin, sqrt, square, subtract, tan, tanh)
 from runtime.ops.reduce_ops import (argmax, argmin, reduce_all, reduce_any, reduce_logsumexp,
                                     reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum)
+from runtime.ops.normalization_ops import l2_normalize
 from runtime.ops.scan_ops import cumprod, cumsum
+from runtime.ops.segment_ops import segment_sum, unsorted_segment_sum
 from runtime.ops.sort_ops import top_k
 from runtime.ops.special_math_ops import (acos, asin, atan, atan2, cosh, erf, expm1, is_finite,
                                           is_inf, is_nan, log_sigmoid, sinh, truncatediv)

@@ -16,7 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.errors import GraphTypeError, ShapeError
-from runtime.ops.array_ops import shape_for_gradient, shape_operand, zeros_like
+from runtime.ops import array_ops
+from runtime.ops.array_ops import (expand_dims, shape_for_gradient, shape_operand, transpose,
+                                   zeros_like)
 from runtime.ops.dispatch import apply_op, constant_value, convert_to_tensor
 from runtime.ops.registry import OpDef, register
 from runtime.ops.shapes import index_range_error
@@ -220,6 +222,41 @@ def gather_nd(params, indices, batch_dims: int = 0, name=None) -> Tensor:
                          f"{indices.ndim}.")
     return apply_op(GATHER_ND, (convert_to_tensor(params), indices),
                     {"batch_dims": int(known)} if known else {})
+
+
+def gather(params, indices, axis=None, batch_dims: int = 0, name=None) -> Tensor:
+    """Picks slices of ``params`` along ``axis`` at ``indices``, each in ``[0, size)``: one out
+    of range is an error, a negative one too (it does not count from the end, as in TensorFlow).
+
+    With ``batch_dims=b`` the first ``b`` dimensions of ``params`` and ``indices`` are batch
+    dimensions they share, and each batch element gathers from its own: for ``b = 1``,
+    ``result[i] = gather(params[i], indices[i], axis - 1)``. ``axis`` defaults to
+    ``batch_dims``; a negative ``batch_dims`` counts from the rank of ``indices``. ``name`` is
+    accepted and ignored."""
+    batch_dims = int(batch_dims)
+    if batch_dims == 0:
+        return array_ops.gather(params, indices, 0 if axis is None else axis)
+    params, indices = convert_to_tensor(params), convert_to_tensor(indices)
+    if params.ndim is None or indices.ndim is None:
+        raise ShapeError("gather: batch_dims needs params and indices of known ranks.")
+    b = batch_dims + indices.ndim if batch_dims < 0 else batch_dims
+    axis = b if axis is None else int(axis)
+    axis = axis + params.ndim if axis < 0 else axis
+    if not 0 <= b <= indices.ndim or not b <= axis < params.ndim:
+        raise ValueError(f"gather: batch_dims ({batch_dims}) must be between -rank(indices) and "
+                         f"rank(indices) ({indices.ndim}), and axis ({axis}) between batch_dims "
+                         f"and rank(params) - 1 ({params.ndim - 1}).")
+    # The gathered axis moves next to the batch dimensions, gather_nd picks from it, and the
+    # dimensions that were between them move back in front of the indices' dimensions.
+    before = list(range(b)) + [axis] + list(range(b, axis)) + list(range(axis + 1, params.ndim))
+    moved = transpose(params, before) if axis != b else params
+    result = gather_nd(moved, expand_dims(indices, -1), batch_dims=b)
+    between, picked = axis - b, indices.ndim - b
+    if not between or not picked:
+        return result
+    after = list(range(b)) + list(range(b + picked, b + picked + between)) \
+        + list(range(b, b + picked)) + list(range(b + picked + between, result.ndim))
+    return transpose(result, after)
 
 
 def scatter_nd(indices, updates, shape) -> Tensor:

@@ -23,6 +23,7 @@ import numpy as np
 from runtime import nest, tracing
 from runtime.keras import initializers
 from runtime.module import Module, _snake_case
+from runtime.ops.array_ops import constant
 from runtime.tensor import Tensor
 from runtime.variables import Variable
 
@@ -183,6 +184,8 @@ class Layer(Module):
         from_graph = _functional_call(self, args, kwargs)
         if from_graph is not _NOT_SYMBOLIC:
             return from_graph
+        if args:  # NumPy arrays and Python lists become tensors, as in Keras
+            args = (nest.map_structure(self._as_input, args[0]),) + tuple(args[1:])
         inputs = args[0] if args else kwargs.get("inputs")
         if not self.built:
             self._build_for(inputs)
@@ -206,6 +209,12 @@ class Layer(Module):
         if shape is not None:  # for summary()
             self._output_shape = (None,) + tuple(shape)[1:] if len(shape) else tuple(shape)
         return result
+
+    def _as_input(self, value):
+        if isinstance(value, (np.ndarray, np.generic, float)):
+            array = np.asarray(value)
+            return constant(array.astype(self.dtype) if array.dtype.kind == "f" else array)
+        return value
 
     def _build_for(self, inputs) -> None:
         shapes = nest.map_structure(lambda t: tuple(t.shape) if hasattr(t, "shape") else None,

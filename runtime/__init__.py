@@ -24,7 +24,7 @@ from runtime.functional_ops import case, map_fn, scan, switch_case
 from runtime.concrete_function import ConcreteFunction
 from runtime.graph import Graph, Node
 from runtime.module import Module
-from runtime.introspection import executing_eagerly, is_tensor
+from runtime.introspection import executing_eagerly, get_static_value, is_tensor
 from runtime.ops import debugging, linalg, math, nn, random
 from runtime.ops.array_ops import (cast, clip_by_value, concat, constant, convert_to_tensor,
                                    expand_dims, eye, fill, getitem, identity, ones,

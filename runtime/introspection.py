@@ -1,9 +1,10 @@
-"""``rt.is_tensor`` and ``rt.executing_eagerly``: what user code asks about the values it
+"""``rt.is_tensor``, ``rt.executing_eagerly`` and ``rt.get_static_value``: what user code asks about the values it
 handles and the mode it runs in."""
 
 from __future__ import annotations
 
 from runtime import tracing
+from runtime.ops.dispatch import constant_value
 from runtime.tensor import Tensor
 
 
@@ -17,3 +18,15 @@ def executing_eagerly() -> bool:
     """False while a function is being traced into a graph, True otherwise (including inside
     functions run eagerly with ``rt.config.run_functions_eagerly(True)``)."""
     return tracing.current_graph() is None
+
+
+def get_static_value(tensor, partial: bool = False):
+    """The value of ``tensor`` as a NumPy array when it is known now: an eager tensor's value,
+    a constant's while tracing; None for a value only known when a graph runs (and for a
+    variable, whose value can change). Values that are not tensors come back as they are, as
+    in TensorFlow. ``partial`` is accepted and changes nothing."""
+    if isinstance(tensor, Tensor):
+        return constant_value(tensor)
+    if hasattr(tensor, "_read_value_for_op"):  # a variable
+        return None
+    return tensor

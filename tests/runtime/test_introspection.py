@@ -87,3 +87,19 @@ def test_check_numerics():
     assert tape.gradient(y, x).numpy().tolist() == [3.0, 3.0]
     with pytest.raises(TypeError, match="floating-point"):
         rt.debugging.check_numerics([1, 2], "ints")
+
+
+def test_get_static_value():
+    assert rt.get_static_value(3) == 3 and rt.get_static_value([1, 2]) == [1, 2]
+    np.testing.assert_array_equal(rt.get_static_value(rt.constant([1.0, 2.0])), [1.0, 2.0])
+    assert rt.get_static_value(rt.Variable(1.0)) is None
+    seen = {}
+
+    @rt.function
+    def f(x):
+        seen["input"], seen["shape"] = rt.get_static_value(x), rt.get_static_value(rt.shape(x))
+        return x
+
+    f(rt.constant([1.0]))
+    assert seen["input"] is None
+    np.testing.assert_array_equal(seen["shape"], [1])

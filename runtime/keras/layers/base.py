@@ -78,11 +78,12 @@ class Layer(Module):
         shape = _shape_tuple(shape)
         if initializer is None:
             initializer = "glorot_uniform" if dtype.kind == "f" else "zeros"
-        value = initializers.get(initializer)(shape, dtype=dtype)
-        value = np.asarray(value.numpy() if isinstance(value, Tensor) else value, dtype)
         # Weights are created on the first call, which may happen while a training step is
-        # traced: the variable must outlive that trace, so it is made outside it.
+        # traced: the value and the variable must outlive that trace, so both are made
+        # outside it.
         with tracing.eager_scope():
+            value = initializers.get(initializer)(shape, dtype=dtype)
+            value = np.asarray(value.numpy() if isinstance(value, Tensor) else value, dtype)
             variable = Variable(value, name=f"{self.name}/{name or 'variable'}",
                                 trainable=trainable)
         self._own_weights.append(variable)

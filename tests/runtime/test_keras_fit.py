@@ -275,3 +275,17 @@ def test_symbolic_inputs_refuse_values_and_bools():
     with pytest.raises(TypeError, match="symbolic Keras tensor"):
         bool(x)
     keras.Model(x, keras.layers.Dense(1)(x))  # closes the input's recording
+
+
+def test_fit_evaluate_predict_on_an_rt_data_dataset_match_arrays():
+    x, y = X, X.sum(1, keepdims=True)
+    results = []
+    for data in (rt.data.Dataset.from_tensor_slices((x, y)).batch(16), None):
+        model = keras.Sequential([keras.Input(shape=(3,)), keras.layers.Dense(1, kernel_initializer="zeros")])
+        model.compile(keras.optimizers.SGD(0.1), "mse")
+        if data is None:
+            results.append(model.fit(x, y, epochs=3, batch_size=16, shuffle=False, verbose=0).history["loss"])
+        else:
+            results.append(model.fit(data, epochs=3, verbose=0).history["loss"])
+            assert model.predict(data, verbose=0).shape == (50, 1)
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-7)

@@ -1,0 +1,118 @@
+"""What the JAX backend carries: arrays, tracers and Python numbers, their types, and how two
+types join (``lax.cond`` outputs) or convert.
+
+Arrays, tracers and Python numbers are values the engine carries; any other leaf (None, a
+string, a function, an unset return value) is static: it must be the same on both branches and
+in every iteration. A Python number (weak type) next to an array takes the array's dtype where
+its kind fits (``1`` next to float32), as in the runtime; anything else is an error naming the
+variable.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import runtime as rt
+from runtime import nest
+from transpiler.operators import control_flow as cf
+
+NUMBERS = (bool, int, float, complex)
+_KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
+
+
+def is_array(leaf) -> bool:
+    """A leaf the engine carries (the others are static Python values)."""
+    return isinstance(leaf, (jax.Array, np.ndarray, np.generic, jax.ShapeDtypeStruct) + NUMBERS)
+
+
+def spec_of(leaf) -> jax.ShapeDtypeStruct:
+    if isinstance(leaf, jax.ShapeDtypeStruct):
+        return leaf
+    if isinstance(leaf, NUMBERS):
+        return jax.ShapeDtypeStruct((), jnp.result_type(leaf), weak_type=type(leaf) is not bool)
+    aval = getattr(leaf, "aval", None)
+    if aval is not None:
+        return jax.ShapeDtypeStruct(aval.shape, aval.dtype, weak_type=aval.weak_type)
+    array = np.asarray(leaf)
+    return jax.ShapeDtypeStruct(array.shape, array.dtype)
+
+
+def zeros(spec: jax.ShapeDtypeStruct):
+    """A zero of ``spec``'s type: a Python zero for a weak scalar (it stays weak)."""
+    if spec.weak_type and spec.shape == ():
+        return {"b": False, "f": 0.0, "c": 0j}.get(np.dtype(spec.dtype).kind, 0)
+    return jnp.zeros(spec.shape, spec.dtype)
+
+
+def zeros_like(value):
+    return nest.map_structure(lambda leaf: zeros(spec_of(leaf)) if is_array(leaf) else leaf,
+                              value)
+
+
+def converted(leaf, spec: jax.ShapeDtypeStruct):
+    """``leaf`` in ``spec``'s dtype (a Python number stays one when ``spec`` is weak)."""
+    if spec_of(leaf).dtype == spec.dtype:
+        return leaf
+    if spec.weak_type and isinstance(leaf, NUMBERS):
+        return {"b": bool, "i": int, "u": int, "f": float, "c": complex}[
+            np.dtype(spec.dtype).kind](leaf)
+    return jnp.asarray(leaf, spec.dtype)
+
+
+def describe(spec: jax.ShapeDtypeStruct) -> str:
+    if spec.weak_type:
+        kind = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}[
+            np.dtype(spec.dtype).kind]
+        return f"a Python {kind}"
+    return f"dtype {np.dtype(spec.dtype).name}"
+
+
+def joined(name: str, a: jax.ShapeDtypeStruct, b: jax.ShapeDtypeStruct, construct: str,
+            location: str) -> jax.ShapeDtypeStruct:
+    """The one type a conditional gives ``name`` from the true branch's ``a`` and the false
+    branch's ``b``, or the error naming it."""
+    if tuple(a.shape) != tuple(b.shape):
+        raise rt.errors.GraphTypeError(
+            f"'{name}' has shape {tuple(a.shape)} in the true branch but {tuple(b.shape)} in the "
+            f"false branch of the {construct} on a JAX tracer{location}; lax.cond needs the same "
+            f"shape from both branches. Pad or reshape one of them, or decide with a Python value.")
+    kind_a, kind_b = np.dtype(a.dtype).kind, np.dtype(b.dtype).kind
+    if a.dtype == b.dtype:
+        return jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type and b.weak_type)
+    if a.weak_type and b.weak_type and kind_a != kind_b:
+        raise rt.errors.GraphTypeError(
+            f"'{name}' is {describe(a)} in the true branch but {describe(b)} in the false "
+            f"branch of the {construct} on a JAX tracer{location}; Python would give a different "
+            f"type on each path, which one traced value cannot. Make both the same type (e.g. "
+            f"write 1.0 instead of 1).")
+    if a.weak_type != b.weak_type:
+        weak, strong = (a, b) if a.weak_type else (b, a)
+        if _KIND_RANK[np.dtype(weak.dtype).kind] <= _KIND_RANK[np.dtype(strong.dtype).kind]:
+            return jax.ShapeDtypeStruct(strong.shape, strong.dtype)
+    elif a.weak_type:
+        return jax.ShapeDtypeStruct(a.shape, jnp.promote_types(a.dtype, b.dtype), weak_type=True)
+    raise rt.errors.GraphTypeError(
+        f"'{name}' has {describe(a)} in the true branch but {describe(b)} in the false branch "
+        f"of the {construct} on a JAX tracer{location}; both branches must give the same dtype "
+        f"(convert one of them with .astype(...)).")
+
+
+def condition(value, construct: str):
+    """A bool scalar from a traced condition: numbers mean ``!= 0``; non-scalars are errors."""
+    if np.ndim(value) != 0:
+        raise ValueError(
+            f"the condition of {construct} must be a scalar, got an array of shape "
+            f"{tuple(np.shape(value))}{cf._where()}. Reduce it with jnp.all or jnp.any to say "
+            f"which truth you mean.")
+    value = jnp.asarray(value)
+    return value if value.dtype == jnp.bool_ else value != 0
+
+
+
+def equal(a, b) -> bool:
+    try:
+        return bool(type(a) is type(b) and a == b)
+    except Exception:  # noqa: BLE001 - an object without a truthful == is not equal
+        return False

@@ -59,6 +59,7 @@ class Trainer:
             sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
             validation_batch_size=None, validation_freq=1):
         compiled = self._require_compiled("fit")
+        _not_supported("fit", sample_weight=sample_weight, class_weight=class_weight)
         verbose = 1 if verbose == "auto" else verbose
         data = _Data(x, y, batch_size)
         if validation_split and validation_data is None:
@@ -116,6 +117,7 @@ class Trainer:
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
                  steps=None, callbacks=None, return_dict=False, **kwargs):
         compiled = self._require_compiled("evaluate")
+        _not_supported("evaluate", sample_weight=sample_weight)
         verbose = 1 if verbose == "auto" else verbose
         data = _Data(x, y, batch_size)
         logs = self._evaluate_data(data, compiled, verbose)
@@ -345,3 +347,10 @@ def _unpack_validation(validation_data):
     if isinstance(validation_data, (list, tuple)) and len(validation_data) in (2, 3):
         return validation_data[0], validation_data[1]
     raise ValueError("validation_data must be (x_val, y_val) or a dataset.")
+
+
+def _not_supported(what, **options) -> None:
+    given = [name for name, value in options.items() if value is not None]
+    if given:
+        raise NotImplementedError(f"{what}: {', '.join(given)} is not supported yet by rt.keras "
+                                  f"(it would be ignored, giving different numbers from Keras).")

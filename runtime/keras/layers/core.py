@@ -22,6 +22,13 @@ class Dense(Layer):
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                  kernel_constraint=None, bias_constraint=None, **kwargs):
         super().__init__(**kwargs)
+        unsupported = [name for name, value in (
+            ("kernel_regularizer", kernel_regularizer), ("bias_regularizer", bias_regularizer),
+            ("activity_regularizer", activity_regularizer), ("kernel_constraint", kernel_constraint),
+            ("bias_constraint", bias_constraint)) if value is not None]
+        if unsupported:
+            raise NotImplementedError(f"Dense: {', '.join(unsupported)} is not supported yet by "
+                                      f"rt.keras (it would be ignored).")
         if isinstance(units, bool) or not isinstance(units, (int, np.integer)) or units <= 0:
             raise ValueError(f"Dense: units must be a positive integer, got {units!r}.")
         self.units = int(units)

@@ -27,6 +27,7 @@ from typing import Callable
 
 import numpy as np
 
+from runtime import numpy_warnings
 from runtime.errors import AssertionFailedError, InvalidArgumentError, LoopLimitError
 from runtime.graph import Graph, Node
 from runtime.ops.registry import COND, CONST, PLACEHOLDER, WHILE_LOOP
@@ -87,8 +88,10 @@ class Plan:
         # The linecache entry lives as long as the plan's functions (their globals hold it),
         # so tracebacks show the source while they can point at it, and no longer.
         namespace["__eager2graph_source__"] = source
+        # NumPy's warnings from a line of the plan are issued at the user's line of its node.
+        namespace[numpy_warnings.PLAN_LINES] = self._line_nodes
         exec(compile(self.source, self.filename, "exec"), namespace)
-        self.run: Callable = namespace[_safe(name)]
+        self.run: Callable = numpy_warnings.reporting(namespace[_safe(name)])
 
     def node_for_traceback(self, traceback: TracebackType | None) -> Node | None:
         """The node whose line of generated code was executing when an error was raised."""

@@ -8,12 +8,11 @@ inside a loop is caught too.
 from __future__ import annotations
 
 import threading
-import warnings
 import weakref
 from collections import deque
 
 from runtime.errors import RetracingWarning
-from runtime.source_location import user_stacklevel
+from runtime.source_location import warn_at_user_code
 from runtime.trace_keys import describe, is_container_key, is_tensor_key
 
 WINDOW = 10
@@ -53,14 +52,14 @@ def record_trace(code_key, calls_without_trace: int, key, param_names, function_
             return
         detector.warned = True
     cause = _changed_arguments(previous, key, param_names)
-    warnings.warn(
+    warn_at_user_code(
         f"{function_name} was traced {traces} times in its last {len(detector.history)} calls. "
         f"Tracing is slow, so calls that trace are much slower than calls that reuse a graph. "
         f"{cause} To trace less: pass tensors instead of Python numbers for values that change; "
         f"give input_signature with None for dimensions that vary (or use reduce_retracing=True); "
         f"and create the function once, outside any loop. Its .explain_retraces() lists every "
         f"trace and what changed.",
-        RetracingWarning, stacklevel=user_stacklevel())
+        RetracingWarning)
 
 
 def _changed_arguments(previous, key, param_names) -> str:

@@ -14,9 +14,10 @@ import functools
 import linecache
 import os
 import sys
+import warnings
 import weakref
 from dataclasses import dataclass
-from types import CodeType, ModuleType, TracebackType
+from types import CodeType, FrameType, ModuleType, TracebackType
 
 from runtime.errors import OperatorNotAllowedInGraphError
 
@@ -114,6 +115,96 @@ def user_stacklevel() -> int:
     while frame is not None and is_internal_file(frame.f_code.co_filename):
         level, frame = level + 1, frame.f_back
     return level
+
+
+# -- warnings at the user's line ----------------------------------------------------------------
+#
+# ``warnings.warn(stacklevel=...)`` can only name a frame, and the innermost frame outside
+# eager2graph may be generated code (a converted function, ``ag__.converted(...)``). These
+# issue the warning with ``warn_explicit`` at the user's file and line instead, with the
+# module name and ``__warningregistry__`` that ``warnings.warn`` would have used, so filters
+# and "once per location" behave as for a warning of the user's own code.
+
+
+def is_user_frame(frame: FrameType) -> bool:
+    """Whether ``frame`` runs user code: not eager2graph's files, not its plans or entry
+    stubs (``<eager2graph ...>`` without a line map); converted code counts as the user's."""
+    filename = frame.f_code.co_filename
+    if is_internal_file(filename):
+        return False
+    return not filename.startswith("<eager2graph ") or filename in _line_maps
+
+
+def warn_at_user_code(message: str, category: type[Warning]) -> None:
+    """Issues a warning at the innermost frame of user code on the stack (generated code
+    mapped back to the user's line), like ``warnings.warn`` with a stacklevel that skips
+    eager2graph's frames."""
+    frame = sys._getframe(1)
+    while frame is not None and not is_user_frame(frame):
+        frame = frame.f_back
+    if frame is None:
+        warnings.warn(message, category, stacklevel=2)
+    else:
+        warn_in_frame(frame, message, category)
+
+
+def warn_in_frame(frame: FrameType, message: str, category: type[Warning]) -> None:
+    """Issues a warning at the line ``frame`` is running, or at the user's line it came from
+    when ``frame`` runs generated code."""
+    code, lineno = frame.f_code, frame.f_lineno
+    module_globals = frame.f_globals
+    filename = code.co_filename
+    if filename in _line_maps:
+        location = generated_line_origin(filename, lineno)
+        if location is not None:
+            filename, lineno = location.filename, location.lineno
+    registry = module_globals.get("__warningregistry__")
+    if not isinstance(registry, dict):
+        registry = module_globals["__warningregistry__"] = {}
+    module = module_globals.get("__name__")
+    warnings.warn_explicit(message, category, filename, lineno,
+                           module=module if isinstance(module, str) else _module_name(filename),
+                           registry=registry)
+
+
+def warn_at(location: Location, message: str, category: type[Warning]) -> None:
+    """Issues a warning at ``location`` (where a graph op was written, say), with the module
+    and warning registry of the module loaded from that file, if any."""
+    module = _module_of(location.filename)
+    if module is not None:
+        name, namespace = module.__name__, vars(module)
+        registry = namespace.get("__warningregistry__")
+        if not isinstance(registry, dict):
+            registry = namespace["__warningregistry__"] = {}
+    else:
+        name = _module_name(location.filename)
+        registry = _registries.setdefault(location.filename, {})
+    warnings.warn_explicit(message, category, location.filename, location.lineno,
+                           module=name, registry=registry)
+
+
+def _module_name(filename: str) -> str:
+    """The module name ``warn_explicit`` derives from a file name (given explicitly: given
+    None, the C implementation drops the warning)."""
+    return filename[:-3] if filename.lower().endswith(".py") else filename or "<unknown>"
+
+
+_module_names: dict[str, str | None] = {}  # file name -> name of the module loaded from it
+_registries: dict[str, dict] = {}  # warning registries of files that are no module's
+
+
+def _module_of(filename: str) -> ModuleType | None:
+    if filename in _module_names:
+        name = _module_names[filename]
+        module = sys.modules.get(name) if name is not None else None
+        if name is None or getattr(module, "__file__", None) == filename:
+            return module
+    for module in list(sys.modules.values()):
+        if getattr(module, "__file__", None) == filename:
+            _module_names[filename] = module.__name__
+            return module
+    _module_names[filename] = None
+    return None
 
 
 # -- tracebacks that show the user's code -------------------------------------------------------

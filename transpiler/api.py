@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import threading
 import types
-import warnings
 import weakref
 from typing import Callable, Sequence
 
@@ -16,7 +15,7 @@ import transpiler.operators as ag
 from transpiler import codegen, parsing, pipeline
 from transpiler.converters.base import Context, stamp_origin
 from transpiler.errors import ConversionWarning, SourceUnavailableError
-from runtime.source_location import register_unconverted, user_stacklevel, user_traceback
+from runtime.source_location import register_unconverted, user_traceback, warn_at_user_code
 from transpiler.naming import Namer
 from transpiler.operators.calls import do_not_convert, is_library_code
 
@@ -130,8 +129,8 @@ def convert_or_warn(fn):
         if key is None or key not in _warned:
             if key is not None:
                 _warned.add(key)
-            warnings.warn(f"{error} It runs as plain Python, without conversion.",
-                          ConversionWarning, stacklevel=user_stacklevel())
+            warn_at_user_code(f"{error} It runs as plain Python, without conversion.",
+                              ConversionWarning)
         return fn
 
 

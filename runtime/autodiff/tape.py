@@ -9,7 +9,6 @@ nodes ran while it recorded, and ``gradient`` adds the backward ops to that grap
 from __future__ import annotations
 
 import enum
-import warnings
 from contextlib import contextmanager
 from typing import Any
 
@@ -22,6 +21,7 @@ from runtime.errors import GradientError, GradientWarning
 from runtime.graph import node_id_mark
 from runtime.ops.array_ops import constant, convert_to_tensor, ones_like, reshape, stack, zeros_like
 from runtime.ops.dispatch import constant_in_graph
+from runtime.source_location import warn_at_user_code
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, format_shape
 
 
@@ -343,8 +343,8 @@ def _warn_stopped(backward: Backward, handles: list, index: int, count: int) -> 
         return
     where = f" (created at {stop.location})" if getattr(stop, "location", None) else ""
     name = "the source" if count == 1 else f"source {index}"
-    warnings.warn(
+    warn_at_user_code(
         f"the gradient with respect to {name} is None although the target depends on it: every "
         f"path from it passes {stop.op.name}{where}, which carries no gradient (integer values "
         f"and ops such as round or argmax have none). Keep the computation in floating point, "
-        f"or use a differentiable op.", GradientWarning, stacklevel=3)
+        f"or use a differentiable op.", GradientWarning)

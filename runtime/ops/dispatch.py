@@ -17,6 +17,7 @@ from runtime import dtypes, tracing
 from runtime.autodiff import recording
 from runtime.autodiff.replay import substitute
 from runtime.errors import InvalidArgumentError
+from runtime.numpy_warnings import run_kernel
 from runtime.ops.conversion_ops import CAST, CHECKED_CAST, STACK
 from runtime.ops.registry import CONST, OpDef, Promotion
 from runtime.source_location import user_location
@@ -202,7 +203,7 @@ def infer_types(op: OpDef, symbols: Sequence[SymbolicTensor], attrs: dict) -> li
 
 def run_eagerly(op: OpDef, arrays: Sequence[np.ndarray], attrs: dict):
     try:
-        result = op.kernel(*arrays, **attrs)
+        result = run_kernel(op.name, op.kernel, arrays, attrs)
     except InvalidArgumentError:
         raise
     except Exception as error:  # a kernel failure becomes one error type, eager and graph alike

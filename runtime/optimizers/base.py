@@ -11,14 +11,13 @@ made outside it, once per optimizer and variable, and every later trace reuses t
 from __future__ import annotations
 
 import threading
-import warnings
 from typing import Iterable
 
 import numpy as np
 
 from runtime import dtypes, tracing
 from runtime.ops.array_ops import cast, convert_to_tensor, reshape
-from runtime.source_location import user_stacklevel
+from runtime.source_location import warn_at_user_code
 from runtime.tensor import EagerTensor, Tensor, format_shape
 from runtime.variables import Variable
 
@@ -205,10 +204,10 @@ class Optimizer:
             return
         self._warned_no_gradient.update((id(v), v) for v in new)
         names = ", ".join(repr(v.name) for v in new)
-        warnings.warn(f"{self.name}.apply_gradients: the gradient is None for {names}, which is "
-                      f"left unchanged. The loss does not depend on it, or only through ops "
-                      f"without a gradient. (Warned once per variable.)",
-                      UserWarning, stacklevel=user_stacklevel())
+        warn_at_user_code(f"{self.name}.apply_gradients: the gradient is None for {names}, "
+                          f"which is left unchanged. The loss does not depend on it, or only "
+                          f"through ops without a gradient. (Warned once per variable.)",
+                          UserWarning)
 
     def __repr__(self) -> str:
         return f"<rt.optimizers.{type(self).__name__} {self.name!r}>"

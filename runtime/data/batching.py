@@ -14,8 +14,10 @@ import numpy as np
 from runtime.control_flow import while_loop
 from runtime.data import structure
 from runtime.data.node import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Node
-from runtime.data.plan import Plan, cannot_stage, index, length_batches, length_min, length_times
+from runtime.data.plan import (Plan, cannot_stage, derived, index, length_batches, length_min,
+                               length_times)
 from runtime.data.transformations import count_arg
+from runtime.errors import InvalidArgumentError
 from runtime.ops.array_ops import gather
 from runtime.ops.math_ops import floordiv, mod
 from runtime.tensor import EagerTensor, TensorSpec, format_shape
@@ -29,7 +31,7 @@ def _stack(elements: list, method: str):
     for position, column in enumerate(columns):
         shapes = {tuple(leaf.shape) for leaf in column}
         if len(shapes) > 1:
-            raise ValueError(
+            raise InvalidArgumentError(  # as TensorFlow; a graph loop's TensorArray says it too
                 f"Dataset.{method}: the elements of a batch must have the same shape, but "
                 f"component {position} has shapes "
                 f"{', '.join(format_shape(s) for s in sorted(shapes))}. Use padded_batch to "
@@ -90,18 +92,20 @@ class Batch(Node):
 
         def bounds(j):
             start = j * size
-            stop = start + size if self.drop_remainder or n is None else length_min(start + size, n)
+            stop = (start + size if self.drop_remainder or parent.unbounded
+                    else length_min(start + size, n))
             return start, stop
 
         if parent.slice_at is not None:
-            return Plan(length, lambda j: parent.slice_at(*bounds(j)), reshuffles=parent.reshuffles)
+            return derived(parent, length=length, element_at=lambda j: parent.slice_at(*bounds(j)),
+                           slice_at=None)
         spec = self.inputs[0].spec()
 
         def element_at(j):
             start, stop = bounds(j)
             return _stacked(parent, spec, start, stop - start)
 
-        return Plan(length, element_at, reshuffles=parent.reshuffles)
+        return derived(parent, length=length, element_at=element_at, slice_at=None)
 
 
 def _stacked(parent: Plan, spec, start, count):
@@ -242,7 +246,7 @@ class Unbatch(Node):
                 "may end with a shorter one)" if parent.indexed else
                 "it unbatches the elements of a filter",
                 "Use batch(..., drop_remainder=True) before it, or unbatch outside the loop.")
-        return Plan(length_times(parent.length, size),
-                    lambda i: structure.map_leaves(lambda leaf: gather(leaf, mod(i, size)),
-                                                   parent.element_at(floordiv(i, size))),
-                    reshuffles=parent.reshuffles)
+        return derived(parent, length=length_times(parent.length, size), slice_at=None,
+                       element_at=lambda i: structure.map_leaves(
+                           lambda leaf: gather(leaf, mod(i, size)),
+                           parent.element_at(floordiv(i, size))))

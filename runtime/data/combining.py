@@ -56,7 +56,8 @@ class Zip(Node):
             def slice_at(start, stop):
                 return structure.pack_like(self.layout, [p.slice_at(start, stop) for p in plans])
         return Plan(length, element_at, slice_at=slice_at,
-                    reshuffles=any(plan.reshuffles for plan in plans))
+                    reshuffles=any(plan.reshuffles for plan in plans),
+                    unbounded=all(plan.unbounded for plan in plans))
 
 
 def _joined_spec(a, b, where: str):
@@ -99,7 +100,7 @@ class Concatenate(Node):
         if not (first.indexed and second.indexed):
             raise cannot_stage("it concatenates a filtered dataset",
                                "Filter after concatenating.")
-        if first.length is None:
+        if first.unbounded:
             return first
         n = first.length
 
@@ -110,7 +111,7 @@ class Concatenate(Node):
                         lambda: second.element_at(i - (n if is_static(n) else index(n))))
 
         return Plan(length_sum(n, second.length), element_at,
-                    reshuffles=first.reshuffles or second.reshuffles)
+                    reshuffles=first.reshuffles or second.reshuffles, unbounded=second.unbounded)
 
 
 class FlatMap(Node):

@@ -16,7 +16,7 @@ described by arithmetic on a *driver index* ``i`` in ``[0, length)``:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -63,7 +63,15 @@ class Plan:
     slice_at: Callable[[Tensor, Tensor], Any] | None = None
     # A shuffle inside draws a new order each time the dataset is iterated.
     reshuffles: bool = False
-    extra: dict = field(default_factory=dict)
+    # Repeats forever: ``length`` is None, or a huge stand-in (a repeat of a dataset whose
+    # length is a tensor: 0 if it is empty, else 2**62).
+    unbounded: bool = False
+
+    def __post_init__(self):
+        if self.stages:
+            self.slice_at = None  # a slice cannot skip what a filter drops
+        if self.length is None:
+            self.unbounded = True
 
     @property
     def indexed(self) -> bool:
@@ -71,6 +79,11 @@ class Plan:
 
 
 # -- lengths: Python ints while they are known, int64 tensors when not --------------------
+
+
+def derived(parent: Plan, **changes) -> Plan:
+    """``parent`` with some fields changed (the flags it does not mention carry over)."""
+    return replace(parent, **changes)
 
 
 def index(value) -> Tensor:

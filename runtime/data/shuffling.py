@@ -21,7 +21,7 @@ import numpy as np
 from runtime import dtypes, tracing
 from runtime.control_flow import while_loop
 from runtime.data.node import Node
-from runtime.data.plan import Plan, cannot_stage, index, length_min
+from runtime.data.plan import Plan, cannot_stage, derived, index, length_min
 from runtime.data.transformations import count_arg
 from runtime.ops import random_ops
 from runtime.ops.array_ops import constant, gather, reshape, stack, where
@@ -84,13 +84,13 @@ class Shuffle(Node):
 
     def plan(self) -> Plan:
         parent = self.inputs[0].plan()
-        if not parent.indexed or parent.length is None:
+        if not parent.indexed or parent.unbounded:
             raise cannot_stage(
                 "shuffle needs the number of elements before it (it is unbounded, or follows "
                 "a filter)", "Shuffle before filter and repeat(), or iterate in Python.")
         order = _permutation(parent.length, self.buffer_size, self.key, self._second_half())
-        return Plan(parent.length, lambda i: parent.element_at(gather(order, i)),
-                    reshuffles=self.reshuffle or parent.reshuffles)
+        return derived(parent, element_at=lambda i: parent.element_at(gather(order, i)),
+                       slice_at=None, reshuffles=self.reshuffle or parent.reshuffles)
 
 
 def _draw(first: int, second: int, k: int, size: int) -> int:

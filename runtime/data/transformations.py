@@ -15,14 +15,17 @@ import numpy as np
 from runtime import dtypes, tracing
 from runtime.data import structure
 from runtime.data.node import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Node
-from runtime.data.plan import (Plan, Stage, cannot_stage, index, is_static, length_min,
-                               length_minus, length_times, replace_state, when, wrap)
+from runtime.data.plan import (Plan, Stage, cannot_stage, derived, index, is_static,
+                               length_min, length_minus, length_times, replace_state, when,
+                               wrap)
 from runtime.graph import Graph
 from runtime.ops.array_ops import where
 from runtime.ops.array_ops import range as range_op
 from runtime.tensor import EagerTensor, Tensor, TensorSpec, format_shape
 
-_FOREVER = np.iinfo(np.int64).max  # the length of an unbounded repetition of a nonempty dataset
+# Stands for "forever" where a length must be a tensor; small enough that batch arithmetic
+# on it cannot overflow int64.
+_FOREVER = 2 ** 62
 
 
 def traced_spec(fn: Callable, spec) -> Any:
@@ -72,11 +75,10 @@ class Map(Node):
     def plan(self) -> Plan:
         parent = self.inputs[0].plan()
         if parent.indexed:
-            return Plan(parent.length, lambda i: self.apply(parent.element_at(i)),
-                        reshuffles=parent.reshuffles)
+            return derived(parent, element_at=lambda i: self.apply(parent.element_at(i)),
+                           slice_at=None)
         stage = Stage(lambda element, states, user, rest, k: rest(self.apply(element), states))
-        return Plan(parent.length, parent.element_at, parent.stages + (stage,),
-                    reshuffles=parent.reshuffles)
+        return derived(parent, stages=parent.stages + (stage,))
 
 
 def predicate_truth(value, concrete: bool):
@@ -118,8 +120,7 @@ class Filter(Node):
             return when(self.keeps(element, concrete=False), lambda: rest(element, states),
                         lambda: (states, user))
 
-        return Plan(parent.length, parent.element_at, parent.stages + (Stage(run),),
-                    reshuffles=parent.reshuffles)
+        return derived(parent, stages=parent.stages + (Stage(run),))
 
 
 class Take(Node):
@@ -145,8 +146,7 @@ class Take(Node):
         if self.count < 0:
             return parent
         if parent.indexed:
-            return Plan(length_min(parent.length, self.count), parent.element_at,
-                        slice_at=parent.slice_at, reshuffles=parent.reshuffles)
+            return derived(parent, length=length_min(parent.length, self.count), unbounded=False)
         count = self.count
 
         def run(element, states, user, rest, k):
@@ -156,8 +156,7 @@ class Take(Node):
                         lambda: (states, user))
 
         stage = Stage(run, (index(0),), more=lambda own: own[0] < count)
-        return Plan(parent.length, parent.element_at, parent.stages + (stage,),
-                    reshuffles=parent.reshuffles)
+        return derived(parent, stages=parent.stages + (stage,))
 
 
 class Skip(Node):
@@ -184,23 +183,21 @@ class Skip(Node):
         parent = self.inputs[0].plan()
         count = self.count if self.count >= 0 else _FOREVER
         if parent.indexed:
-            if parent.length is None and self.count < 0:
+            if parent.unbounded and self.count < 0:
                 raise cannot_stage("skip(-1) of an unbounded dataset never ends",
                                    "Take a finite part of it first.")
             length = 0 if self.count < 0 else length_minus(parent.length, count)
             slice_at = None if parent.slice_at is None else (
                 lambda start, stop: parent.slice_at(start + count, stop + count))
-            return Plan(length, lambda i: parent.element_at(i + count), slice_at=slice_at,
-                        reshuffles=parent.reshuffles)
+            return derived(parent, length=length,
+                           element_at=lambda i: parent.element_at(i + count), slice_at=slice_at)
 
         def run(element, states, user, rest, k):
             (seen,) = states[k]
             return when(seen < count, lambda: (replace_state(states, k, (seen + 1,)), user),
                         lambda: rest(element, states))
 
-        stage = Stage(run, (index(0),))
-        return Plan(parent.length, parent.element_at, parent.stages + (stage,),
-                    reshuffles=parent.reshuffles)
+        return derived(parent, stages=parent.stages + (Stage(run, (index(0),)),))
 
 
 class Repeat(Node):
@@ -235,7 +232,7 @@ class Repeat(Node):
         parent = self.inputs[0].plan()
         if self.count == 0:
             return Plan(0, parent.element_at, parent.stages)
-        if self.count == 1 or parent.length is None:
+        if self.count == 1 or parent.unbounded:
             return parent
         if parent.reshuffles:
             raise cannot_stage(
@@ -251,10 +248,11 @@ class Repeat(Node):
         if self.count > 0:
             length = length_times(n, self.count)
         elif is_static(n):
-            length = _FOREVER if n > 0 else 0
+            length = None if n > 0 else 0
         else:
             length = where(index(n) > 0, index(_FOREVER), index(0))
-        return Plan(length, lambda i: parent.element_at(wrap(i, n)), parent.stages)
+        return Plan(length, lambda i: parent.element_at(wrap(i, n)), parent.stages,
+                    unbounded=self.count < 0)
 
 
 class Enumerate(Node):
@@ -275,15 +273,14 @@ class Enumerate(Node):
         if parent.indexed:
             slice_at = None if parent.slice_at is None else (
                 lambda a, b: (range_op(a, b, dtype=dtypes.int64) + start, parent.slice_at(a, b)))
-            return Plan(parent.length, lambda i: (i + start, parent.element_at(i)),
-                        slice_at=slice_at, reshuffles=parent.reshuffles)
+            return derived(parent, element_at=lambda i: (i + start, parent.element_at(i)),
+                           slice_at=slice_at)
 
         def run(element, states, user, rest, k):
             (counter,) = states[k]
             return rest((counter + start, element), replace_state(states, k, (counter + 1,)))
 
-        return Plan(parent.length, parent.element_at, parent.stages + (Stage(run, (index(0),)),),
-                    reshuffles=parent.reshuffles)
+        return derived(parent, stages=parent.stages + (Stage(run, (index(0),)),))
 
 
 class Passthrough(Node):

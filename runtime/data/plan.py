@@ -28,7 +28,6 @@ from runtime.ops.array_ops import cast, constant
 from runtime.ops.math_ops import floordiv, maximum, minimum, mod
 from runtime.tensor import Tensor
 
-Length = "int | Tensor | None"
 # (stage states, user state) -> the same, after one element went through the rest
 Continue = Callable[[Any, tuple], tuple]
 

@@ -332,12 +332,16 @@ def _unify_captures(subgraphs: list[Graph], leading: int) -> list[SymbolicTensor
 
 
 def while_loop(cond: Callable, body: Callable, loop_vars, maximum_iterations=None,
-               shape_invariants=None, *, names: Sequence[str] | None = None):
+               shape_invariants=None, *, names: Sequence[str] | None = None,
+               parallel_iterations=None, back_prop: bool = True, swap_memory: bool = False,
+               name=None):
     """``while cond(*vars): vars = body(*vars)``, at most ``maximum_iterations`` times.
 
     ``loop_vars`` is a tuple or list (unpacked into ``cond`` and ``body``) or a single value;
     leaves may be nested in tuples, lists, dicts and namedtuples. ``shape_invariants`` has the
     same structure, with a shape (``None`` dims allowed) or ``None`` for each tensor.
+    ``parallel_iterations``, ``back_prop``, ``swap_memory`` and ``name`` are accepted, by
+    keyword, for TensorFlow's sake; they change nothing here.
     """
     unpack = isinstance(loop_vars, (tuple, list)) and not nest.is_namedtuple(loop_vars)
     call = (lambda fn, values: fn(*values)) if unpack else (lambda fn, values: fn(values))

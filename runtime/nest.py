@@ -100,8 +100,17 @@ def _pack(structure, iterator):
     return next(iterator)
 
 
-def map_structure(fn: Callable, structure) -> Any:
-    return pack_like(structure, [fn(leaf) for leaf in flatten(structure)])
+def map_structure(fn: Callable, structure, *more) -> Any:
+    """``structure`` with each leaf replaced by ``fn(leaf)``; with more structures (of the same
+    nesting), by ``fn`` of the leaves at the same place in each."""
+    if not more:
+        return pack_like(structure, [fn(leaf) for leaf in flatten(structure)])
+    for other in more:
+        if structure_of(other) != structure_of(structure):
+            raise ValueError(f"map_structure: the structures differ: "
+                             f"{describe_structure(structure)} and {describe_structure(other)}.")
+    columns = [flatten(s) for s in (structure,) + more]
+    return pack_like(structure, [fn(*leaves) for leaves in zip(*columns)])
 
 
 def structure_of(structure) -> Any:

@@ -254,3 +254,13 @@ def test_l2_normalize_and_reductions_under_math():
     np.testing.assert_allclose(rt.math.reduce_variance(X, axis=0).numpy(), np.var(X, 0),
                                rtol=1e-6)
     np.testing.assert_allclose(rt.linalg.trace(X[:, :3]).numpy(), np.trace(X[:, :3]))
+
+
+def test_map_structure_over_several_structures_and_while_loop_tensorflow_keywords():
+    assert rt.nest.map_structure(lambda a, b: a * b, {"x": 2, "y": [3]},
+                                 {"x": 5, "y": [7]}) == {"x": 10, "y": [21]}
+    with pytest.raises(ValueError, match="structures differ"):
+        rt.nest.map_structure(lambda a, b: a, [1], [1, 2])
+    (i,) = rt.while_loop(lambda i: i < 3, lambda i: (i + 1,), (rt.constant(0),),
+                         parallel_iterations=1, back_prop=False, swap_memory=True, name="w")
+    assert int(i) == 3

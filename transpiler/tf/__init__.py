@@ -1,0 +1,49 @@
+"""TensorFlow 2's names on eager2graph: ``import transpiler.tf as tf`` and a TensorFlow program
+runs on the runtime, its ``@tf.function``s converted by the transpiler.
+
+This package holds names, not logic: ``tf.function`` is ``transpiler.function``, ``tf.add`` is
+``rt.add`` (accepting TensorFlow's ``name=``), ``tf.data`` is ``runtime.data``. A TensorFlow
+name with no equivalent raises an ``AttributeError`` that names it; the README's "TensorFlow
+programs" section has the table.
+"""
+
+import runtime as _rt
+from runtime import data, keras  # noqa: F401  (tf.data, tf.keras)
+from runtime.data import dataset as _dataset
+from transpiler import api as _api
+from transpiler.tf import (autograph, config, debugging, dtypes, errors, linalg, math,  # noqa: F401
+                           nest, nn, random, test)
+from transpiler.operators.calls import converted as _converted
+from transpiler.tf._names import export as _export, missing as _missing
+
+function = _api.function
+optimizers = keras.optimizers
+
+# TensorFlow converts the functions given to Dataset.map/filter/reduce with AutoGraph; here
+# they go through what converted code does with a call (user functions converted, library
+# functions and callables without source left as they are).
+_dataset.set_function_converter(_converted)
+
+_export(globals(), _rt, """
+    DType GradientTape Module Tensor TensorArray TensorShape TensorSpec UnconnectedGradients
+    Variable
+    abs acos add add_n argmax argmin argsort as_dtype asin atan atan2 bool boolean_mask
+    broadcast_to case cast clip_by_global_norm clip_by_norm clip_by_value complex128 complex64
+    concat cond constant convert_to_tensor cos cosh cumsum custom_gradient divide einsum equal
+    executing_eagerly exp expand_dims eye fill float16 float32 float64 floor gather gather_nd
+    get_static_value greater greater_equal identity int16 int32 int64 int8 is_tensor less
+    less_equal linspace logical_and logical_not logical_or map_fn matmul maximum meshgrid
+    minimum multiply negative newaxis norm not_equal one_hot ones ones_like pad pow print
+    range rank reduce_all reduce_any reduce_logsumexp reduce_max reduce_mean reduce_min
+    reduce_prod reduce_sum repeat reshape reverse roll round scan scatter_nd searchsorted
+    sequence_mask shape sigmoid sign sin sinh size slice sort split sqrt square squeeze stack
+    stop_gradient subtract switch_case tan tanh tensor_scatter_nd_add tensor_scatter_nd_update
+    tensordot tile transpose truediv truncatediv uint8 unique unstack where while_loop zeros
+    zeros_like
+    double=float64 half=float16
+""")
+_export(globals(), _rt.dtypes, "uint16 uint32 uint64")
+_export(globals(), _rt.math, "scalar_mul=multiply")
+_export(globals(), _rt.debugging, "assert_equal assert_less")
+
+__getattr__ = _missing("tf")

@@ -1,0 +1,19 @@
+"""``tf.math``: TensorFlow's elementwise math, reductions and segment sums on the runtime."""
+
+import runtime as _rt
+from transpiler.tf._names import export as _export, missing as _missing
+
+_export(globals(), _rt.math, """
+    abs acos add add_n argmax argmin asin atan atan2 ceil cos cosh count_nonzero cumprod
+    cumsum divide divide_no_nan equal erf exp expm1 floor floordiv floormod greater
+    greater_equal is_finite is_inf is_nan l2_normalize less less_equal log log1p log_sigmoid
+    logical_and logical_not logical_or logical_xor maximum minimum mod multiply
+    multiply_no_nan negative not_equal polyval pow reciprocal reduce_all reduce_any
+    reduce_euclidean_norm reduce_logsumexp reduce_max reduce_mean reduce_min reduce_prod
+    reduce_std reduce_sum reduce_variance round rsqrt segment_sum sigmoid sign sin sinh sqrt
+    square squared_difference subtract tan tanh top_k truncatediv unsorted_segment_sum
+    scalar_mul=multiply truediv=divide
+""")
+_export(globals(), _rt.nn, "log_softmax softmax softplus")
+
+__getattr__ = _missing("tf.math")

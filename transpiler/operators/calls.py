@@ -16,7 +16,8 @@ import weakref
 from transpiler.generated_sources import is_generated
 from transpiler.operators.builtins import replacement_for
 
-_SKIPPED_PACKAGES = frozenset({"runtime", "transpiler", "numpy", "pytest", "_pytest", "hypothesis"})
+_SKIPPED_PACKAGES = frozenset({"runtime", "transpiler", "numpy", "pytest", "_pytest", "hypothesis",
+                               "jax", "jaxlib"})
 # fn -> its converted function, or None when it runs as it is (a value that is ``fn`` itself
 # would keep the weak key alive forever).
 _decisions: "weakref.WeakKeyDictionary[object, object]" = weakref.WeakKeyDictionary()

@@ -9,20 +9,13 @@ programs" section has the table.
 
 import runtime as _rt
 from runtime import data, keras  # noqa: F401  (tf.data, tf.keras)
-from runtime.data import dataset as _dataset
 from transpiler import api as _api
 from transpiler.tf import (autograph, config, debugging, dtypes, errors, linalg, math,  # noqa: F401
                            nest, nn, random, test)
-from transpiler.operators.calls import converted as _converted
 from transpiler.tf._names import export as _export, missing as _missing
 
 function = _api.function
 optimizers = keras.optimizers
-
-# TensorFlow converts the functions given to Dataset.map/filter/reduce with AutoGraph; here
-# they go through what converted code does with a call (user functions converted, library
-# functions and callables without source left as they are).
-_dataset.set_function_converter(_converted)
 
 _export(globals(), _rt, """
     DType GradientTape Module Tensor TensorArray TensorShape TensorSpec UnconnectedGradients

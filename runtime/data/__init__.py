@@ -9,7 +9,7 @@ Inside a converted function the same ``for`` loop is one graph loop (see ``graph
 
 from types import SimpleNamespace
 
-from runtime.data.dataset import Dataset, set_function_converter
+from runtime.data.dataset import Dataset
 from runtime.data.graph_loop import StagedDataset, dataset_loop, staged
 from runtime.data.iteration import Iterator, NumpyIterator
 from runtime.data.node import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
@@ -25,4 +25,4 @@ experimental = SimpleNamespace(AUTOTUNE=AUTOTUNE, INFINITE_CARDINALITY=INFINITE_
 
 __all__ = ["AUTOTUNE", "Dataset", "INFINITE_CARDINALITY", "Iterator", "NumpyIterator",
            "StagedDataset", "StagingError", "UNKNOWN_CARDINALITY", "dataset_loop",
-           "experimental", "set_function_converter", "staged"]
+           "experimental", "staged"]

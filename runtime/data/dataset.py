@@ -6,8 +6,8 @@ one. Iterating it in Python computes eager tensors; inside a traced function a c
 
 Functions given to ``map``, ``filter``, ``flat_map`` and ``reduce`` run as given, eagerly per
 element in Python iteration and traced once into the loop of a graph. TensorFlow converts
-them with AutoGraph; the transpiler can do the same through ``set_function_converter`` (the
-runtime cannot import the transpiler).
+them with AutoGraph; here they pass through ``runtime.conversion.converted``, which the
+transpiler sets up when it is imported (the runtime cannot import the transpiler).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from runtime import dtypes, tracing
+from runtime.conversion import converted
 from runtime.data import structure
 from runtime.data.batching import Batch, PaddedBatch, Unbatch
 from runtime.data.combining import Concatenate, FlatMap, Zip
@@ -29,17 +30,6 @@ from runtime.data.transformations import (Enumerate, Filter, Map, Passthrough, R
                                           Take)
 from runtime.ops.dispatch import convert_to_tensor
 from runtime.tensor import EagerTensor
-
-_converter: Callable[[Callable], Callable] = lambda fn: fn  # noqa: E731
-
-
-def set_function_converter(converter: Callable[[Callable], Callable] | None) -> None:
-    """Makes every function later given to ``map``/``filter``/``flat_map``/``reduce`` pass
-    through ``converter`` first (the transpiler installs its ``convert``, as TensorFlow
-    applies AutoGraph to dataset functions); ``None`` restores running them as given."""
-    global _converter
-    _converter = converter if converter is not None else (lambda fn: fn)
-
 
 def _node_of(value) -> Node:
     if not isinstance(value, Dataset):
@@ -95,14 +85,14 @@ class Dataset:
     def map(self, map_func: Callable, num_parallel_calls=None, deterministic=None,
             name: str | None = None) -> "Dataset":
         """``map_func`` applied to each element (a tuple element is unpacked into arguments)."""
-        return Dataset(Map(self._node, _converter(map_func)))
+        return Dataset(Map(self._node, converted(map_func)))
 
     def filter(self, predicate: Callable, name: str | None = None) -> "Dataset":
         """The elements for which ``predicate`` returns True (a scalar bool tensor)."""
-        return Dataset(Filter(self._node, _converter(predicate)))
+        return Dataset(Filter(self._node, converted(predicate)))
 
     def flat_map(self, map_func: Callable, name: str | None = None) -> "Dataset":
-        return Dataset(FlatMap(self._node, _converter(map_func), _node_of))
+        return Dataset(FlatMap(self._node, converted(map_func), _node_of))
 
     def take(self, count, name: str | None = None) -> "Dataset":
         """The first ``count`` elements (all of them for -1)."""
@@ -162,7 +152,7 @@ class Dataset:
     def reduce(self, initial_state, reduce_func: Callable):
         """``state = reduce_func(state, element)`` over every element; the final state.
         Inside a traced function this is one graph loop."""
-        reduce_func = _converter(reduce_func)
+        reduce_func = converted(reduce_func)
         state = structure.map_leaves(convert_to_tensor, initial_state)
         if tracing.is_tracing():
             (final,) = dataset_loop(self, lambda element, s: (reduce_func(s, element),), (state,),
@@ -233,4 +223,4 @@ def _checked_state(old, new):
     return new
 
 
-__all__ = ["Dataset", "set_function_converter"]
+__all__ = ["Dataset"]

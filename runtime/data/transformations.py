@@ -30,8 +30,11 @@ _FOREVER = 2 ** 62
 
 def traced_spec(fn: Callable, spec) -> Any:
     """The structure of ``fn``'s result, traced on placeholders of ``spec`` in a scratch
-    graph (as TensorFlow finds it: without computing any element)."""
-    graph = Graph("dataset_function")
+    graph (as TensorFlow finds it: without computing any element). Inside a trace the scratch
+    graph is a child of the traced one, so ``fn`` may use the traced function's tensors."""
+    outer = tracing.current_graph() if tracing.is_tracing() else None
+    graph = Graph("dataset_function" if outer is None else f"{outer.name}/dataset_function",
+                  parent=outer)
     placeholders = [graph.add_placeholder(s.dtype, s.shape, f"component_{i}")
                     for i, s in enumerate(structure.flatten(spec))]
     with tracing.building(graph):

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
+from runtime import conversion
 
 D = rt.data.Dataset
 
@@ -342,18 +343,19 @@ def test_python_iteration_of_a_dataset_of_symbolic_tensors_says_how_to_fix():
         f(rt.constant([1, 2]))
 
 
-def test_function_converter_hook_wraps_dataset_functions():
+def test_dataset_functions_pass_through_the_registered_converter():
     seen = []
 
     def converter(fn):
         seen.append(fn)
         return lambda *args: fn(*args) + 1
 
-    rt.data.set_function_converter(converter)
+    previous = conversion._converter
+    conversion.set_converter(converter)
     try:
         ds = D.range(3).map(lambda x: x * 10)
     finally:
-        rt.data.set_function_converter(None)
+        conversion.set_converter(previous)
     assert values(ds) == [1, 11, 21] and len(seen) == 1
     assert values(D.range(2).map(lambda x: x)) == [0, 1]
 

@@ -895,7 +895,8 @@ def for_stmt(iterable, extra_test: Callable | None, body: Callable[[Any], None],
 def _for_backend(iterable):
     """The backend staging a for loop over ``iterable`` (without making any op); None for a
     Python iterable, which the loop unrolls."""
-    if isinstance(iterable, StagedList):
+    if isinstance(iterable, StagedList) or (isinstance(iterable, rt.data.Dataset)
+                                            and tracing.is_tracing()):
         return staging.backend_for_runtime()
     if isinstance(iterable, TensorEnumerate):
         return staging.backend_for(iterable.tensor)

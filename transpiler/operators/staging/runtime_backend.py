@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import runtime as rt
 from runtime.control_flow import is_symbolic, scalar_condition
-from transpiler.operators import control_flow
+from transpiler.operators import control_flow, dataset_loops
 
 
 class RuntimeBackend:
@@ -22,7 +22,13 @@ class RuntimeBackend:
     if_stmt = staticmethod(control_flow.graph_if_stmt)
     if_exp = staticmethod(control_flow.graph_if_exp)
     while_stmt = staticmethod(control_flow.graph_while_stmt)
-    for_stmt = staticmethod(control_flow.graph_for_stmt)
+
+    @staticmethod
+    def for_stmt(iterable, *args, **kwargs) -> None:
+        if isinstance(iterable, rt.data.Dataset):
+            dataset_loops.graph_dataset_for_stmt(iterable, *args, **kwargs)
+        else:
+            control_flow.graph_for_stmt(iterable, *args, **kwargs)
 
     @staticmethod
     def not_(value):

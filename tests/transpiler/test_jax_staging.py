@@ -18,7 +18,7 @@ jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
 import runtime as rt  # noqa: E402
-from transpiler import convert  # noqa: E402
+from transpiler import convert, set_loop_options  # noqa: E402
 
 
 def collatz_steps(n):
@@ -227,8 +227,7 @@ def _same(expected, actual) -> bool:
 
 def test_reference_samples_under_jit_give_python_values():
     """Every pure-Python sample with number (or list-of-number) tensor inputs, under
-    ``jax.jit(convert(f))``: never a wrong value; most run (the rest raise: int()/float()/
-    min()/max() of tracers, raise on traced conditions, ... see the issue)."""
+    ``jax.jit(convert(f))``: never a wrong value, and at least 99% run."""
     ran, refused, wrong = 0, [], []
     warnings.simplefilter("ignore")
     for module_name in _PURE_PYTHON_SAMPLES:
@@ -246,11 +245,10 @@ def test_reference_samples_under_jit_give_python_values():
                         expected = case.fn(*args)
                 except Exception:  # noqa: BLE001 - Python's own error: nothing to compare
                     continue
-                static = tuple(i for i in range(len(args)) if i not in chosen)
-                staged = tuple(_as_jax(a) if i in chosen else a for i, a in enumerate(args))
                 try:
                     with contextlib.redirect_stdout(io.StringIO()):
-                        actual = jax.jit(convert(case.fn), static_argnums=static)(*staged)
+                        actual = _jit_over(case.fn, args, chosen)
+                        jax.effects_barrier()
                 except Exception as error:  # noqa: BLE001 - counted, not a wrong value
                     refused.append(f"{case.fn.__name__}{args}: {type(error).__name__}")
                     continue
@@ -259,7 +257,20 @@ def test_reference_samples_under_jit_give_python_values():
                     wrong.append(f"{module_name}.{case.fn.__name__}{args}: "
                                  f"{expected!r} != {actual!r}")
     assert wrong == []
-    assert ran >= 1350, (ran, refused[:20])
+    assert ran >= 0.99 * (ran + len(refused)), (ran, refused[:20])
+
+
+def _jit_over(fn, args: tuple, chosen):
+    """``jax.jit(convert(fn))`` called with the ``chosen`` arguments as arrays; the others (Python
+    values, lists among them, which static_argnums cannot hash) are closed over."""
+    chosen = tuple(chosen)
+
+    def call(*arrays):
+        full = list(args)
+        for index, array in zip(chosen, arrays):
+            full[index] = array
+        return convert(fn)(*full)
+    return jax.jit(call)(*(_as_jax(args[i]) for i in chosen))
 
 
 def first_set_inside(n):
@@ -293,3 +304,135 @@ def test_a_variable_first_assigned_in_a_loop():
     with pytest.raises(Exception, match=r"the for loop at test_jax_staging.py:\d+ ran zero "
                                         r"times, so 'last', first assigned inside it"):
         f(jnp.int32(0)).block_until_ready()
+
+
+# -- bounded loops and gradients -----------------------------------------------------------------
+
+
+def power_bounded(x, n):
+    y = x
+    i = 0
+    while i < n:
+        set_loop_options(maximum_iterations=8)
+        y = y * x
+        i += 1
+    return y
+
+
+def power_unbounded(x, n):
+    y = x
+    i = 0
+    while i < n:
+        y = y * x
+        i += 1
+    return y
+
+
+def squares_until(xs, limit):
+    s = 0.0
+    for v in xs:
+        if v > limit:
+            break
+        s = s + v * v
+    return s
+
+
+def _finite_difference(f, x, eps=1e-3):
+    return (f(x + eps) - f(x - eps)) / (2 * eps)
+
+
+def test_maximum_iterations_bounds_a_while_loop_and_grad_goes_through_it():
+    f = jax.jit(convert(power_bounded))
+    assert [float(f(jnp.float32(1.5), jnp.int32(n))) for n in (0, 1, 3)] == \
+        [power_bounded(1.5, n) for n in (0, 1, 3)]
+    assert float(f(jnp.float32(1.0), jnp.int32(50))) == 1.0  # stops after 8, as TF does
+    grad = jax.jit(jax.grad(convert(power_bounded)))
+    for n in (0, 2, 5):
+        expected = _finite_difference(lambda x: power_bounded(x, n), 1.2)
+        assert np.isclose(grad(jnp.float32(1.2), jnp.int32(n)), expected, rtol=1e-3)
+    jaxpr = str(jax.make_jaxpr(convert(power_bounded))(jnp.float32(1.0), jnp.int32(2)))
+    assert "scan" in jaxpr and "while" not in jaxpr
+
+
+def test_grad_through_a_static_length_loop_with_break():
+    xs = jnp.asarray([1.0, 2.0, 3.0, 1.0], jnp.float32)
+    g = jax.jit(jax.grad(convert(squares_until)))(xs, jnp.float32(2.5))
+    assert g.tolist() == [2.0, 4.0, 0.0, 0.0]
+
+
+def test_an_unbounded_while_under_grad_names_the_loop_and_maximum_iterations():
+    grad = jax.jit(jax.grad(convert(power_unbounded)))
+    with pytest.raises(ValueError, match=r"Reverse-mode differentiation does not work for "
+                       r"lax.while_loop.* The while loop at test_jax_staging.py:\d+ has no static "
+                       r"bound.*set_loop_options\(maximum_iterations=N\)"):
+        grad(jnp.float32(1.2), jnp.int32(3))
+    # Forward mode goes through a while_loop: nothing is refused there.
+    _, tangent = jax.jit(lambda x, n: jax.jvp(lambda y: convert(power_unbounded)(y, n), (x,),
+                                              (jnp.float32(1.0),)))(jnp.float32(2.0), jnp.int32(2))
+    assert float(tangent) == 12.0
+
+
+def counter_next_to_int8(xs, n):
+    for i in range(n):
+        xs = xs + i
+    return xs
+
+
+def test_the_counter_of_a_traced_range_is_weak_as_a_python_int():
+    result = _jit(counter_next_to_int8)(jnp.zeros(2, jnp.int8), jnp.int32(3))
+    assert result.dtype == jnp.int8 and result.tolist() == [3, 3]
+
+
+def stop_early(n):
+    for i in range(n):
+        if i > 2:
+            return
+        print("step", i)
+
+
+def test_a_return_without_a_value_in_a_traced_loop():
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert _jit(stop_early)(jnp.int32(10)) is None
+        jax.effects_barrier()
+    assert out.getvalue() == "step 0\nstep 1\nstep 2\n"
+
+
+# -- builtins, print and assert on tracers -------------------------------------------------------
+
+
+def builtins_on_tracers(x, n):
+    print("x is", x, f"n={n}", f"{x:.2f}")
+    for i in range(n):
+        if i == 1:
+            print("one")
+    assert x > 0, "x must be positive"
+    return (int(x), float(n), round(x), abs(-x), min(x, 1.5), max(x, 0.5, 4.0), len(jnp.zeros(3)),
+            int(-x))
+
+
+def test_builtins_print_and_assert_on_tracers_give_pythons_values():
+    f = _jit(builtins_on_tracers)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        result = f(jnp.float32(2.5), jnp.int32(3))
+        jax.effects_barrier()
+    expected_out = io.StringIO()
+    with contextlib.redirect_stdout(expected_out):
+        expected = builtins_on_tracers(2.5, 3)
+    assert out.getvalue() == expected_out.getvalue() == "x is 2.5 n=3 2.50\none\n"
+    assert [float(v) for v in result] == list(expected)
+    assert result[0].dtype == jnp.int32 and result[1].dtype == jnp.float32
+    with pytest.raises(Exception, match=r"x must be positive \(the assert at "
+                                        r"test_jax_staging.py:\d+\)"):
+        f(jnp.float32(-1.0), jnp.int32(0)).block_until_ready()
+        jax.effects_barrier()
+
+
+def test_min_max_follow_python_on_nan_and_ties():
+    f = _jit(lambda a, b: (min(a, b), max(a, b), max([a, b, 0.5])))
+    nan = float("nan")
+    got = f(jnp.float32(nan), jnp.float32(1.0))
+    assert np.isnan(got[0]) and np.isnan(got[1]) and np.isnan(got[2])
+    got = f(jnp.float32(1.0), jnp.float32(nan))
+    assert got[0] == 1.0 and got[1] == 1.0 and got[2] == 1.0

@@ -15,6 +15,7 @@ from runtime.control_flow import is_symbolic
 from runtime.source_location import user_location
 from runtime.staged_list import StagedList
 from runtime.ops.array_ops import checked_cast
+from runtime.ops.io_ops import FormattedValue
 from transpiler import trace_events
 from transpiler.operators import staging
 from transpiler.operators.control_flow import TensorEnumerate, TensorZip
@@ -23,6 +24,26 @@ from transpiler.operators.formatting import StagedText, flatten_print_values
 
 def _any_symbolic(values) -> bool:
     return any(is_symbolic(v) for v in values)
+
+
+def _engine(*values):
+    """The builtins of the engine that stages one of ``values`` when it has its own (JAX's, in
+    ``staging.jax_builtins``; the runtime's are the functions here), else None."""
+    return getattr(staging.backend_for_any(values), "builtins", None)
+
+
+def _print_engine(values):
+    """The builtins of the engine that prints ``values`` when the function runs: one of them, or
+    of an f-string's values, is its value, or the print sits in a block it stages."""
+    pieces = flatten_print_values(values, "")
+    engine = _engine(*(p.value if isinstance(p, FormattedValue) else p for p in pieces))
+    if engine is not None:
+        return engine
+    for backend in tuple(staging._loaded.values()):
+        engine = getattr(backend, "builtins", None)
+        if engine is not None and engine.in_staged_block():
+            return engine
+    return None
 
 
 def range_(*args):
@@ -46,6 +67,9 @@ def len_(value):
         return rt.shape(value)[0]
     if isinstance(value, StagedList):
         return value.size()
+    engine = _engine(value)
+    if engine is not None:
+        return engine.len_(value)
     return builtins.len(value)
 
 
@@ -57,6 +81,11 @@ def print_(*values, sep=" ", end="\n", file=None, flush=False):
     graph = tracing.current_graph()
     in_graph_control_flow = graph is not None and graph.parent is not None
     sep = " " if sep is None else sep
+    if graph is None and (file is None or file is sys.stdout):
+        engine = _print_engine(values)
+        if engine is not None:  # a JAX tracer: printed by a callback when the function runs
+            engine.print_(values, sep, "\n" if end is None else end)
+            return None
     if any(isinstance(value, StagedText) for value in values):
         # An f-string, str.format or % with a symbolic tensor: printed whole at run time.
         rt.print(*flatten_print_values(values, sep), sep="", end="\n" if end is None else end)
@@ -70,7 +99,10 @@ def print_(*values, sep=" ", end="\n", file=None, flush=False):
 
 
 def abs_(value):
-    return rt.abs(value) if is_symbolic(value) else builtins.abs(value)
+    if is_symbolic(value):
+        return rt.abs(value)
+    engine = _engine(value)
+    return builtins.abs(value) if engine is None else engine.abs_(value)
 
 
 def int_(value=0, *args):
@@ -86,6 +118,9 @@ def int_(value=0, *args):
         if value.dtype.itemsize < 4 or value.dtype.kind == "b":
             return _python_number(rt.cast(value, rt.int32))
         return _python_number(value)
+    engine = None if args else _engine(value)
+    if engine is not None:
+        return engine.int_(value)
     return builtins.int(value, *args)
 
 
@@ -99,6 +134,9 @@ def float_(value=0.0):
         if value.dtype.kind == "f" and value.dtype.itemsize >= 4:
             return _python_number(value)
         return _python_number(rt.cast(value, dtypes.float_of_width(value.dtype)))
+    engine = _engine(value)
+    if engine is not None:
+        return engine.float_(value)
     return builtins.float(value)
 
 
@@ -111,6 +149,9 @@ def round_(number, ndigits=None):
                 f"round() with ndigits is not supported on tensors in converted code "
                 f"({number.name}). Scale explicitly: rt.round(x * 10**n) / 10**n.")
         return int_(rt.round(number) if number.dtype.kind == "f" else number)
+    engine = _engine(number)
+    if engine is not None:
+        return engine.round_(number, ndigits)
     return builtins.round(number, ndigits)
 
 
@@ -142,11 +183,24 @@ def _extreme(pairwise, reduce, python_fn, args, kwargs):
 
 
 def min_(*args, **kwargs):
+    engine = _extreme_engine(args)
+    if engine is not None:
+        return engine.min_(*args, **kwargs)
     return _extreme(rt.minimum, rt.reduce_min, builtins.min, args, kwargs)
 
 
 def max_(*args, **kwargs):
+    engine = _extreme_engine(args)
+    if engine is not None:
+        return engine.max_(*args, **kwargs)
     return _extreme(rt.maximum, rt.reduce_max, builtins.max, args, kwargs)
+
+
+def _extreme_engine(args):
+    """The engine builtins for ``min``/``max`` of tracers (or of one list or tuple of them)."""
+    if len(args) == 1 and type(args[0]) in (list, tuple):
+        args = args[0]
+    return None if _any_symbolic(args) else _engine(*args)
 
 
 def enumerate_(iterable, start=0):

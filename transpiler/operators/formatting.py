@@ -20,7 +20,13 @@ from runtime.control_flow import is_symbolic
 from runtime.ops.io_ops import FormattedValue, is_print_style
 from runtime.tensor import format_shape
 from transpiler.errors import ConversionWarning
+from transpiler.operators.staging import is_jax_tracer
 from transpiler.operators.user_warnings import warn_at_user_line
+
+
+def _staged(value) -> bool:
+    """A value known only when the function runs: a symbolic tensor or a JAX tracer."""
+    return is_symbolic(value) or is_jax_tracer(value)
 
 
 class Field:
@@ -47,13 +53,13 @@ def field(value: Any, conversion: str, spec: str) -> Field:
 
 def formatted(parts: tuple) -> str | StagedText:
     """An f-string: the pieces in order, ``Field``s for the ``{...}`` parts."""
-    if not any(isinstance(p, Field) and is_symbolic(p.value) for p in parts):
+    if not any(isinstance(p, Field) and _staged(p.value) for p in parts):
         return "".join(_python_field(p) if isinstance(p, Field) else p for p in parts)
     pieces = []
     for part in parts:
         if not isinstance(part, Field):
             pieces.append(part)
-        elif is_symbolic(part.value):
+        elif _staged(part.value):
             pieces.append(_staged_field(part.value, part.conversion, part.spec, "{x}"))
         else:
             pieces.append(_python_field(part))
@@ -62,7 +68,7 @@ def formatted(parts: tuple) -> str | StagedText:
 
 def str_format(template: str, *args, **kwargs) -> str | StagedText:
     """``template.format(*args, **kwargs)``."""
-    if not any(is_symbolic(v) for v in (*args, *kwargs.values())):
+    if not any(_staged(v) for v in (*args, *kwargs.values())):
         return template.format(*args, **kwargs)
     formatter, pieces, automatic = string.Formatter(), [], 0
     for literal, field_name, spec, conversion in formatter.parse(template):
@@ -72,7 +78,7 @@ def str_format(template: str, *args, **kwargs) -> str | StagedText:
         if field_name == "":
             field_name, automatic = str(automatic), automatic + 1
         value, _ = formatter.get_field(field_name, args, kwargs)
-        if is_symbolic(value):
+        if _staged(value):
             pieces.append(_staged_field(value, conversion or "", spec or "", "{}"))
         else:
             pieces.append(formatter.format_field(formatter.convert_field(value, conversion),
@@ -89,7 +95,7 @@ def percent_format(template: str, values: Any) -> str | StagedText:
     """``template % values``."""
     items = values if isinstance(values, tuple) else (values,)
     mapping = values if isinstance(values, dict) else None
-    if not any(is_symbolic(v) for v in (mapping.values() if mapping else items)):
+    if not any(_staged(v) for v in (mapping.values() if mapping else items)):
         return template % values
     pieces, position, index = [], 0, 0
     for match in _DIRECTIVE.finditer(template):
@@ -104,7 +110,7 @@ def percent_format(template: str, values: Any) -> str | StagedText:
             value, index = items[index], index + 1
         directive = match.group() if match["key"] is None \
             else match.group().replace(f"({match['key']})", "", 1)
-        if not is_symbolic(value):
+        if not _staged(value):
             pieces.append(match.group() % ((value,) if mapping is None else {match["key"]: value}))
         elif directive == "%s":
             pieces.append(value)

@@ -16,7 +16,7 @@ import jax.numpy as jnp
 
 from transpiler.operators import control_flow as cf
 from transpiler.operators.control_flow import naming_construct
-from transpiler.operators.staging import StagedRange, is_jax_tracer
+from transpiler.operators.staging import StagedRange, is_jax_tracer, jax_builtins
 from transpiler.operators.staging.jax_conditionals import staged_cond
 from transpiler.operators.staging.jax_loops import Loop, continues, refuse_staged_lists, sequence
 from transpiler.operators.staging.jax_values import condition
@@ -28,6 +28,7 @@ class JaxBackend:
 
     name = "jax"
     stages = staticmethod(is_jax_tracer)
+    builtins = jax_builtins  # int, float, min, max, print, assert... on tracers
 
     @staticmethod
     def if_stmt(cond, body, orelse, get_state, set_state, names, nouts, *, mutates, outer,
@@ -99,7 +100,8 @@ class JaxBackend:
         with naming_construct("while loop"):
             loop = Loop(get_state, set_state, names, "while loop")
             loop.settle(before, body)
-            final = loop.run((), test, lambda: (body(), ())[1])
+            final = loop.run((), test, lambda: (body(), ())[1],
+                             maximum=opts.get("maximum_iterations"))
         set_state(final)
 
     @staticmethod
@@ -123,8 +125,9 @@ class JaxBackend:
                 body(item_of(index))
                 return (index + delta,)
 
-            static = length if extra_test is None and not loop.first_set_inside else None
-            final = loop.run((jnp.asarray(start),), test, step, trips=static)
+            final = loop.run((jnp.asarray(start),), test, step, length=length,
+                             exits_early=extra_test is not None or length is None,
+                             maximum=opts.get("maximum_iterations"))
         set_state(final)
 
     @staticmethod

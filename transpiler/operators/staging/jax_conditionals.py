@@ -17,7 +17,7 @@ from runtime import nest
 from runtime.control_flow import Unset
 from transpiler.operators import control_flow as cf
 from transpiler.operators.staging.jax_values import (condition, converted, equal, is_array,
-                                                     joined, spec_of, zeros)
+                                                     joined, spec_of, staged, zeros)
 
 
 class _Retry(Exception):
@@ -135,6 +135,7 @@ def _branch(fn: Callable, label: str, seen: dict, targets, check_pair, prepare, 
             construct: str, location: str) -> Callable:
     other = "false" if label == "true" else "true"
 
+    @staged
     def traced():
         raw = tuple(fn())
         seen[f"raw {label}"] = raw

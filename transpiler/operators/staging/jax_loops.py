@@ -11,6 +11,7 @@ through it); others are ``lax.while_loop``.
 
 from __future__ import annotations
 
+import functools
 from typing import Callable, Sequence
 
 import jax
@@ -25,9 +26,9 @@ from transpiler.operators import control_flow as cf
 from transpiler.operators.control_flow import TensorEnumerate, TensorZip
 from transpiler.operators.staging import StagedRange, is_jax_tracer
 from transpiler.operators.staging.jax_values import (condition, describe, is_array, spec_of,
-                                                     zeros_like)
-from transpiler.operators.variables import (Undefined, UndefinedReturnValue,
-                                            is_return_value_name)
+                                                     staged, weak, zeros_like)
+from transpiler.operators.variables import (ReturnedNone, Undefined, UndefinedReturnValue,
+                                            returns_a_value, returns_none)
 
 
 def refuse_staged_lists(values: tuple, names: Sequence[str], staged: Sequence[str],
@@ -47,6 +48,7 @@ class Loop:
     def __init__(self, get_state, set_state, names: Sequence[str], construct: str):
         self.get_state, self.set_state, self.names = get_state, set_state, tuple(names)
         self.construct, self.location = construct, cf._where()
+        self.produced: dict[int, object] = {}  # return values without arrays the body set
 
     # The state as the loop carries it: the array leaves of every variable, in order; the
     # static leaves stay those of ``self.initial``.
@@ -61,20 +63,19 @@ class Loop:
 
     def _checked(self, after: tuple, entering: Sequence) -> list:
         """The carried leaves of ``after``, checked against the loop variables' types."""
-        for name, before, new in zip(self.names, self.initial, after):
+        for index, (name, before, new) in enumerate(zip(self.names, self.initial, after)):
             shown = cf._shown(name)
             if type(new) is Undefined and new.deleted:
                 raise ValueError(
                     f"'{name}' is deleted in the body of the {self.construct}{self.location} "
                     f"(`del {name}`), but it is used after the loop or in the next iteration. A "
                     f"traced loop variable needs a value at the end of every iteration.")
+            if cf._static_return_value(name, before):
+                self.produced[index] = new  # no array: decided after the loop
+                continue
             if nest.structure_of(before) != nest.structure_of(new) or any(
                     is_array(a) != is_array(b)
                     for a, b in zip(nest.flatten(before), nest.flatten(new))):
-                if is_return_value_name(name) and cf._static_return_value(name, before):
-                    raise NotImplementedError(
-                        f"a `return` without a value inside the {self.construct} on a JAX "
-                        f"tracer{self.location} is not supported yet; return a value.")
                 raise rt.errors.GraphTypeError(
                     f"'{shown}' does not have the same nested structure after one iteration of "
                     f"the {self.construct}{self.location}: the loop body changes it from "
@@ -110,6 +111,7 @@ class Loop:
         saved = cf._state_before(self.get_state, self.names)
         found: dict[str, tuple] = {}
 
+        @staged
         def probe(*carried):
             cf._set_state_tolerantly(self.set_state, self.get_state, self.names,
                                      cf._fresh(self._unpacked(carried)))
@@ -143,46 +145,131 @@ class Loop:
         self.initial = tuple(settled)
         cf._check_loop_inputs(self.initial, self.names)
 
-    def run(self, leading: tuple, test: Callable, step: Callable,
-            trips: int | None = None) -> tuple:
+    def run(self, leading: tuple, test: Callable, step: Callable, *, length: int | None = None,
+            exits_early: bool = True, maximum=None) -> tuple:
         """Runs the loop with ``leading`` values (a counter) before the state; ``test(*lead)``
-        and ``step(*lead) -> lead`` see the state through ``get_state``/``set_state``. With
-        ``trips`` (a static trip count and no early exit) it is a ``fori_loop``."""
-        lead = len(leading)
+        and ``step(*lead) -> lead`` see the state through ``get_state``/``set_state``.
+
+        ``length`` is a static trip count (a ``for`` over an array), ``exits_early`` whether
+        ``test`` can stop the loop before it (a ``while``, ``break``, ``return``), ``maximum``
+        the ``maximum_iterations`` of ``set_loop_options``. With a static bound and no early
+        exit the loop is a ``fori_loop``; with a static bound and an early exit, a
+        ``fori_loop`` over the bound whose iterations after the test first fails change
+        nothing (both are ``scan``s: ``jax.grad`` goes through them, as through TensorFlow's
+        bounded while loops); otherwise a ``while_loop`` (counting the iterations when
+        ``maximum`` is traced)."""
+        maximum = _static_int(maximum)
+        bound = length if maximum is None or not isinstance(maximum, int) else (
+            maximum if length is None else min(length, maximum))
+        counted = maximum is not None and not isinstance(maximum, int)
         flag = bool(self.first_set_inside)
+        lead = len(leading)
 
-        def split(carry):
-            carry = list(carry)
-            if flag:
-                carry = carry[:-1]
-            return tuple(carry[:lead]), carry[lead:]
-
+        @staged
         def cond_fun(carry):
-            lead_values, carried = split(carry)
+            lead_values, carried, _, count = carry
             self.set_state(self._unpacked(carried))
-            return condition(test(*lead_values), f"the {self.construct}")
+            more = condition(test(*lead_values), f"the {self.construct}")
+            return jnp.logical_and(more, count < maximum) if counted else more
 
+        @staged
         def body_fun(carry):
-            lead_values, carried = split(carry)
+            lead_values, carried, ran, count = carry
             self.set_state(self._unpacked(carried))
             new_lead = tuple(step(*lead_values))
             after = cf._state_before(self.get_state, self.names)
-            result = [*new_lead, *self._checked(after, carried)]
-            return tuple(result + [True]) if flag else tuple(result)
+            return (new_lead, self._checked(after, carried), True if flag else (),
+                    count + 1 if counted else ())
 
-        init = [*leading, *self._carried(self.initial)] + ([False] if flag else [])
-        if trips is not None:
-            final = lax.fori_loop(0, trips, lambda _, carry: body_fun(carry), tuple(init))
+        init = (tuple(leading), self._carried(self.initial), False if flag else (),
+                jnp.zeros((), np.asarray(maximum).dtype) if counted else ())
+        if bound is not None and not exits_early:
+            final = lax.fori_loop(0, bound, lambda _, carry: body_fun(carry), init)
+        elif bound is not None:
+            def gated(_, state):
+                active, carry = state
+                active = jnp.logical_and(active, cond_fun(carry))
+                return active, lax.cond(active, body_fun, lambda same: same, carry)
+            _, final = lax.fori_loop(0, bound, gated, (jnp.asarray(True), init))
         else:
-            final = lax.while_loop(cond_fun, body_fun, tuple(init))
+            final = lax.while_loop(cond_fun, body_fun, init)
+            final = _refusing_reverse_mode(final, self.construct, self.location)
+        lead_values, carried, ran, _ = final
         if flag:
             listed = ", ".join(f"'{name}'" for name in self.first_set_inside)
             message = (f"the {self.construct}{self.location} ran zero times, so {listed}, first "
                        f"assigned inside it, has no value after it. Give it a value before the "
                        f"loop.")
-            jax.debug.callback(_check_ran, final[-1], message)
-            final = final[:-1]
-        return self._unpacked(final[lead:])
+            jax.debug.callback(_check_ran, ran, message)
+        return self._returned_after(self._unpacked(carried))
+
+    def _returned_after(self, state: tuple) -> tuple:
+        """``state`` with each return value that is no array (a `return` without a value in
+        the body) as it is after the loop: "returned None", decided by this loop."""
+        state = list(state)
+        here = f"the {self.construct}{self.location}"
+        for index, new in self.produced.items():
+            entering = self.initial[index]
+            if returns_a_value(new) and returns_none(entering):
+                raise cf.returned_none_and_a_value(
+                    entering if type(entering) is ReturnedNone else ReturnedNone((here,)))
+            if new is None:
+                state[index] = ReturnedNone((here,))
+            elif type(new) is ReturnedNone and new is not entering:
+                state[index] = new.inside(here)
+        return tuple(state)
+
+
+def _static_int(value):
+    """``maximum_iterations`` as a Python int when it is known while tracing."""
+    if value is None or isinstance(value, int):
+        return value
+    if is_jax_tracer(value):
+        return value
+    return int(value)
+
+
+_REVERSE_MODE = ("Reverse-mode differentiation does not work for lax.while_loop or "
+                 "lax.fori_loop with dynamic start/stop values.")
+
+
+def _refusing_reverse_mode(final, construct: str, location: str):
+    """``final``, whose float values, when ``jax.grad`` differentiates them, raise JAX's own
+    refusal of ``while_loop`` with a sentence naming the loop (JAX raises it later, while
+    transposing, where the loop is no longer known)."""
+    if _LinearizeTracer is None:
+        return final
+    message = (f"{_REVERSE_MODE} The {construct}{location} has no static bound, so it is a "
+               f"lax.while_loop: make `transpiler.set_loop_options(maximum_iterations=N)` the "
+               f"first statement of its body (N a Python int that bounds its iterations), and it "
+               f"becomes a scan that jax.grad differentiates.")
+
+    def marked(leaf):
+        if isinstance(leaf, _LinearizeTracer) and jnp.issubdtype(leaf.dtype, jnp.inexact):
+            return _no_reverse_mode(leaf, message)
+        return leaf
+    return jax.tree_util.tree_map(marked, final)
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(1,))
+def _no_reverse_mode(value, message: str):
+    return value
+
+
+def _no_reverse_mode_fwd(value, message: str):
+    return value, None
+
+
+def _no_reverse_mode_bwd(message: str, _residuals, _cotangent):
+    raise ValueError(message)
+
+
+_no_reverse_mode.defvjp(_no_reverse_mode_fwd, _no_reverse_mode_bwd)
+
+try:  # the tracer of jax.grad / jax.linearize (not of forward-mode jvp, which while_loop allows)
+    from jax._src.interpreters.ad import LinearizeTracer as _LinearizeTracer
+except ImportError:  # pragma: no cover - another JAX version: JAX's own message alone
+    _LinearizeTracer = None
 
 
 def _check_ran(ran, message: str) -> None:
@@ -203,10 +290,10 @@ def sequence(iterable):
         dtype = jnp.result_type(*[b for b in bounds if is_jax_tracer(b)])
         start, limit = (jnp.asarray(b, dtype) for b in bounds[:2])
         delta = bounds[2] if isinstance(bounds[2], int) else jnp.asarray(bounds[2], dtype)
-        return start, limit, delta, lambda i: i, None
+        return start, limit, delta, weak, None
     if isinstance(iterable, TensorEnumerate):
         array, offset = iterable.tensor, iterable.start
-        return 0, _length(array), 1, lambda i: (i + offset, array[i]), _length(array)
+        return 0, _length(array), 1, lambda i: (weak(i + offset), array[i]), _length(array)
     if isinstance(iterable, TensorZip):
         length = min(_length(array) for array in iterable.tensors)
         arrays = iterable.tensors

@@ -10,6 +10,8 @@ variable.
 
 from __future__ import annotations
 
+import contextlib
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -116,3 +118,44 @@ def equal(a, b) -> bool:
         return bool(type(a) is type(b) and a == b)
     except Exception:  # noqa: BLE001 - an object without a truthful == is not equal
         return False
+
+
+def weak(value):
+    """``value`` typed as a Python number stands for (a weak type), as JAX types ``fori_loop``'s
+    counter: a range's counter next to int8 or float16 arrays keeps their dtype."""
+    if getattr(value, "weak_type", True) or np.ndim(value) != 0:
+        return value
+    return _convert_element_type(value, np.dtype(value.dtype), weak_type=True)
+
+
+try:
+    from jax._src.lax.lax import _convert_element_type
+except ImportError:  # pragma: no cover - another JAX version: the counter keeps its dtype
+    def _convert_element_type(value, dtype, weak_type):
+        return value
+
+
+_depth = [0]  # how many staged branches or loop bodies are being traced
+
+
+@contextlib.contextmanager
+def staged_block():
+    """While a branch or loop body that JAX stages is traced: Python effects in it (``print``)
+    must happen at run time."""
+    _depth[0] += 1
+    try:
+        yield
+    finally:
+        _depth[0] -= 1
+
+
+def in_staged_block() -> bool:
+    return _depth[0] > 0
+
+
+def staged(fn):
+    """``fn`` traced as a staged block (see ``staged_block``)."""
+    def traced(*args):
+        with staged_block():
+            return fn(*args)
+    return traced

@@ -1,0 +1,176 @@
+"""Builtins on JAX tracers in converted code: ``int``, ``float``, ``abs``, ``round``, ``min``,
+``max``, ``len`` give what Python gives on the concrete values; ``print`` and ``assert`` act
+when the function runs, not once while it is traced.
+
+``transpiler.operators.builtins`` (and ``asserts``) hand a call here when one of its values is
+a tracer (``JaxBackend.builtins``), or, for ``print``, when the call sits in a branch or loop
+body that JAX stages (``in_staged_block``): such a body runs any number of times, even zero,
+so a print of Python values there prints at run time too, as in the runtime backend.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from runtime.ops.io_ops import FormattedValue, format_value
+from transpiler.operators import control_flow as cf
+from transpiler.operators.formatting import StagedText, flatten_print_values
+from transpiler.operators.staging import is_jax_tracer
+from transpiler.operators.staging.jax_values import condition, in_staged_block, weak
+
+__all__ = ["int_", "float_", "abs_", "round_", "min_", "max_", "len_", "print_", "print_pieces",
+           "assert_", "in_staged_block"]
+
+
+def _kind(value) -> str:
+    return np.dtype(jnp.result_type(value)).kind
+
+
+def _scalar(name: str, value) -> None:
+    if np.ndim(value) != 0:
+        raise TypeError(
+            f"{name}() of an array of shape {tuple(np.shape(value))}{cf._where()}: only a "
+            f"0-dimensional array converts to a Python number, as in NumPy. Index one element, "
+            f"or use .astype(...) for the whole array.")
+    if _kind(value) == "c":
+        raise TypeError(
+            f"{name}() of a complex array{cf._where()} is not defined, as for Python complex "
+            f"numbers. Take .real first.")
+
+
+def int_(value):
+    """``int(x)``: an integer of ``x``'s width and at least 32 bits (float32 → int32, float64 →
+    int64, bool and narrower ints → int32), truncating toward zero as Python does, typed as a
+    Python int (weak). NaN and infinities give what the cast gives (Python raises)."""
+    _scalar("int", value)
+    dtype = np.dtype(jnp.result_type(value))
+    if dtype.kind == "f":
+        target = jnp.int64 if dtype.itemsize == 8 else jnp.int32
+    elif dtype.kind == "b" or dtype.itemsize < 4:
+        target = jnp.int32
+    else:
+        target = dtype
+    return weak(jnp.trunc(value).astype(target) if dtype.kind == "f"
+                else jnp.asarray(value).astype(target))
+
+
+def float_(value):
+    """``float(x)``: a float of ``x``'s width and at least 32 bits (int64 → float64), typed as a
+    Python float (weak)."""
+    _scalar("float", value)
+    dtype = np.dtype(jnp.result_type(value))
+    if dtype.kind == "f" and dtype.itemsize >= 4:
+        return weak(jnp.asarray(value))
+    target = jnp.float64 if dtype.itemsize == 8 else jnp.float32
+    return weak(jnp.asarray(value).astype(target))
+
+
+def abs_(value):
+    return jnp.abs(value)
+
+
+def round_(number, ndigits=None):
+    """``round(x)``: like ``int(x)`` of ``x`` rounded half to even (NumPy's, and Python's, rule);
+    with ``ndigits``, a value of ``x``'s dtype."""
+    if ndigits is not None:
+        return jnp.round(number, ndigits)
+    return int_(jnp.round(number) if _kind(number) == "f" else number)
+
+
+def _extreme(name: str, args, kwargs, better):
+    if kwargs:
+        raise TypeError(
+            f"{name}() with {', '.join(kwargs)} on a JAX tracer{cf._where()} would compare "
+            f"traced values in Python. Compute the key as an array and use jnp.argmin/argmax.")
+    if len(args) == 1:
+        (items,) = args
+        if isinstance(items, (list, tuple)):
+            args = tuple(items)
+        elif np.ndim(items) == 1:
+            return (jnp.min if name == "min" else jnp.max)(items)
+        else:
+            raise TypeError(
+                f"{name}() of an array of shape {tuple(np.shape(items))}{cf._where()}: Python "
+                f"compares its rows, whose truth is ambiguous (or a scalar, which is not "
+                f"iterable). Reduce it with jnp.{name}.")
+        if not args:
+            raise ValueError(f"{name}() arg is an empty sequence")
+    result = args[0]
+    for value in args[1:]:
+        # Python keeps the earlier value unless the later one is strictly better (NaN too).
+        result = jnp.where(better(value, result), value, result)
+    return result
+
+
+def min_(*args, **kwargs):
+    return _extreme("min", args, kwargs, lambda new, old: new < old)
+
+
+def max_(*args, **kwargs):
+    return _extreme("max", args, kwargs, lambda new, old: new > old)
+
+
+def len_(value):
+    if np.ndim(value) == 0:
+        raise TypeError(f"len() of a scalar array{cf._where()}: a scalar has no length. Use "
+                        f"x.size for the number of elements.")
+    return np.shape(value)[0]
+
+
+def print_(values: tuple, sep: str, end: str) -> None:
+    """Prints ``values`` when the function runs, as Python prints the concrete values (NumPy's
+    text for arrays: ``5``, ``2.5``, ``[1. 2.]``)."""
+    template, arrays = _template(flatten_print_values(values, sep))
+    jax.debug.callback(lambda *concrete: sys.stdout.write(_render(template, concrete) + end),
+                       *arrays, ordered=True)
+
+
+def _template(pieces: list) -> tuple[list, list]:
+    """``pieces`` as text with slots ``(index, style)`` for the tracers, and the tracers."""
+    template, arrays = [], []
+    for piece in pieces:
+        if isinstance(piece, FormattedValue) and is_jax_tracer(piece.value):
+            template.append((len(arrays), piece.style))
+            arrays.append(piece.value)
+        elif is_jax_tracer(piece):
+            template.append((len(arrays), ""))
+            arrays.append(piece)
+        else:
+            template.append(str(piece))
+    return template, arrays
+
+
+def _render(template: list, concrete: tuple) -> str:
+    return "".join(format_value(np.asarray(concrete[item[0]]), item[1])
+                   if isinstance(item, tuple) else item for item in template)
+
+
+def print_pieces(values: tuple) -> list:
+    """The values of a ``print`` and the tracers of its formatted texts (f-strings)."""
+    pieces = []
+    for value in values:
+        if isinstance(value, StagedText):
+            pieces.extend(p.value if isinstance(p, FormattedValue) else p for p in value.pieces)
+        else:
+            pieces.append(value)
+    return pieces
+
+
+def assert_(test, message) -> None:
+    """``assert test, message()`` on a traced test: checked each time the function runs,
+    raising ``AssertionError(message)`` (inside JAX's run-time error) where it is false."""
+    truth = condition(test, "an assert statement")
+    text = None if message is None else message()
+    pieces = text.pieces if isinstance(text, StagedText) else [] if text is None else [text]
+    template, arrays = _template(pieces)
+    location = cf._where()
+
+    def check(holds, *concrete) -> None:
+        if not np.all(np.asarray(holds)):
+            said = "Assertion failed" if text is None else _render(template, concrete)
+            raise AssertionError(f"{said} (the assert{location})" if location else said)
+    jax.debug.callback(check, truth, *arrays, ordered=True)

@@ -6,8 +6,8 @@ batch of one shape runs the same graph (a last, smaller batch traces a second on
 are averaged over samples in Python from each batch's mean, weighted by the batch's size, as
 Keras' ``Mean`` metrics are; so is the loss shown and logged.
 
-``function_factory`` is what makes the steps: ``rt.function`` by default; the transpiler
-may set it to ``transpiler.function`` so that Python control flow in ``call`` is converted.
+The steps are runtime code, traced with ``rt.function``; the layers' ``call`` methods they
+reach are converted as the layers are called (``Layer.__call__``, ``runtime.conversion``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 
 from runtime import nest
 from runtime.autodiff.tape import GradientTape
-from runtime.function import function as _rt_function
+from runtime.function import function
 from runtime.keras import callbacks as callbacks_module
 from runtime.keras import losses as losses_module
 from runtime.keras import metrics as metrics_module
@@ -27,8 +27,6 @@ from runtime.keras.progress import Progbar
 from runtime.ops.array_ops import convert_to_tensor
 from runtime.ops.reduce_ops import reduce_mean
 from runtime.tensor import Tensor
-
-function_factory = _rt_function
 
 
 class Trainer:
@@ -171,7 +169,7 @@ class Trainer:
         if fn is None:
             def predict_step(x):
                 return self(x, training=False)
-            fn = self._predict_step = function_factory(predict_step)
+            fn = self._predict_step = function(predict_step)
         return fn
 
     def _require_compiled(self, what):
@@ -191,7 +189,7 @@ class _Compiled:
         self.loss = losses_module.as_loss_object(loss)
         self.metric_specs = list(metrics) if isinstance(metrics, (list, tuple)) else [metrics]
         self.metrics = None  # resolved on the first batch ("accuracy" needs shapes)
-        wrap = (lambda f: f) if run_eagerly else function_factory
+        wrap = (lambda f: f) if run_eagerly else function
         self.train_step = wrap(_Step(self._train_step, "train_step"))
         self.test_step = wrap(_Step(self._test_step, "test_step"))
 

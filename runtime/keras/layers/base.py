@@ -9,6 +9,11 @@ computes. Sub-layers and weights are found from the attributes in the order they
 receives the outer value, so ``model(x, training=True)`` reaches a ``Dropout`` deep inside.
 A layer called on symbolic Keras inputs (``Input``) is recorded into a functional graph
 instead of running (see ``runtime.keras.functional``).
+
+A layer called while a function is traced (``fit``'s training step, a ``tf.function``) runs
+its ``call`` through ``runtime.conversion``, as Keras runs it through AutoGraph: with the
+transpiler imported, a Python ``if`` on a tensor in ``call`` becomes graph control flow.
+Eager calls run ``call`` as written (a tensor's truth value is known there).
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from runtime import nest, tracing
+from runtime import conversion, nest, tracing
 from runtime.keras import initializers
 from runtime.module import Module, _snake_case
 from runtime.ops.array_ops import constant
@@ -202,8 +207,11 @@ class Layer(Module):
         _context.training.append(kwargs.get("training", explicit if explicit is not None
                                              else (_context.training[-1]
                                                    if _context.training else None)))
+        call = self.call
+        if tracing.is_tracing():
+            call = conversion.converted(call)
         try:
-            result = self.call(*args, **kwargs)
+            result = call(*args, **kwargs)
         finally:
             _context.training.pop()
         shape = getattr(result, "shape", None)

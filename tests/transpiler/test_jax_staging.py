@@ -436,3 +436,64 @@ def test_min_max_follow_python_on_nan_and_ties():
     assert np.isnan(got[0]) and np.isnan(got[1]) and np.isnan(got[2])
     got = f(jnp.float32(1.0), jnp.float32(nan))
     assert got[0] == 1.0 and got[1] == 1.0 and got[2] == 1.0
+
+
+# -- lists appended to in traced loops -------------------------------------------------------------
+
+
+def doubled_rows(xs):
+    out = []
+    for v in xs:
+        out.append(v * 2)
+    return jnp.stack(out)
+
+
+def positives_then_marker(xs):
+    out = [0.0]
+    for v in xs:
+        if v > 0:
+            out.append(v)
+        out.append(-1.0)
+    return out[-1], out[1], out[-2]
+
+
+def first_counts(n):
+    out = []
+    i = 0
+    while i < n:
+        set_loop_options(maximum_iterations=6)
+        out.append(i * i)
+        i += 1
+    return out[0] + out[n - 1]
+
+
+def unbounded_list(n):
+    out = []
+    i = 0
+    while i < n:
+        out.append(i)
+        i += 1
+    return out[0]
+
+
+def test_a_list_appended_in_a_loop_of_static_length_is_a_python_list_after_it():
+    xs = jnp.asarray([1.0, -2.0, 3.0], jnp.float32)
+    assert _jit(doubled_rows)(xs).tolist() == [2.0, -4.0, 6.0]
+    grad = jax.grad(lambda x: convert(doubled_rows)(x).sum())(xs)
+    assert grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_lists_appended_under_a_traced_if_or_in_a_bounded_while_index_at_run_time():
+    xs = np.asarray([1.0, -2.0, 3.0], np.float32)
+    got = _jit(positives_then_marker)(jnp.asarray(xs))
+    assert [float(v) for v in got] == list(positives_then_marker(xs))
+    f = _jit(first_counts)
+    for n in (1, 3, 6):
+        assert int(f(jnp.int32(n))) == first_counts(n)
+
+
+def test_a_list_in_an_unbounded_loop_asks_for_maximum_iterations():
+    with pytest.raises(ValueError, match=r"'out' is a list appended to in the while loop at "
+                                         r"test_jax_staging.py:\d+, .*no bound.*"
+                                         r"set_loop_options\(maximum_iterations=N\)"):
+        _jit(unbounded_list)(jnp.int32(3))

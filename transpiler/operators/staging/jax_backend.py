@@ -18,6 +18,7 @@ from transpiler.operators import control_flow as cf
 from transpiler.operators.control_flow import naming_construct
 from transpiler.operators.staging import StagedRange, is_jax_tracer, jax_builtins
 from transpiler.operators.staging.jax_conditionals import staged_cond
+from transpiler.operators.staging.jax_lists import JaxList
 from transpiler.operators.staging.jax_loops import Loop, continues, refuse_staged_lists, sequence
 from transpiler.operators.staging.jax_values import condition
 from transpiler.operators.variables import ReturnedNone, is_return_value_name
@@ -41,6 +42,7 @@ class JaxBackend:
         location = cf._where()
         returned_none = ReturnedNone((f"the if statement{location}",))
         labelled = ("",) + tuple(names[:nouts])
+        grown: set[int] = set()  # the carried lists a branch appends to
 
         def branch(fn: Callable, label: str) -> Callable:
             def run() -> tuple:
@@ -48,6 +50,9 @@ class JaxBackend:
                 result = fn()
                 outputs = cf._state_before(get_state, names)[:nouts]
                 cf._check_branch_outputs(outputs, names, label, location)
+                grown.update(i for i, (old, new) in enumerate(zip(before, outputs))
+                             if type(old) is JaxList and type(new) is JaxList
+                             and new.count is not old.count)
                 return (result,) + outputs
             return run
 
@@ -64,6 +69,11 @@ class JaxBackend:
             result, *outputs = staged_cond(cond, branch(body, "if"), branch(orelse, "else"),
                                      construct="if statement", location=location,
                                      names=labelled, check_pair=check_pair, prepare=prepare)
+        for index, value in enumerate(outputs):
+            if type(value) is JaxList:  # its count is known after the if if no branch appends
+                known, added = (None, None) if index in grown else (before[index].known,
+                                                                    before[index].added)
+                value.known, value.added = known, added
         cf._set_state_tolerantly(set_state, get_state, names,
                                  tuple(outputs) + tuple(before[nouts:]))
         return result
@@ -96,12 +106,11 @@ class JaxBackend:
     def while_stmt(test, body, get_state, set_state, names, opts, *, mutates, outer, staged):
         cf._reject_mutations(mutates, "a while loop", cf._ONCE_PER_TRACE)
         before = cf._state_before(get_state, names)
-        refuse_staged_lists(before, names, staged, "a while loop")
         with naming_construct("while loop"):
-            loop = Loop(get_state, set_state, names, "while loop")
+            loop = Loop(get_state, set_state, names, "while loop",
+                        maximum=opts.get("maximum_iterations"), staged=staged)
             loop.settle(before, body)
-            final = loop.run((), test, lambda: (body(), ())[1],
-                             maximum=opts.get("maximum_iterations"))
+            final = loop.run((), test, lambda: (body(), ())[1])
         set_state(final)
 
     @staticmethod
@@ -109,10 +118,11 @@ class JaxBackend:
                  outer, staged):
         cf._reject_mutations(mutates, "a for loop", cf._ONCE_PER_TRACE)
         before = cf._state_before(get_state, names)
-        refuse_staged_lists(before, names, staged, "a for loop")
         with naming_construct("for loop"):
             start, limit, delta, item_of, length = sequence(iterable)
-            loop = Loop(get_state, set_state, names, "for loop")
+            loop = Loop(get_state, set_state, names, "for loop", length=length,
+                        exits_early=extra_test is not None or length is None,
+                        maximum=opts.get("maximum_iterations"), staged=staged)
             loop.settle(before, lambda: body(item_of(start)))
 
             def test(index):
@@ -125,9 +135,7 @@ class JaxBackend:
                 body(item_of(index))
                 return (index + delta,)
 
-            final = loop.run((jnp.asarray(start),), test, step, length=length,
-                             exits_early=extra_test is not None or length is None,
-                             maximum=opts.get("maximum_iterations"))
+            final = loop.run((jnp.asarray(start),), test, step)
         set_state(final)
 
     @staticmethod

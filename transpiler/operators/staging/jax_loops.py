@@ -24,7 +24,7 @@ from runtime import nest
 from runtime.control_flow import Unset
 from transpiler.operators import control_flow as cf
 from transpiler.operators.control_flow import TensorEnumerate, TensorZip
-from transpiler.operators.staging import StagedRange, is_jax_tracer
+from transpiler.operators.staging import StagedRange, is_jax_tracer, jax_lists
 from transpiler.operators.staging.jax_values import (condition, describe, is_array, spec_of,
                                                      staged, weak, zeros_like)
 from transpiler.operators.variables import (ReturnedNone, Undefined, UndefinedReturnValue,
@@ -45,9 +45,21 @@ def refuse_staged_lists(values: tuple, names: Sequence[str], staged: Sequence[st
 class Loop:
     """``lax.while_loop`` / ``fori_loop`` over the state of a converted loop."""
 
-    def __init__(self, get_state, set_state, names: Sequence[str], construct: str):
+    def __init__(self, get_state, set_state, names: Sequence[str], construct: str, *,
+                 length: int | None = None, exits_early: bool = True, maximum=None,
+                 staged: Sequence[str] = ()):
+        """``length`` is a static trip count (a ``for`` over an array), ``exits_early`` whether
+        the test can stop the loop before it (a ``while``, ``break``, ``return``), ``maximum``
+        the ``maximum_iterations`` of ``set_loop_options``, ``staged`` the lists the body only
+        appends to."""
         self.get_state, self.set_state, self.names = get_state, set_state, tuple(names)
         self.construct, self.location = construct, cf._where()
+        self.maximum = maximum = _static_int(maximum)
+        self.counted = maximum is not None and not isinstance(maximum, int)
+        self.bound = length if maximum is None or self.counted else (
+            maximum if length is None else min(length, maximum))
+        self.exits_early, self.staged = exits_early, tuple(staged)
+        self.added: dict[int, int | None] = {}  # appends per iteration to each carried list
         self.produced: dict[int, object] = {}  # return values without arrays the body set
 
     # The state as the loop carries it: the array leaves of every variable, in order; the
@@ -104,8 +116,10 @@ class Loop:
     def settle(self, before: tuple, first_iteration: Callable) -> None:
         """Initial values: zeros of the type the first iteration gives what has none yet."""
         self.first_set_inside: list[str] = []
+        before = jax_lists.recorders(before, self.names, self.staged)
         self.initial = before
-        if not any(type(v) in (Undefined, UndefinedReturnValue) for v in before):
+        if not any(type(v) in (Undefined, UndefinedReturnValue, jax_lists.Recorder)
+                   for v in before):
             cf._check_loop_inputs(before, self.names)
             return
         saved = cf._state_before(self.get_state, self.names)
@@ -142,26 +156,20 @@ class Loop:
                     self.first_set_inside.append(name)
             else:
                 settled.append(value)
-        self.initial = tuple(settled)
+        self.initial = jax_lists.carried(tuple(settled), self.names, self.bound,
+                                         self.construct, self.location)
         cf._check_loop_inputs(self.initial, self.names)
 
-    def run(self, leading: tuple, test: Callable, step: Callable, *, length: int | None = None,
-            exits_early: bool = True, maximum=None) -> tuple:
+    def run(self, leading: tuple, test: Callable, step: Callable) -> tuple:
         """Runs the loop with ``leading`` values (a counter) before the state; ``test(*lead)``
         and ``step(*lead) -> lead`` see the state through ``get_state``/``set_state``.
 
-        ``length`` is a static trip count (a ``for`` over an array), ``exits_early`` whether
-        ``test`` can stop the loop before it (a ``while``, ``break``, ``return``), ``maximum``
-        the ``maximum_iterations`` of ``set_loop_options``. With a static bound and no early
-        exit the loop is a ``fori_loop``; with a static bound and an early exit, a
-        ``fori_loop`` over the bound whose iterations after the test first fails change
-        nothing (both are ``scan``s: ``jax.grad`` goes through them, as through TensorFlow's
-        bounded while loops); otherwise a ``while_loop`` (counting the iterations when
-        ``maximum`` is traced)."""
-        maximum = _static_int(maximum)
-        bound = length if maximum is None or not isinstance(maximum, int) else (
-            maximum if length is None else min(length, maximum))
-        counted = maximum is not None and not isinstance(maximum, int)
+        With a static bound and no early exit the loop is a ``fori_loop``; with a static
+        bound and an early exit, a ``fori_loop`` over the bound whose iterations after the
+        test first fails change nothing (both are ``scan``s: ``jax.grad`` goes through them,
+        as through TensorFlow's bounded while loops); otherwise a ``while_loop`` (counting
+        the iterations when ``maximum_iterations`` is traced)."""
+        maximum, bound, counted = self.maximum, self.bound, self.counted
         flag = bool(self.first_set_inside)
         lead = len(leading)
 
@@ -178,12 +186,14 @@ class Loop:
             self.set_state(self._unpacked(carried))
             new_lead = tuple(step(*lead_values))
             after = cf._state_before(self.get_state, self.names)
+            self.added.update((index, value.added) for index, value in enumerate(after)
+                              if type(value) is jax_lists.JaxList)
             return (new_lead, self._checked(after, carried), True if flag else (),
                     count + 1 if counted else ())
 
         init = (tuple(leading), self._carried(self.initial), False if flag else (),
                 jnp.zeros((), np.asarray(maximum).dtype) if counted else ())
-        if bound is not None and not exits_early:
+        if bound is not None and not self.exits_early:
             final = lax.fori_loop(0, bound, lambda _, carry: body_fun(carry), init)
         elif bound is not None:
             def gated(_, state):
@@ -201,7 +211,9 @@ class Loop:
                        f"assigned inside it, has no value after it. Give it a value before the "
                        f"loop.")
             jax.debug.callback(_check_ran, ran, message)
-        return self._returned_after(self._unpacked(carried))
+        state = self._returned_after(self._unpacked(carried))
+        return jax_lists.after_loop(state, self.initial, self.added,
+                                    bound if not self.exits_early else None)
 
     def _returned_after(self, state: tuple) -> tuple:
         """``state`` with each return value that is no array (a `return` without a value in

@@ -32,6 +32,10 @@ EXPECTED = {
     "end_to_end": ["eager2graph default, cold cache", "eager2graph jit_compile=False",
                    "default / eager2graph jit_compile=False"],
     "deploy_jax": ["jax.jit, batch over 8 devices", "devices of the sharded result: 8"],
+    "jax_control_flow": ["collatz steps under jax.jit for 6, 7, 27: [8, 16, 111]",
+                         "same as Python: True", "jax.grad: 13.800, finite differences: 13.800",
+                         "the bounded loop is a scan: True",
+                         "jax.vmap(piecewise)([-3.0, -0.5, 0.5, 2.0]) = [3.0, 0.0, 2.0, 4.0]"],
     "gradients": ["gradient of w * w at [[1.]]: Tensor([[2.]], shape=(1, 1), dtype=float32)",
                   "second gradient call: RuntimeError: GradientTape.gradient can only be called",
                   "eager: x = [0.75 0.  ], value = 0.31640625",
@@ -62,7 +66,7 @@ def run_example(name: str, *options: str) -> str:
 def test_example_runs_and_shows_the_seed_results(name):
     if name == "deploy":  # needs the [onnx] extra, which CI installs
         pytest.importorskip("onnxruntime")
-    if name == "deploy_jax":  # needs the [jax] extra, which CI installs
+    if name in ("deploy_jax", "jax_control_flow"):  # need the [jax] extra, which CI installs
         pytest.importorskip("jax")
     output = run_example(name, *OPTIONS.get(name, []))
     for text in EXPECTED[name]:

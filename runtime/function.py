@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from runtime import config, dtypes, nest, outside_objects, retracing, tracing
+from runtime import config, dtypes, nest, outside_objects, retracing, tracing, variables
 from runtime.autodiff import recording
 from runtime.backends.jit import INSTALL_HINT as JIT_INSTALL_HINT
 from runtime.backends.jit import available as jit_available
@@ -75,6 +75,10 @@ class Function:
         self._signature_concrete: ConcreteFunction | None = None
         self._entry: Callable | None = None  # fast path of the last signature called
         self._methods: dict[int, _MethodFunction] = {}  # id(instance) -> its Function
+        # Variables: None before the first trace, then whether it created any (TensorFlow's
+        # rule: only the first trace may); the first trace's graph while it has to run once.
+        self._created_variables: bool | None = None
+        self._initializing: ConcreteFunction | None = None
 
     # -- calling ----------------------------------------------------------------------------
 
@@ -110,6 +114,8 @@ class Function:
         concrete = self._cache.get(key)
         if concrete is None:
             concrete = self._on_miss(key, values)
+            if self._initializing is not None:
+                concrete = self._take_initializing(concrete)
         else:
             self._calls_since_trace += 1
             if values is args:
@@ -223,7 +229,10 @@ class Function:
                 raise TypeError(f"{self.__name__}() argument '{name}' is not covered by its "
                                 f"input_signature, so it cannot be passed: the graph was traced "
                                 f"with its default value.")
-        return self._signature_function()._call_flat(leaves)
+        concrete = self._signature_function()
+        if self._initializing is not None:
+            concrete = self._take_initializing(concrete)
+        return concrete._call_flat(leaves)
 
     def _collect_signature_leaves(self, name: str, value, spec, leaves: list) -> None:
         if isinstance(spec, TensorSpec):
@@ -266,6 +275,37 @@ class Function:
     # -- tracing ----------------------------------------------------------------------------
 
     def _trace(self, key: tuple, values: tuple) -> ConcreteFunction:
+        """Traces one graph. The first trace may create variables (TensorFlow's rule); when
+        it does, the function is traced again at once with creation forbidden, so a variable
+        made on every trace fails now. The second graph is the one kept; the first runs once,
+        for the call that traced it, as it holds the initial values that depend on the
+        arguments."""
+        where = f"{_display_name(self.python_function)}"
+        if self._created_variables is None:
+            policy = variables.CreationPolicy(True, where)
+        elif self._created_variables:
+            policy = variables.CreationPolicy(False, where)
+        else:
+            policy = variables.CreationPolicy(False, where, variables.LATER_CALL_MESSAGE)
+        with variables.creating_variables(policy):
+            concrete = self._trace_graph(key, values)
+        if self._created_variables is None:
+            self._created_variables = bool(policy.created)
+            if policy.created:
+                self._concretes.remove(concrete)  # counted once, as TensorFlow counts it
+                first, concrete = concrete, self._trace(key, values)
+                self._initializing = first
+        return concrete
+
+    def _take_initializing(self, concrete: ConcreteFunction) -> ConcreteFunction:
+        """The first trace's graph instead of ``concrete`` (its second trace), once."""
+        with self._lock:
+            first, self._initializing = self._initializing, None
+        if first is None or first.key != concrete.key:
+            return concrete
+        return first
+
+    def _trace_graph(self, key: tuple, values: tuple) -> ConcreteFunction:
         name = self.__name__
         for part, param in zip(key, self._param_names):
             dtype = unsupported_dtype(part)

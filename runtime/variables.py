@@ -8,17 +8,24 @@ Across threads each ``assign``, ``assign_add`` and ``assign_sub`` is atomic, eag
 graphs: a lock per variable covers its read-modify-write, so concurrent adds never lose an
 update. A sequence of operations (a read followed by an assign, a whole training step) is not
 a transaction; callers that need one hold their own lock around it.
+
+Variables created while a function is traced follow TensorFlow 2's rule: only the first trace
+of an ``rt.function`` may create them (``creating_variables``), and the variable is lifted out
+of the graph: its initial value is computed at once when it does not depend on the
+function's arguments, and by the graph of that first trace (which the function then runs
+once) when it does. A trace that creates a variable again raises ``ValueError``.
 """
 
 from __future__ import annotations
 
 import itertools
 import threading
+from contextlib import contextmanager
 
 import numpy as np
 
 from runtime import dtypes, tracing
-from runtime.ops.array_ops import constant, convert_to_tensor
+from runtime.ops.array_ops import cast, constant, convert_to_tensor
 from runtime.ops.dispatch import apply_op
 from runtime.ops.registry import OpDef, register
 from runtime.tensor import ShapeTuple, Tensor, format_shape
@@ -27,11 +34,54 @@ _variable_ids = itertools.count()
 
 
 def _read_kernel(variable):
+    if variable._value is None:
+        variable._store(None, "read")  # raises: not initialized yet
     return variable._value
 
 
 def _assign_kernel(value, variable, mode):
     variable._store(value, mode)
+
+
+class _Creation(threading.local):
+    def __init__(self):
+        self.policies: list = []
+
+
+_creation = _Creation()
+
+SINGLETON_MESSAGE = (
+    "tf.function only supports singleton tf.Variables created on the first call. Make sure the "
+    "tf.Variable is only created once or created outside tf.function: {where} creates "
+    "variable {name!r} on a later trace. Create it in __init__, at module level, or under "
+    "`if self.v is None:` so that only the first trace creates it.")
+LATER_CALL_MESSAGE = (
+    "Creating variables on a non-first call to a function decorated with tf.function: "
+    "{where} created no variable on its first call and creates {name!r} on a later trace. "
+    "Create it outside the function, or on the first call only.")
+
+
+class CreationPolicy:
+    """Whether the trace under way may create variables, and the ones it created."""
+
+    def __init__(self, allowed: bool, where: str, message: str = SINGLETON_MESSAGE):
+        self.allowed, self.where, self.message = allowed, where, message
+        self.created: list["Variable"] = []
+
+
+@contextmanager
+def creating_variables(policy: CreationPolicy):
+    """The block traces a function under ``policy`` (see the module docstring)."""
+    _creation.policies.append(policy)
+    try:
+        yield policy
+    finally:
+        _creation.policies.pop()
+
+
+def _creation_policy() -> CreationPolicy | None:
+    """The policy of the innermost function trace, if the current graph belongs to it."""
+    return _creation.policies[-1] if _creation.policies else None
 
 
 READ = register(OpDef("read_variable", _read_kernel, lambda variable: (variable.dtype, variable.shape),
@@ -40,6 +90,12 @@ READ = register(OpDef("read_variable", _read_kernel, lambda variable: (variable.
 ASSIGN = register(OpDef("assign_variable", _assign_kernel, lambda value, variable, mode: (),
                         effect=True, num_outputs=0,
                         bind=lambda attrs, _types: _assigner(attrs["variable"], attrs["mode"])))
+
+
+def _holds_tensors(value) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(_holds_tensors(item) for item in value)
+    return isinstance(value, Tensor)
 
 
 def _reader(variable):
@@ -54,20 +110,66 @@ def _assigner(variable, mode: str):
 class Variable:
     """A named, mutable tensor of fixed dtype and shape, created outside traced functions."""
 
-    def __init__(self, initial_value, dtype=None, name: str | None = None, trainable: bool = True):
+    def __init__(self, initial_value, dtype=None, name: str | None = None, trainable: bool = True,
+                 **ignored):
+        # ``ignored``: TensorFlow's validate_shape, caching_device, synchronization, ...
+        self.name = name or f"Variable{next(_variable_ids)}"
+        self.trainable = trainable
+        self._lock = threading.Lock()  # makes each update atomic across threads
+        if callable(initial_value):
+            initial_value = initial_value()
+        pending = None
         if tracing.is_tracing():
-            raise ValueError(
-                "rt.Variable was created inside a function being traced. A variable must outlive "
-                "one call: create it once outside the function (for example at module level or "
-                "in __init__) and use it inside.")
+            pending = self._lifted_initial_value(initial_value, dtype)
+            if pending is not None:
+                self._value = None  # set by the first trace's graph when it runs
+                self.dtype = pending.dtype
+                self.shape = ShapeTuple(pending.shape)
+                _creation_policy().created.append(self)
+                self._assign(pending, "initialize")
+                return
+            initial_value = self._static_initial_value
         value = constant(initial_value, dtype).numpy().copy()
         value.flags.writeable = False  # reads hand this array out; it changes only by assignment
         self._value = value
         self.dtype = value.dtype
         self.shape = ShapeTuple(value.shape)  # a tuple that answers as_list(), rank, ...
-        self.name = name or f"Variable{next(_variable_ids)}"
-        self.trainable = trainable
-        self._lock = threading.Lock()  # makes each update atomic across threads
+        if tracing.is_tracing():
+            _creation_policy().created.append(self)
+
+    def _lifted_initial_value(self, initial_value, dtype):
+        """Checks that the function being traced may create this variable; returns None when
+        its initial value is known now (kept in ``_static_initial_value``), else the symbolic
+        initial value, which the graph assigns when it first runs."""
+        policy = _creation_policy()
+        if policy is None:
+            raise ValueError(
+                "rt.Variable was created inside a graph being built outside rt.function. A "
+                "variable must outlive one call: create it once outside the function (for "
+                "example at module level or in __init__) and use it inside.")
+        if not policy.allowed:
+            raise ValueError(policy.message.format(where=policy.where, name=self.name))
+        from runtime.introspection import get_static_value  # a cycle at import time
+        if hasattr(initial_value, "_read_value_for_op") and not isinstance(initial_value, Tensor):
+            initial_value = initial_value._read_value_for_op()  # another variable's value
+        value = initial_value if isinstance(initial_value, Tensor) \
+            else convert_to_tensor(initial_value) if _holds_tensors(initial_value) else None
+        if value is None:  # Python numbers and arrays: computed now, as outside a trace
+            self._static_initial_value = initial_value
+            return None
+        static = get_static_value(value)
+        if static is not None:
+            self._static_initial_value = np.asarray(static, value.dtype)
+            return None
+        if dtype is not None:
+            value = cast(value, dtype)
+        if value.shape is None or any(size is None for size in value.shape):
+            raise ValueError(
+                f"variable {self.name!r} is created from a value of shape "
+                f"{format_shape(value.shape)}, known only when the graph runs: a variable's "
+                f"shape must be fully known. Give the initial value a known shape, or create "
+                f"the variable outside the function.")
+        return value
 
     def value(self) -> Tensor:
         """The current value: a snapshot eagerly, a read node while tracing."""
@@ -109,6 +211,15 @@ class Variable:
                          f"{self.name!r} of shape {format_shape(self.shape)}.")
 
     def _store(self, array: np.ndarray, mode: str) -> None:
+        if mode == "initialize":  # the first run of the graph that created the variable
+            if self._value is not None:
+                return
+            mode = "assign"
+        elif self._value is None:
+            raise ValueError(
+                f"variable {self.name!r} is not initialized yet: its initial value depends on "
+                f"the arguments of the function whose first trace created it, and that trace's "
+                f"graph has not run. Call the function before using the variable elsewhere.")
         if array.shape != self.shape:
             raise ValueError(f"cannot assign a value of shape {format_shape(array.shape)} to "
                              f"variable {self.name!r} of shape {format_shape(self.shape)}")
@@ -135,5 +246,8 @@ class Variable:
             lock.release()
 
     def __repr__(self) -> str:
+        if self._value is None:
+            return (f"<rt.Variable {self.name!r} shape={format_shape(self.shape)} "
+                    f"dtype={self.dtype.name}, not initialized yet>")
         return (f"<rt.Variable {self.name!r} shape={format_shape(self.shape)} dtype={self.dtype.name}, "
                 f"numpy={np.array2string(self._value)}>")

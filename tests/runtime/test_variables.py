@@ -63,14 +63,77 @@ def test_assign_checks_apply_while_tracing():
         rt.function(lambda x: variable.assign(x)).get_concrete_function(rt.TensorSpec([3], rt.int32))
 
 
-def test_variable_created_inside_a_trace_is_rejected():
+def test_variable_created_on_every_trace_is_rejected():
+    # TensorFlow's rule: the first trace may create variables; the function is then traced
+    # again at once, and a variable created there too is not a singleton.
     @rt.function
     def f(x):
         return rt.Variable(1.0) + x
     with pytest.raises(ValueError, match=re.escape(
-            "rt.Variable was created inside a function being traced. A variable must outlive one "
-            "call: create it once outside the function")):
+            "tf.function only supports singleton tf.Variables created on the first call")):
         f(rt.constant(1.0))
+
+
+def test_variable_created_on_the_first_trace_is_lifted_out_of_the_graph():
+    class Counter(rt.Module):
+        def __init__(self):
+            self.count = None
+            self.traces = 0
+
+        @rt.function
+        def __call__(self, step):
+            self.traces += 1
+            if self.count is None:
+                self.count = rt.Variable(rt.zeros([]) + 10.0)   # known now: computed at once
+            return self.count.assign_add(step).value()
+
+    counter = Counter()
+    assert counter(rt.constant(1.0)).numpy() == 11.0
+    assert counter(rt.constant(2.0)).numpy() == 13.0
+    assert counter.traces == 2 and counter.__call__.experimental_get_tracing_count() == 1
+    assert counter.count.numpy() == 13.0
+    counter(rt.constant(3.0))  # same signature: no trace
+    assert counter.traces == 2
+
+
+def test_initial_value_from_the_arguments_is_set_by_the_first_graph():
+    class Lazy(rt.Module):
+        def __init__(self):
+            self.v = None
+
+        @rt.function
+        def __call__(self, x):
+            if self.v is None:
+                self.v = rt.Variable(x * 2.0)          # known only when the graph runs
+            return self.v * x
+
+    lazy = Lazy()
+    assert lazy(rt.constant(3.0)).numpy() == 18.0
+    assert lazy.v.numpy() == 6.0
+    assert lazy(rt.constant(4.0)).numpy() == 24.0    # the kept graph does not reassign
+    np.testing.assert_array_equal(lazy(rt.constant([1.0, 2.0])).numpy(), [6.0, 12.0])
+
+
+def test_variable_created_on_a_later_trace_is_rejected():
+    made = []
+
+    @rt.function
+    def f(x):
+        if x.shape == (2,):
+            made.append(rt.Variable(1.0))
+        return x + 1.0
+
+    f(rt.constant(1.0))
+    with pytest.raises(ValueError, match="Creating variables on a non-first call"):
+        f(rt.constant([1.0, 2.0]))
+
+
+def test_variable_inside_a_graph_built_outside_functions_is_rejected():
+    from runtime import tracing
+    from runtime.graph import Graph
+    with pytest.raises(ValueError, match="created inside a graph being built outside rt.function"):
+        with tracing.building(Graph("g")):
+            rt.Variable(1.0)
 
 
 def test_reads_see_assignments_made_between_calls_without_retracing():

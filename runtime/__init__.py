@@ -32,7 +32,7 @@ from runtime.ops.array_ops import (cast, clip_by_value, concat, constant, conver
                                    transpose, unstack, where, zeros, zeros_like)
 from runtime.ops.broadcast_ops import broadcast_to
 from runtime.ops.gradient_ops import stop_gradient
-from runtime.ops.io_ops import assert_, print  # noqa: A004
+from runtime.ops.io_ops import assert_, print, print_tensors  # noqa: A004
 from runtime.ops.einsum_ops import einsum, tensordot
 from runtime.ops.linalg_ops import matmul
 from runtime.ops.norm_ops import clip_by_global_norm, clip_by_norm, norm

@@ -15,7 +15,7 @@ import numpy as np
 
 from runtime.errors import SavedGraphError
 from runtime.ops.indexing import _Input
-from runtime.ops.io_ops import _Slot, is_print_style
+from runtime.ops.io_ops import _Slot, is_slot_style
 from runtime.serialize.npz import ARRAY_KINDS
 from runtime.variables import Variable
 
@@ -169,7 +169,7 @@ def _slot(reader: Reader, data) -> _Slot:
     if type(data) is not list or len(data) != 2:
         return _Slot(index(data))
     position, style = data
-    if not is_print_style(style):
+    if not is_slot_style(style):
         raise reader.error(f"has a print format {style!r} that is not one a print applies to a "
                            f"value (a field such as '{{:.3f}}' or a directive such as '%5.2f', "
                            f"widths of at most three digits); the file is damaged or forged.")

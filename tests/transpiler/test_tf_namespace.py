@@ -185,7 +185,7 @@ def test_print_and_assert_in_a_function(capfd):
         return x
 
     f(tf.constant([1, 2]))
-    assert "x is [1 2]" in capfd.readouterr().out
+    assert "x is [1 2]" in capfd.readouterr().err  # standard error, as TensorFlow writes it
     assert checked(tf.constant(3.0)).numpy() == 6.0
     with pytest.raises(tf.errors.InvalidArgumentError, match="x too large"):
         checked(tf.constant(30.0))

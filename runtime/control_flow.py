@@ -19,7 +19,7 @@ from runtime.autodiff.replay import substitute
 from runtime.errors import GraphStructureError, GraphTypeError, GraphValueError, ShapeError
 from runtime.graph import Graph
 from runtime.ops import math_ops
-from runtime.ops.array_ops import cast, checked_cast, reshape
+from runtime.ops.array_ops import cast, checked_cast, convert_to_tensor, reshape
 from runtime.ops.dispatch import constant_in_graph
 from runtime.ops.registry import COND, WHILE_LOOP
 from runtime.source_location import user_location
@@ -352,6 +352,10 @@ def while_loop(cond: Callable, body: Callable, loop_vars, maximum_iterations=Non
 
 def _eager_while(cond, body, loop_vars, maximum_iterations, call):
     limit = None if maximum_iterations is None else int(maximum_iterations)
+    # Python numbers become tensors, as TensorFlow's while_loop makes them eagerly too.
+    loop_vars = nest.map_structure(
+        lambda leaf: convert_to_tensor(leaf) if type(leaf) in (bool, int, float) else leaf,
+        loop_vars)
     values, count = loop_vars, 0
     while (limit is None or count < limit) and python_truth(call(cond, values), "rt.while_loop"):
         values = _as_loop_vars(call(body, values), loop_vars)
@@ -364,6 +368,11 @@ def _as_loop_vars(result, loop_vars):
     if isinstance(loop_vars, (tuple, list)) and len(loop_vars) == 1 \
             and not nest.is_namedtuple(loop_vars) and not nest.is_nested(result):
         return type(loop_vars)([result])
+    # A list of loop variables may come back as a tuple and the other way round, as
+    # TensorFlow allows (it compares the nesting without the sequence types).
+    if type(result) in (tuple, list) and type(loop_vars) in (tuple, list) \
+            and type(result) is not type(loop_vars) and len(result) == len(loop_vars):
+        return type(loop_vars)(result)
     return result
 
 

@@ -7,8 +7,18 @@ class RuntimeErrorBase(Exception):
     """Base class of every error the runtime raises on purpose."""
 
 
-class InvalidArgumentError(RuntimeErrorBase, ValueError):
+class OpError(RuntimeErrorBase):
+    """An op failed when it ran (TensorFlow's ``tf.errors.OpError``, the base of the errors
+    below that TensorFlow programs catch)."""
+
+
+class InvalidArgumentError(OpError, ValueError):
     """An op received values it cannot compute with (eagerly or when a graph runs)."""
+
+
+class OutOfRangeError(OpError):
+    """An iterator was asked for an element past the end of its dataset inside a graph
+    (eagerly, Python's ``StopIteration``), as TensorFlow raises it."""
 
 
 class AssertionFailedError(InvalidArgumentError, AssertionError):

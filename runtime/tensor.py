@@ -303,7 +303,7 @@ class TensorSpec:
     __slots__ = ("shape", "dtype", "name")
 
     def __init__(self, shape: Sequence[int | None] | None, dtype=dtypes.float32, name: str | None = None):
-        self.shape = None if shape is None else _checked_shape(shape)
+        self.shape = None if shape is None else ShapeTuple(_checked_shape(shape))
         self.dtype = dtypes.as_dtype(dtype)
         self.name = name
 

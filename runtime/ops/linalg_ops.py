@@ -139,3 +139,12 @@ def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False, adjoint_a
         raise TypeError(f"matmul: output_type {dtypes.as_dtype(output_type).name} differs from "
                         f"the product's dtype {result.dtype.name}; cast the operands instead.")
     return result
+
+
+def matvec(a, b, transpose_a: bool = False, adjoint_a: bool = False, a_is_sparse: bool = False,
+           b_is_sparse: bool = False, name: str | None = None):
+    """Matrix-vector product ``a @ b[..., None]`` without the last axis (TensorFlow's
+    ``tf.linalg.matvec``), batched over leading dimensions."""
+    product = matmul(a, expand_dims(convert_to_tensor(b), -1), transpose_a=transpose_a,
+                     adjoint_a=adjoint_a)
+    return squeeze(product, -1)

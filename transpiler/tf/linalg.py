@@ -5,7 +5,7 @@ from transpiler.tf._names import export as _export, missing as _missing
 
 _export(globals(), _rt.linalg, """
     adjoint band_part cholesky det diag diag_part eigh einsum global_norm inv matmul
-    matrix_transpose norm qr set_diag slogdet solve svd tensordot trace
+    matrix_transpose matvec norm qr set_diag slogdet solve svd tensordot trace
 """)
 _export(globals(), _rt, "eye")
 _export(globals(), _rt.nn, "l2_normalize")

@@ -28,7 +28,8 @@ from typing import Callable
 import numpy as np
 
 from runtime import numpy_warnings
-from runtime.errors import AssertionFailedError, InvalidArgumentError, LoopLimitError
+from runtime.errors import (AssertionFailedError, InvalidArgumentError, LoopLimitError,
+                            OutOfRangeError)
 from runtime.graph import Graph, Node
 from runtime.ops.registry import COND, CONST, PLACEHOLDER, WHILE_LOOP
 from runtime.tensor import EagerTensor
@@ -108,8 +109,8 @@ class Plan:
         if node is None or isinstance(error, LoopLimitError):  # it names the loop itself
             return error
         where = node.location.describe() if node.location else "an unknown location"
-        if isinstance(error, AssertionFailedError):
-            translated = AssertionFailedError(f"{error}\n  Assertion created at {where}")
+        if isinstance(error, (AssertionFailedError, OutOfRangeError)):
+            translated = type(error)(f"{error}\n  Assertion created at {where}")
         else:
             translated = InvalidArgumentError(
                 f"{node.op.name} (node {node.value_name(0) if node.outputs else '%' + str(node.id)}) "

@@ -1,13 +1,19 @@
 """Iterating a dataset in Python: ``iter(ds)``, ``next(it)``, ``ds.as_numpy_iterator()``.
 
-Elements are eager tensors even while a function is being traced (the iterator computes
-them outside the trace; the traced code then sees constants). A dataset that holds symbolic
-tensors has no values to iterate in Python: only a graph loop can.
+An iterator made inside a function being traced gives eager tensors (it computes them
+outside the trace, and the traced code sees constants: each call makes the iterator anew). An
+iterator made outside and advanced with ``next()`` inside a traced function is state, as in
+TensorFlow: its position becomes an int64 variable, and each call of the graph reads the
+element at that position and advances it (past the end, ``OutOfRangeError``); eager ``next()``
+continues from the same position. A dataset that holds symbolic tensors has no values to
+iterate in Python: only a graph loop can.
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterator as PyIterator
+
+import numpy as np
 
 from runtime import tracing
 from runtime.data import structure
@@ -26,15 +32,70 @@ class Iterator:
                 "loop, or with rt.data.dataset_loop; or make the dataset outside the function.")
         self._node = node
         self._elements: PyIterator[Any] | None = None
+        self._made_in_trace = tracing.is_tracing()
+        self._graph = tracing.current_graph()  # where it was made (None: eagerly)
+        self._consumed = 0  # elements given eagerly so far
+        self._position = None  # the position variable, once next() ran in a graph
 
     def __iter__(self) -> "Iterator":
+        if tracing.is_tracing() and (not self._made_in_trace or self._position is not None):
+            raise NotImplementedError(
+                "a for loop over an iterator made outside the function being traced is not "
+                "supported: loop over the dataset itself (a graph loop), or call next() on the "
+                "iterator, which advances it on every call.")
         return self
 
     def __next__(self) -> Any:
+        if tracing.is_tracing() and (not self._made_in_trace or self._position is not None
+                                     or tracing.current_graph() is not self._graph):
+            # Made outside, or advanced in a loop body or branch: a constant would be the
+            # same element on every step, so the position is state of the graph.
+            return self._next_in_graph()
+        if self._position is not None:
+            return self._next_at_position()
         with tracing.eager_scope():
             if self._elements is None:  # started on first use, as a shuffle draws its order then
                 self._elements = iter(self._node.iterate())
-            return next(self._elements)
+            element = next(self._elements)
+        self._consumed += 1
+        return element
+
+    def _indexed_plan(self):
+        plan = self._node.plan()
+        if plan.stages:
+            raise NotImplementedError(
+                "next() inside a traced function on an iterator made outside it needs a dataset "
+                "whose n-th element is computed directly; this one filters, takes or skips "
+                "after a filter. Loop over the dataset inside the function instead.")
+        return plan
+
+    def _next_in_graph(self) -> Any:
+        from runtime.ops.io_ops import assert_  # a cycle at import time
+        from runtime.variables import Variable
+        plan = self._indexed_plan()
+        if self._position is None:
+            with tracing.eager_scope():
+                self._position = Variable(np.int64(self._consumed), trainable=False,
+                                          name="iterator_position")
+            if self._made_in_trace:  # each call starts where the eager steps of the trace end
+                with tracing.building(self._graph):
+                    self._position.assign(np.int64(self._consumed))
+        i = self._position.value()
+        if plan.length is not None:
+            assert_(i < plan.length, "End of sequence", error="out_of_range")
+        element = plan.element_at(i)
+        self._position.assign_add(np.int64(1))
+        return element
+
+    def _next_at_position(self) -> Any:
+        plan = self._indexed_plan()
+        with tracing.eager_scope():
+            i = int(self._position.numpy())
+            if plan.length is not None and i >= int(plan.length):
+                raise StopIteration
+            element = plan.element_at(np.int64(i))
+            self._position.assign(np.int64(i + 1))
+        return element
 
     def get_next(self) -> Any:
         return next(self)

@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from runtime.errors import AssertionFailedError
+from runtime.errors import AssertionFailedError, OutOfRangeError
 from runtime.ops.dispatch import apply_op
 from runtime.ops.registry import OpDef, register
 from runtime.tensor import Tensor
@@ -214,17 +214,24 @@ def _marked(value, tensors: list):
     return value
 
 
-def _assert_kernel(condition, *data, message):
+_ERRORS = {"out_of_range": OutOfRangeError}
+
+
+def _assert_kernel(condition, *data, message, error=None):
     if not np.all(condition):
         details = " ".join(format_value(d) for d in data)
-        raise AssertionFailedError(message + (f" {details}" if details else ""))
+        raise _ERRORS.get(error, AssertionFailedError)(message + (f" {details}" if details else ""))
 
 
 ASSERT = register(OpDef("assert", _assert_kernel, lambda *inputs, **attrs: (), effect=True,
                         num_outputs=0))
 
 
-def assert_(condition, message: str = "Assertion failed.", data=()) -> None:
+def assert_(condition, message: str = "Assertion failed.", data=(), error: str | None = None) -> None:
     """Raises ``AssertionFailedError(message)`` (an ``InvalidArgumentError`` and an
-    ``AssertionError``) when the op runs and ``condition`` is false."""
-    apply_op(ASSERT, (condition,) + tuple(data), {"message": str(message)})
+    ``AssertionError``) when the op runs and ``condition`` is false; with
+    ``error="out_of_range"``, an ``OutOfRangeError`` (an iterator past its end)."""
+    attrs = {"message": str(message)}
+    if error is not None:
+        attrs["error"] = _ERRORS[error] and error
+    apply_op(ASSERT, (condition,) + tuple(data), attrs)

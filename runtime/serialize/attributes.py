@@ -97,6 +97,7 @@ KINDS: dict[str, Kind] = {
     "keepdims": FLAG, "dynamic": FLAG, "exclusive": FLAG, "reverse": FLAG, "descending": FLAG,
     "alpha": NUMBER,
     "message": TEXT, "sep": TEXT, "end": TEXT, "stream": _one_of("stdout", "stderr"),
+    "error": _one_of("out_of_range"),
     "mode": _one_of("assign", "add", "sub", "initialize"),
     "side": _one_of("left", "right"),
     "paddings": PADDINGS,

@@ -1,0 +1,181 @@
+"""tf.function basics: graphs from Python functions, control flow, retracing, input_signature."""
+
+
+def relu_branches(tf):
+    @tf.function
+    def simple_relu(x):
+        if tf.greater(x, 0):
+            return x
+        else:
+            return 0
+
+    return simple_relu(tf.constant(1)).numpy(), simple_relu(tf.constant(-1)).numpy()
+
+
+def collatz_steps(tf):
+    @tf.function
+    def collatz(n):
+        steps = tf.constant(0)
+        while n != 1:
+            if n % 2 == 0:
+                n = n // 2
+            else:
+                n = 3 * n + 1
+            steps += 1
+        return steps
+
+    return [collatz(tf.constant(k)).numpy() for k in (1, 6, 27)]
+
+
+def tracing_counts(tf):
+    traces = []
+
+    @tf.function
+    def square_plus(x):
+        traces.append(1)
+        print("Tracing!")
+        return x * x + tf.constant(2)
+
+    a = square_plus(tf.constant(2))
+    b = square_plus(tf.constant(3))
+    c = square_plus(tf.constant([1, 2]))
+    d = square_plus(2)
+    e = square_plus(3)
+    return a, b, c, d, e, len(traces), square_plus.experimental_get_tracing_count()
+
+
+def input_signature_fixed(tf):
+    @tf.function(input_signature=[tf.TensorSpec(shape=[None], dtype=tf.int32)])
+    def next_collatz(x):
+        print("Tracing with", x)
+        return tf.where(x % 2 == 0, x // 2, 3 * x + 1)
+
+    r1 = next_collatz(tf.constant([1, 2]))
+    r2 = next_collatz(tf.constant([3, 4, 5]))
+    try:
+        next_collatz(tf.constant([[1, 2], [3, 4]]))
+        raised = False
+    except (TypeError, ValueError):
+        raised = True
+    return r1, r2, raised, next_collatz.experimental_get_tracing_count()
+
+
+def reduce_retracing_shapes(tf):
+    @tf.function(reduce_retracing=True)
+    def total(x):
+        return tf.reduce_sum(x)
+
+    values = [total(tf.ones([n])) for n in (1, 2, 3, 4)]
+    return values
+
+
+def concrete_function_call(tf):
+    @tf.function
+    def double(a):
+        return a + a
+
+    concrete = double.get_concrete_function(tf.TensorSpec(shape=None, dtype=tf.float32))
+    return concrete(tf.constant([1.0, 2.0])), double(tf.constant(3)), double(2)
+
+
+def loop_over_tensor(tf):
+    @tf.function
+    def sum_even(items):
+        s = 0
+        for c in items:
+            if c % 2 > 0:
+                continue
+            s += c
+        return s
+
+    return sum_even(tf.constant([10, 12, 15, 20]))
+
+
+def python_loop_unrolled_and_tensor_loop(tf):
+    @tf.function
+    def f(x, n):
+        for i in range(n):          # Python int: unrolled
+            x = x * 2.0
+        for i in tf.range(3):       # tensor: a graph loop
+            x = x + tf.cast(i, tf.float32)
+        return x
+
+    return f(tf.constant(1.0), 3), f(tf.constant(1.0), 0)
+
+
+def while_with_tensor_array(tf):
+    @tf.function
+    def fib(n):
+        ta = tf.TensorArray(tf.int32, size=0, dynamic_size=True)
+        a, b = 0, 1
+        for i in tf.range(n):
+            ta = ta.write(i, a)
+            a, b = b, a + b
+        return ta.stack()
+
+    return fib(tf.constant(10))
+
+
+def running_eagerly(tf):
+    @tf.function
+    def get_mse(y_true, y_pred):
+        print("Calculating MSE!")
+        sq_diff = tf.pow(y_true - y_pred, 2)
+        return tf.reduce_mean(sq_diff)
+
+    y_true = tf.constant([2, 0, 7, 2, 3])
+    y_pred = tf.constant([9, 9, 1, 1, 5])
+    results = [get_mse(y_true, y_pred) for _ in range(3)]
+    tf.config.run_functions_eagerly(True)
+    try:
+        results += [get_mse(y_true, y_pred) for _ in range(2)]
+        eager_flag = tf.config.functions_run_eagerly()
+    finally:
+        tf.config.run_functions_eagerly(False)
+    return results, eager_flag
+
+
+def nested_functions_and_recursion_of_calls(tf):
+    def inner_function(x, y, b):
+        x = tf.matmul(x, y)
+        x = x + b
+        return x
+
+    @tf.function
+    def outer_function(x):
+        y = tf.constant([[2.0], [3.0]])
+        b = tf.constant(4.0)
+        return inner_function(x, y, b)
+
+    @tf.function
+    def twice(x):
+        return outer_function(x) + outer_function(x * 2.0)
+
+    return outer_function(tf.constant([[1.0, 2.0]])).numpy(), twice(tf.constant([[1.0, 2.0]]))
+
+
+def early_return_and_cond(tf):
+    @tf.function
+    def classify(x):
+        if x > 10:
+            return tf.constant(2)
+        elif x > 0:
+            return tf.constant(1)
+        else:
+            return tf.constant(0)
+
+    @tf.function
+    def pick(x):
+        return tf.cond(x > 0, lambda: x * 10, lambda: -x)
+
+    return ([classify(tf.constant(v)).numpy() for v in (20, 5, -1)],
+            pick(tf.constant(3)), pick(tf.constant(-3)))
+
+
+def dtype_and_shape_api(tf):
+    x = tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    i = tf.cast(x, tf.int32)
+    return (x.shape.as_list(), x.shape.rank, x.dtype.name, x.dtype.is_floating,
+            i.dtype.is_integer, i.dtype == tf.int32, tf.float32.as_numpy_dtype.__name__,
+            x.numpy().tolist(), int(tf.size(x)), tf.rank(x), x.shape[0], x.ndim,
+            tf.as_dtype("float64").name, x.dtype.size, tf.float32.max > 1e38)

@@ -1,0 +1,106 @@
+"""tf.data pipelines iterated in Python and inside tf.function loops."""
+
+
+def slices_map_batch(tf):
+    ds = tf.data.Dataset.from_tensor_slices(tf.range(10))
+    ds = ds.map(lambda x: x * 2).filter(lambda x: x % 3 != 0).batch(3)
+    return [b.numpy() for b in ds]
+
+
+def tuples_shuffle_free_training(tf):
+    x = tf.reshape(tf.range(12, dtype=tf.float32), [6, 2])
+    y = tf.constant([0.0, 1.0, 0.0, 1.0, 0.0, 1.0])
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(4)
+    w = tf.Variable([0.1, -0.1])
+
+    @tf.function
+    def step(xb, yb):
+        with tf.GradientTape() as tape:
+            logits = tf.linalg.matvec(xb, w)
+            loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(labels=yb, logits=logits))
+        w.assign_sub(0.01 * tape.gradient(loss, w))
+        return loss
+
+    losses = []
+    for epoch in range(3):
+        for xb, yb in ds:
+            losses.append(step(xb, yb))
+    return losses, w
+
+
+def dict_dataset(tf):
+    ds = tf.data.Dataset.from_tensor_slices({"a": [1, 2, 3], "b": [10.0, 20.0, 30.0]})
+    out = []
+    for item in ds:
+        out.append(float(item["a"]) * item["b"].numpy())
+    return out, sorted(ds.element_spec.keys())
+
+
+def as_numpy_iterator_and_list(tf):
+    ds = tf.data.Dataset.range(5).map(lambda x: x * x)
+    return list(ds.as_numpy_iterator()), ds.cardinality().numpy()
+
+
+def take_skip_repeat_enumerate(tf):
+    ds = tf.data.Dataset.range(4).repeat(2).skip(1).take(5)
+    pairs = [(int(i), int(x)) for i, x in ds.enumerate(start=10)]
+    return pairs
+
+
+def zip_and_concatenate(tf):
+    a = tf.data.Dataset.range(3)
+    b = tf.data.Dataset.from_tensor_slices(tf.constant([1.5, 2.5, 3.5]))
+    z = tf.data.Dataset.zip((a, b))
+    c = a.concatenate(tf.data.Dataset.range(10, 12))
+    return [(int(i), float(v)) for i, v in z], [int(v) for v in c]
+
+
+def reduce_dataset(tf):
+    ds = tf.data.Dataset.range(1, 6)
+    total = ds.reduce(tf.constant(0, tf.int64), lambda s, x: s + x)
+    prod = ds.reduce(tf.constant(1, tf.int64), lambda s, x: s * x)
+    return total, prod
+
+
+def loop_in_function_with_break(tf):
+    ds = tf.data.Dataset.from_tensor_slices(tf.constant([3, 1, 4, 1, 5, 9, 2, 6]))
+
+    @tf.function
+    def sum_until(ds, limit):
+        total = tf.constant(0)
+        for x in ds:
+            if total + x > limit:
+                break
+            total += x
+        return total
+
+    return sum_until(ds, 10), sum_until(ds, 100)
+
+
+def batched_mean_in_function(tf):
+    ds = tf.data.Dataset.from_tensor_slices(tf.reshape(tf.range(20.0), [10, 2])).batch(4)
+
+    @tf.function
+    def mean_of_batches(ds):
+        total = tf.zeros([2])
+        count = 0.0
+        for batch in ds:
+            total += tf.reduce_sum(batch, axis=0)
+            count += tf.cast(tf.shape(batch)[0], tf.float32)
+        return total / count
+
+    return mean_of_batches(ds)
+
+
+def padded_batch_and_unbatch(tf):
+    ds = tf.data.Dataset.range(1, 5).map(lambda n: tf.fill([n], n))
+    padded = [b.numpy() for b in ds.padded_batch(2)]
+    flat = [int(v) for v in tf.data.Dataset.from_tensor_slices([[1, 2], [3, 4]]).unbatch()]
+    return padded, flat
+
+
+def dataset_element_spec_and_len(tf):
+    ds = tf.data.Dataset.from_tensor_slices((tf.zeros([5, 3]), tf.range(5))).batch(2)
+    spec_x, spec_y = ds.element_spec
+    return (spec_x.shape.as_list(), spec_x.dtype.name, spec_y.dtype.name, len(ds),
+            tf.data.experimental.cardinality(ds).numpy())

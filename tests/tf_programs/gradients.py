@@ -1,0 +1,132 @@
+"""GradientTape: gradients, training loops by hand, in and out of tf.function."""
+
+
+def square_gradient(tf):
+    w = tf.Variable([[1.0]])
+    with tf.GradientTape() as tape:
+        loss = w * w
+    grad = tape.gradient(loss, w)
+    return grad
+
+
+def watch_constant_and_persistent(tf):
+    x = tf.constant(3.0)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * x
+        z = y * y
+    dz_dx = tape.gradient(z, x)
+    dy_dx = tape.gradient(y, x)
+    del tape
+    return dz_dx, dy_dx
+
+
+def nested_tapes_second_derivative(tf):
+    x = tf.Variable(1.5)
+    with tf.GradientTape() as outer:
+        with tf.GradientTape() as inner:
+            y = x ** 3 + tf.sin(x)
+        dy = inner.gradient(y, x)
+    d2y = outer.gradient(dy, x)
+    return dy, d2y
+
+
+def linear_regression_loop(tf):
+    xs = tf.constant([[1.0], [2.0], [3.0], [4.0]])
+    ys = tf.constant([[3.0], [5.0], [7.0], [9.0]])
+    w = tf.Variable([[0.1]])
+    b = tf.Variable([0.0])
+
+    @tf.function
+    def train_step(x, y, lr):
+        with tf.GradientTape() as tape:
+            pred = tf.matmul(x, w) + b
+            loss = tf.reduce_mean(tf.square(pred - y))
+        dw, db = tape.gradient(loss, [w, b])
+        w.assign_sub(lr * dw)
+        b.assign_sub(lr * db)
+        return loss
+
+    losses = [train_step(xs, ys, 0.05) for _ in range(50)]
+    return losses[0], losses[-1], w, b
+
+
+def sgd_optimizer_loop(tf):
+    x = tf.Variable(3.0)
+    opt = tf.optimizers.SGD(learning_rate=0.1)
+    for _ in range(20):
+        with tf.GradientTape() as tape:
+            loss = (x - 1.0) ** 2
+        grads = tape.gradient(loss, [x])
+        opt.apply_gradients(zip(grads, [x]))
+    return x
+
+
+def gradient_through_control_flow(tf):
+    @tf.function
+    def f(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.constant(1.0)
+            for i in tf.range(3):
+                if y < 10.0:
+                    y = y * x
+        return y, tape.gradient(y, x)
+
+    return f(tf.constant(2.0)), f(tf.constant(3.0))
+
+
+def custom_gradient_log1pexp(tf):
+    @tf.custom_gradient
+    def log1pexp(x):
+        e = tf.exp(x)
+
+        def grad(dy):
+            return dy * (1 - 1 / (1 + e))
+
+        return tf.math.log(1 + e), grad
+
+    def grad_log1pexp(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            value = log1pexp(x)
+        return tape.gradient(value, x)
+
+    return grad_log1pexp(tf.constant(0.0)).numpy(), grad_log1pexp(tf.constant(100.0)).numpy()
+
+
+def line_search(tf):
+    def line_search_step(fn, init_x, rate=1.0):
+        with tf.GradientTape() as tape:
+            tape.watch(init_x)
+            value = fn(init_x)
+        grad = tape.gradient(value, init_x)
+        init_value = value - 1
+        while value > init_value:
+            x = init_x - rate * grad
+            value = fn(x)
+            rate /= 2.0
+        return x, value
+
+    return line_search_step(lambda x: tf.reduce_sum(x * x), tf.constant([1.0, 2.0]))
+
+
+def jacobian_and_stop_gradient(tf):
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * x
+        z = tf.reduce_sum(y * tf.stop_gradient(x))
+    return tape.jacobian(y, x), tape.gradient(z, x)
+
+
+def unconnected_and_none(tf):
+    a = tf.Variable(1.0)
+    b = tf.Variable(2.0)
+    with tf.GradientTape() as tape:
+        y = a * 3.0
+    ga, gb = tape.gradient(y, [a, b])
+    with tf.GradientTape() as tape:
+        y = a * 3.0
+    zeros = tape.gradient(y, b, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    return ga, gb is None, zeros

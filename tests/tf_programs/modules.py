@@ -1,0 +1,136 @@
+"""tf.Module models with tf.function methods, trained with loops."""
+
+
+def dense_module(tf):
+    class Dense(tf.Module):
+        def __init__(self, in_features, out_features, name=None):
+            super().__init__(name=name)
+            self.w = tf.Variable(tf.reshape(tf.range(in_features * out_features, dtype=tf.float32),
+                                            [in_features, out_features]) / 10.0, name="w")
+            self.b = tf.Variable(tf.zeros([out_features]), name="b")
+
+        def __call__(self, x):
+            y = tf.matmul(x, self.w) + self.b
+            return tf.nn.relu(y)
+
+    class SequentialModule(tf.Module):
+        def __init__(self, name=None):
+            super().__init__(name=name)
+            self.dense_1 = Dense(in_features=3, out_features=3)
+            self.dense_2 = Dense(in_features=3, out_features=2)
+
+        @tf.function
+        def __call__(self, x):
+            x = self.dense_1(x)
+            return self.dense_2(x)
+
+    model = SequentialModule(name="the_model")
+    out = model(tf.constant([[2.0, 2.0, 2.0]]))
+    return (out, len(model.trainable_variables), len(model.variables),
+            sorted(v.shape.as_list() for v in model.trainable_variables), len(model.submodules))
+
+
+def module_trained_in_function_loop(tf):
+    class Model(tf.Module):
+        def __init__(self):
+            self.w = tf.Variable(5.0)
+            self.b = tf.Variable(0.0)
+
+        def __call__(self, x):
+            return self.w * x + self.b
+
+    model = Model()
+    x = tf.linspace(-2.0, 2.0, 20)
+    y = x * 3.0 + 2.0
+
+    @tf.function
+    def train(model, x, y, epochs):
+        loss = tf.constant(0.0)
+        for epoch in tf.range(epochs):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(y - model(x)))
+            dw, db = tape.gradient(loss, [model.w, model.b])
+            model.w.assign_sub(0.1 * dw)
+            model.b.assign_sub(0.1 * db)
+        return loss
+
+    final = train(model, x, y, tf.constant(30))
+    return final, model.w, model.b
+
+
+def module_lazy_build(tf):
+    class FlexibleDense(tf.Module):
+        def __init__(self, out_features, name=None):
+            super().__init__(name=name)
+            self.is_built = False
+            self.out_features = out_features
+
+        def __call__(self, x):
+            if not self.is_built:
+                self.w = tf.Variable(tf.ones([x.shape[-1], self.out_features]), name="w")
+                self.b = tf.Variable(tf.zeros([self.out_features]), name="b")
+                self.is_built = True
+            return tf.matmul(x, self.w) + self.b
+
+    layer = FlexibleDense(2)
+    eager = layer(tf.constant([[1.0, 2.0, 3.0]]))
+    traced_layer = FlexibleDense(3)
+    traced = tf.function(traced_layer)(tf.constant([[1.0, 2.0]]))
+    again = tf.function(traced_layer.__call__)(tf.constant([[3.0, 4.0]]))
+    return eager, traced, again, traced_layer.w.shape.as_list()
+
+
+def rnn_cell_loop(tf):
+    class Cell(tf.Module):
+        def __init__(self, units):
+            self.units = units
+            self.wx = tf.Variable(tf.fill([1, units], 0.5))
+            self.wh = tf.Variable(tf.eye(units) * 0.9)
+
+        @tf.function
+        def __call__(self, xs):
+            h = tf.zeros([1, self.units])
+            outputs = tf.TensorArray(tf.float32, size=tf.shape(xs)[0])
+            for t in tf.range(tf.shape(xs)[0]):
+                h = tf.tanh(tf.matmul(tf.reshape(xs[t], [1, 1]), self.wx) + tf.matmul(h, self.wh))
+                outputs = outputs.write(t, h[0])
+            return outputs.stack(), h
+
+    cell = Cell(2)
+    seq = tf.constant([[1.0], [0.5], [-1.0], [2.0]])
+    return cell(seq)
+
+
+def module_with_list_of_layers(tf):
+    class MLP(tf.Module):
+        def __init__(self, sizes):
+            self.layers = []
+            for i, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+                w = tf.Variable(tf.ones([n_in, n_out]) * (0.1 * (i + 1)))
+                self.layers.append(w)
+
+        @tf.function
+        def __call__(self, x):
+            for w in self.layers:
+                x = tf.nn.relu(x @ w)
+            return x
+
+    mlp = MLP([2, 3, 3, 1])
+    return mlp(tf.constant([[1.0, 2.0], [0.5, -1.0]])), len(mlp.trainable_variables)
+
+
+def checkpoint_like_assign(tf):
+    class Counter(tf.Module):
+        def __init__(self):
+            self.step = tf.Variable(0, dtype=tf.int64)
+            self.total = tf.Variable(0.0)
+
+        @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+        def add(self, x):
+            self.step.assign_add(1)
+            self.total.assign_add(x)
+            return self.total / tf.cast(self.step, tf.float32)
+
+    c = Counter()
+    means = [c.add(tf.constant(v)) for v in (1.0, 2.0, 6.0)]
+    return means, c.step, c.add.experimental_get_tracing_count()

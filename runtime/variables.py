@@ -26,6 +26,7 @@ import numpy as np
 
 from runtime import dtypes, tracing
 from runtime.ops.array_ops import cast, constant, convert_to_tensor
+from runtime.introspection import get_static_value
 from runtime.ops.dispatch import apply_op
 from runtime.ops.registry import OpDef, register
 from runtime.tensor import ShapeTuple, Tensor, format_shape
@@ -149,7 +150,6 @@ class Variable:
                 "example at module level or in __init__) and use it inside.")
         if not policy.allowed:
             raise ValueError(policy.message.format(where=policy.where, name=self.name))
-        from runtime.introspection import get_static_value  # a cycle at import time
         if hasattr(initial_value, "_read_value_for_op") and not isinstance(initial_value, Tensor):
             initial_value = initial_value._read_value_for_op()  # another variable's value
         value = initial_value if isinstance(initial_value, Tensor) \

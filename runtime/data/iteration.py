@@ -18,6 +18,8 @@ import numpy as np
 from runtime import tracing
 from runtime.data import structure
 from runtime.data.node import Node
+from runtime.ops.io_ops import assert_
+from runtime.variables import Variable
 
 
 class Iterator:
@@ -70,8 +72,6 @@ class Iterator:
         return plan
 
     def _next_in_graph(self) -> Any:
-        from runtime.ops.io_ops import assert_  # a cycle at import time
-        from runtime.variables import Variable
         plan = self._indexed_plan()
         if self._position is None:
             with tracing.eager_scope():

@@ -98,8 +98,21 @@ def _matmul_kernel(a, b):
 _matmul_kernel.fresh_result = True  # a new array every call: the plan may write into it
 _BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
+
+def _bind_matmul(attrs, input_types):
+    """``np.matmul`` itself when the plan knows both shapes and the product is one BLAS call
+    (the checks of ``_matmul_kernel`` are then made once, not at every call of the plan)."""
+    (a_dtype, a_shape), (b_dtype, b_shape) = input_types
+    if a_shape is not None and b_shape is not None and len(a_shape) == 2 == len(b_shape) \
+            and None not in a_shape + b_shape and a_dtype == b_dtype \
+            and np.dtype(a_dtype) in _BLAS_DTYPES \
+            and rows_per_blas_call(a_shape[0], a_shape[1], b_shape[1]) >= a_shape[0]:
+        return np.matmul
+    return _matmul_kernel
+
+
 MATMUL = register(OpDef("matmul", _matmul_kernel, _matmul_infer, promotion=Promotion.COMMON,
-                        gradient=_matmul_grad))
+                        gradient=_matmul_grad, bind=_bind_matmul))
 
 
 def matrix_transpose(a, conjugate: bool = False):

@@ -46,6 +46,8 @@ EXPECTED = {
     "deploy": ["eager2graph not importable in the ONNX Runtime process: True",
                "W2 100 Dense(64, relu) layers", "W4 collatz steps", "ONNX Runtime"],
     "keras_seed_model": ["Eager time (10 calls):", "Graph time (10 calls):", "graph speed-up:"],
+    "keras_physics": ["16 kinematic sets of 45 points", "Epoch 3/3\n45/45 ", "ms/step - loss: ",
+                      "loss: first epoch"],
     "local_fit": ["8 kinematic sets of 45 points", "epoch 600/600 [", "loss 0.8",
                   "graphs traced for the training step: 1", "fitted vs true form factors",
                   "faster as a graph; same losses"],

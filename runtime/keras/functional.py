@@ -9,7 +9,9 @@ done to it. Two kinds of steps are recorded, in the order they happen:
   axis=1)``, ``x[:, 0]``, ``x * 2``), as Keras 2 allowed with ``tf`` ops.
 
 Ops are recorded the way an eager ``GradientTape`` records: each Keras tensor holds a
-*probe*, a real eager batch of one sample (zeros); ops run on probes eagerly, and a recorder
+*probe*, a real eager batch of one sample (ones for floats, so that a formula dividing by an
+input does not divide by zero; zeros for integers, always valid indices); ops run on probes
+eagerly, and a recorder
 registered with ``runtime.autodiff.recording`` keeps every op that a probe reaches. What such
 an op returns is an ordinary eager tensor (its probe value), which this module remembers as
 symbolic: layers and ``Model`` recognise it. The recorder runs from the first ``Input`` until
@@ -157,7 +159,8 @@ def Input(shape=None, batch_size=None, dtype=None, name=None, batch_shape=None, 
         raise ValueError(f"Input: every dimension but the batch must be known, got "
                          f"{format_shape(full)}.")
     dtype = np.dtype(dtype or "float32")
-    probe = EagerTensor(np.zeros((full[0] or PROBE_BATCH,) + full[1:], dtype))
+    fill = np.ones if dtype.kind in "fc" else np.zeros
+    probe = EagerTensor(fill((full[0] or PROBE_BATCH,) + full[1:], dtype))
     tensor = KerasTensor(full, dtype, probe, name=name)
     _recorder.open(tensor)
     return tensor
@@ -228,7 +231,9 @@ def _symbolic_call(layer, args, kwargs):
     probe_kwargs = nest.map_structure(probe, kwargs)
     if "training" in probe_kwargs and probe_kwargs["training"] is None:
         probe_kwargs.pop("training")
-    with recording.paused():
+    # The probe's values are thrown away: NumPy's warnings about them (a formula's log of a
+    # negative probe value) would name the user's line for a value that does not exist.
+    with recording.paused(), np.errstate(all="ignore"):
         layer_base.push_training(False)
         try:
             result = layer.call(*nest.map_structure(probe, args), **_call_kwargs(layer, probe_kwargs))

@@ -59,7 +59,7 @@ class Model(Trainer, Layer):
         shapes = _shape_structure(input_shape)
         self.built = True  # the call below builds the layers; it must not come back here
         probe = [zeros(s) for s in shapes] if isinstance(shapes, list) else zeros(shapes)
-        with recording.paused():
+        with recording.paused(), np.errstate(all="ignore"):  # values thrown away
             self(probe, training=False)
 
     @property

@@ -14,14 +14,18 @@ Layers are ``rt.Module``s holding ``rt.Variable`` weights; the optimizers are
 weights and batches, losses and weights follow TensorFlow's Keras 3 to float32 rounding.
 """
 
-from runtime.keras import (activations, callbacks, initializers, layers, losses, metrics,
-                           optimizers)
+from runtime.keras import (activations, backend, callbacks, initializers, layers, losses,
+                           metrics, optimizers, utils)
 from runtime.keras.functional import Input, KerasTensor
 from runtime.keras.models import Model, Sequential
 from runtime.keras import models  # noqa: F401  (keras.models.Model, keras.models.Sequential)
 from runtime.keras import schedules as _schedules
 
+from runtime.keras.missing import missing as _missing
+
 optimizers.schedules = _schedules
 
-__all__ = ["Input", "KerasTensor", "Model", "Sequential", "activations", "callbacks",
-           "initializers", "layers", "losses", "metrics", "models", "optimizers"]
+__all__ = ["Input", "KerasTensor", "Model", "Sequential", "activations", "backend", "callbacks",
+           "initializers", "layers", "losses", "metrics", "models", "optimizers", "utils"]
+
+__getattr__ = _missing("keras")

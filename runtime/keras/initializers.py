@@ -206,7 +206,7 @@ _BY_NAME = {"zeros": Zeros, "ones": Ones, "constant": Constant, "identity": Iden
             "truncated_normal": TruncatedNormal, "variance_scaling": VarianceScaling,
             "glorot_uniform": GlorotUniform, "glorot_normal": GlorotNormal,
             "he_normal": HeNormal, "he_uniform": HeUniform, "lecun_normal": LecunNormal,
-            "lecun_uniform": LecunUniform}
+            "lecun_uniform": LecunUniform, "uniform": RandomUniform, "normal": RandomNormal}
 
 
 def get(identifier):

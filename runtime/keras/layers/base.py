@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import re
 import threading
 from collections import defaultdict
 
@@ -27,7 +28,7 @@ import numpy as np
 
 from runtime import conversion, nest, tracing
 from runtime.keras import initializers
-from runtime.module import Module, _snake_case
+from runtime.module import Module
 from runtime.ops.array_ops import constant
 from runtime.tensor import Tensor
 from runtime.variables import Variable
@@ -42,6 +43,13 @@ class _CallContext(threading.local):
 
 
 _context = _CallContext()
+
+
+def snake_case(name: str) -> str:
+    """Keras' default layer name for a class: ``Dense`` -> ``dense``, ``Conv2D`` -> ``conv2d``,
+    ``MaxPooling2D`` -> ``max_pooling2d``."""
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", re.sub(r"\W+", "", name))
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 def unique_name(base: str) -> str:
@@ -60,7 +68,7 @@ class Layer(Module):
             raise TypeError(f"{type(self).__name__}: unexpected keyword argument(s) "
                             f"{', '.join(sorted(kwargs))}.")
         object.__setattr__(self, "_own_weights", [])
-        self._name = name or unique_name(_snake_case(type(self).__name__))
+        self._name = name or unique_name(snake_case(type(self).__name__))
         self.trainable = trainable
         self.built = False
         self.dtype = np.dtype(dtype or "float32")

@@ -1,0 +1,154 @@
+"""Image layers on channels-last batches (batch, height, width, channels): ``Conv2D``,
+``MaxPooling2D``, ``AveragePooling2D``, ``GlobalAveragePooling2D``/``GlobalMaxPooling2D`` and
+their 1-D global counterparts."""
+
+from __future__ import annotations
+
+from runtime.keras import activations, initializers
+from runtime.keras.layers.base import Layer
+from runtime.ops import nn
+from runtime.ops.array_ops import cast
+from runtime.ops.reduce_ops import reduce_max, reduce_mean
+
+
+def _pair(name: str, value) -> tuple[int, int]:
+    if isinstance(value, int):
+        return (value, value)
+    value = tuple(value)
+    if len(value) != 2 or not all(isinstance(v, int) for v in value):
+        raise ValueError(f"{name} must be an int or a pair of ints, got {value!r}.")
+    return value
+
+
+def _padding(layer: str, padding: str) -> str:
+    if not isinstance(padding, str) or padding.lower() not in ("valid", "same"):
+        raise ValueError(f"{layer}: padding must be 'valid' or 'same', got {padding!r}.")
+    return padding.upper()
+
+
+def _channels_last(layer: str, data_format) -> None:
+    if data_format not in (None, "channels_last"):
+        raise NotImplementedError(f"{layer}: data_format={data_format!r} is not supported yet by "
+                                  f"rt.keras (only channels_last, Keras' default).")
+
+
+class Conv2D(Layer):
+    """``activation(conv2d(inputs, kernel) + bias)``; ``kernel`` has shape (kernel height,
+    kernel width, input channels, ``filters``)."""
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
+                 dilation_rate=(1, 1), groups=1, activation=None, use_bias=True,
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, **kwargs):
+        super().__init__(**kwargs)
+        _channels_last("Conv2D", data_format)
+        unsupported = [name for name, value in (
+            ("groups", None if groups == 1 else groups), ("kernel_regularizer", kernel_regularizer),
+            ("bias_regularizer", bias_regularizer), ("activity_regularizer", activity_regularizer),
+            ("kernel_constraint", kernel_constraint), ("bias_constraint", bias_constraint))
+            if value is not None]
+        if unsupported:
+            raise NotImplementedError(f"Conv2D: {', '.join(unsupported)} is not supported yet by "
+                                      f"rt.keras (it would be ignored).")
+        self.filters = int(filters)
+        self.kernel_size = _pair("Conv2D kernel_size", kernel_size)
+        self.strides = _pair("Conv2D strides", strides)
+        self.dilation_rate = _pair("Conv2D dilation_rate", dilation_rate)
+        self.padding = _padding("Conv2D", padding)
+        self.activation = activations.get(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+
+    def build(self, input_shape):
+        channels = input_shape[-1]
+        if channels is None:
+            raise ValueError(f"{self.name}: the channels (last) dimension of the input must be "
+                             f"known to build a Conv2D layer, got shape {input_shape}.")
+        self.kernel = self.add_weight("kernel", self.kernel_size + (channels, self.filters),
+                                      initializer=self.kernel_initializer)
+        self.bias = self.add_weight("bias", (self.filters,), initializer=self.bias_initializer) \
+            if self.use_bias else None
+        self.built = True
+
+    def call(self, inputs):
+        if inputs.dtype != self.kernel.dtype:
+            inputs = cast(inputs, self.kernel.dtype)
+        x = nn.conv2d(inputs, self.kernel, self.strides, self.padding,
+                      dilations=self.dilation_rate)
+        if self.bias is not None:
+            x = x + self.bias
+        return self.activation(x)
+
+    def get_config(self):
+        return {**super().get_config(), "filters": self.filters, "kernel_size": self.kernel_size,
+                "strides": self.strides, "padding": self.padding.lower(),
+                "dilation_rate": self.dilation_rate,
+                "activation": activations.serialize(self.activation), "use_bias": self.use_bias}
+
+
+class _Pooling2D(Layer):
+    _pool = None
+
+    def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None,
+                 **kwargs):
+        super().__init__(**kwargs)
+        name = type(self).__name__
+        _channels_last(name, data_format)
+        self.pool_size = _pair(f"{name} pool_size", pool_size)
+        self.strides = self.pool_size if strides is None else _pair(f"{name} strides", strides)
+        self.padding = _padding(name, padding)
+
+    def call(self, inputs):
+        return type(self)._pool(inputs, self.pool_size, self.strides, self.padding)
+
+    def get_config(self):
+        return {**super().get_config(), "pool_size": self.pool_size, "strides": self.strides,
+                "padding": self.padding.lower()}
+
+
+class MaxPooling2D(_Pooling2D):
+    """The largest value of each ``pool_size`` window (windows ``strides`` apart)."""
+    _pool = staticmethod(nn.max_pool2d)
+
+
+class AveragePooling2D(_Pooling2D):
+    """The mean of each ``pool_size`` window (windows ``strides`` apart)."""
+    _pool = staticmethod(nn.avg_pool2d)
+
+
+class _GlobalPooling(Layer):
+    _axes: tuple = ()
+    _reduce = None
+
+    def __init__(self, data_format=None, keepdims=False, **kwargs):
+        super().__init__(**kwargs)
+        _channels_last(type(self).__name__, data_format)
+        self.keepdims = keepdims
+
+    def call(self, inputs):
+        return type(self)._reduce(inputs, list(self._axes), keepdims=self.keepdims)
+
+    def get_config(self):
+        return {**super().get_config(), "keepdims": self.keepdims}
+
+
+class GlobalAveragePooling2D(_GlobalPooling):
+    """The mean over height and width: (batch, h, w, c) -> (batch, c)."""
+    _axes, _reduce = (1, 2), staticmethod(reduce_mean)
+
+
+class GlobalMaxPooling2D(_GlobalPooling):
+    """The largest value over height and width: (batch, h, w, c) -> (batch, c)."""
+    _axes, _reduce = (1, 2), staticmethod(reduce_max)
+
+
+class GlobalAveragePooling1D(_GlobalPooling):
+    """The mean over steps: (batch, steps, features) -> (batch, features)."""
+    _axes, _reduce = (1,), staticmethod(reduce_mean)
+
+
+class GlobalMaxPooling1D(_GlobalPooling):
+    """The largest value over steps: (batch, steps, features) -> (batch, features)."""
+    _axes, _reduce = (1,), staticmethod(reduce_max)

@@ -1,0 +1,44 @@
+"""``Embedding``: integer ids to rows of a trainable table."""
+
+from __future__ import annotations
+
+from runtime.keras import initializers
+from runtime.keras.layers.base import Layer
+from runtime.ops.array_ops import cast, gather
+
+
+class Embedding(Layer):
+    """Row ``i`` of ``embeddings`` (shape (``input_dim``, ``output_dim``)) for each id ``i``:
+    (batch, ...) ids -> (batch, ..., ``output_dim``). Ids that are not integers are cast to
+    int32, as in Keras."""
+
+    def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
+                 embeddings_regularizer=None, embeddings_constraint=None, mask_zero=False,
+                 input_length=None, lora_rank=None, **kwargs):
+        super().__init__(**kwargs)
+        unsupported = [name for name, value in (
+            ("embeddings_regularizer", embeddings_regularizer),
+            ("embeddings_constraint", embeddings_constraint), ("mask_zero", mask_zero or None),
+            ("lora_rank", lora_rank)) if value is not None]
+        if unsupported:
+            raise NotImplementedError(f"Embedding: {', '.join(unsupported)} is not supported yet "
+                                      f"by rt.keras (it would be ignored).")
+        self.input_dim, self.output_dim = int(input_dim), int(output_dim)
+        self.embeddings_initializer = initializers.get(embeddings_initializer)
+
+    def build(self, input_shape=None):
+        self.embeddings = self.add_weight("embeddings", (self.input_dim, self.output_dim),
+                                          initializer=self.embeddings_initializer)
+        self.built = True
+
+    def call(self, inputs):
+        if inputs.dtype.kind not in "iu":
+            inputs = cast(inputs, "int32")
+        return gather(self.embeddings, inputs)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape) + (self.output_dim,)
+
+    def get_config(self):
+        return {**super().get_config(), "input_dim": self.input_dim,
+                "output_dim": self.output_dim}

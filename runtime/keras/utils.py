@@ -1,0 +1,43 @@
+"""``keras.utils``: ``set_random_seed`` and ``to_categorical``."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from runtime.keras.missing import missing as _missing
+from runtime.ops import random_ops
+from runtime.tensor import Tensor
+
+
+def set_random_seed(seed: int) -> None:
+    """Seeds Python's ``random``, NumPy's global generator and the runtime's (``rt.random``,
+    which unseeded initializers and ``Dropout`` draw from), as Keras seeds its backends."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"set_random_seed: seed must be an integer, got {seed!r}.")
+    random.seed(int(seed))
+    np.random.seed(int(seed))
+    random_ops.set_seed(int(seed))
+
+
+def to_categorical(x, num_classes: int | None = None) -> np.ndarray:
+    """One-hot rows (float32) for the integer labels ``x``: shape ``x.shape + (num_classes,)``
+    (a trailing axis of size 1 is replaced, as in Keras); ``num_classes`` defaults to
+    ``max(x) + 1``."""
+    labels = np.asarray(x.numpy() if isinstance(x, Tensor) else x)
+    if labels.dtype.kind not in "iub":
+        if not np.all(np.equal(np.mod(labels, 1), 0)):
+            raise ValueError("to_categorical takes integer class labels.")
+        labels = labels.astype(np.int64)
+    if labels.ndim > 1 and labels.shape[-1] == 1:
+        labels = labels.reshape(labels.shape[:-1])
+    if num_classes is None:
+        num_classes = int(labels.max()) + 1 if labels.size else 0
+    if labels.size and (labels.min() < 0 or labels.max() >= num_classes):
+        raise ValueError(f"to_categorical: labels must be in [0, {num_classes}), got values from "
+                         f"{labels.min()} to {labels.max()}.")
+    return np.eye(num_classes, dtype=np.float32)[labels]
+
+
+__getattr__ = _missing("keras.utils")

@@ -8,7 +8,7 @@ from runtime import nest
 from runtime.autodiff import recording
 from runtime.keras import functional
 from runtime.keras.layers.base import Layer
-from runtime.keras.saving import load_weights, save_weights
+from runtime.keras.saving import load_model, load_weights, save_model, save_weights  # noqa: F401
 from runtime.keras.summary import summary_text
 from runtime.keras.training import Trainer
 from runtime.tensor import EagerTensor
@@ -72,6 +72,7 @@ class Model(Trainer, Layer):
 
     save_weights = save_weights
     load_weights = load_weights
+    save = save_model
 
     def __repr__(self) -> str:
         return f"<rt.keras {type(self).__name__} {self.name!r}>"

@@ -245,7 +245,13 @@ class Layer(Module):
                                   f"without calling it.")
 
     def get_config(self) -> dict:
-        return {"name": self.name, "trainable": self.trainable}
+        """The constructor's arguments that ``type(self)(**config)`` rebuilds this layer from
+        (``model.save``); a subclass with arguments of its own adds them."""
+        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype.name}
+
+    @classmethod
+    def from_config(cls, config: dict) -> "Layer":
+        return cls(**config)
 
     def __setattr__(self, name, value):
         object.__setattr__(self, name, value)

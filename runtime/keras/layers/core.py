@@ -109,6 +109,10 @@ class Dropout(Layer):
             return inputs * 0.0
         return nn.dropout(inputs, self.rate, noise_shape=self.noise_shape, seed=self.seed)
 
+    def get_config(self):
+        return {**super().get_config(), "rate": self.rate, "noise_shape": self.noise_shape,
+                "seed": self.seed}
+
     def compute_output_shape(self, input_shape):
         return input_shape
 
@@ -120,6 +124,9 @@ class Activation(Layer):
 
     def call(self, inputs):
         return self.activation(inputs)
+
+    def get_config(self):
+        return {**super().get_config(), "activation": activations.serialize(self.activation)}
 
     def compute_output_shape(self, input_shape):
         return input_shape
@@ -135,6 +142,12 @@ class Lambda(Layer):
     def call(self, inputs, training=None):
         return self.function(inputs, **self.arguments)
 
+    def get_config(self):
+        raise NotImplementedError(f"{self.name}: a Lambda layer's function is Python code, which "
+                                  f"model.save does not store (Keras would pickle its bytecode); "
+                                  f"save the weights with save_weights and rebuild the model in "
+                                  f"code.")
+
 
 class Reshape(Layer):
     def __init__(self, target_shape, **kwargs):
@@ -143,6 +156,9 @@ class Reshape(Layer):
 
     def call(self, inputs):
         return reshape(inputs, (-1,) + self.target_shape)
+
+    def get_config(self):
+        return {**super().get_config(), "target_shape": self.target_shape}
 
 
 class Concatenate(Layer):
@@ -157,6 +173,9 @@ class Concatenate(Layer):
             raise ValueError(f"{self.name}: Concatenate takes a list of tensors, got "
                              f"{type(inputs).__name__}.")
         return concat(list(inputs), axis=self.axis)
+
+    def get_config(self):
+        return {**super().get_config(), "axis": self.axis}
 
 
 class Add(Layer):

@@ -8,7 +8,8 @@ from runtime import nest
 from runtime.autodiff import recording
 from runtime.keras import functional
 from runtime.keras.layers.base import Layer
-from runtime.keras.saving import load_model, load_weights, save_model, save_weights  # noqa: F401
+from runtime.keras import layers as layers_module
+from runtime.keras.saving import load_weights, read_model, save_model, save_weights
 from runtime.keras.summary import summary_text
 from runtime.keras.training import Trainer
 from runtime.tensor import EagerTensor
@@ -67,6 +68,13 @@ class Model(Trainer, Layer):
         graph = self.__dict__.get("_graph")
         return list(graph.layers) if graph is not None else self._sublayers()
 
+    def _saving_kind(self) -> str | None:
+        """How ``save`` describes this model: "Functional" for ``Model(inputs, outputs)``
+        whose ``call`` is the graph's, None for a subclassed model (Python code)."""
+        functional_call = type(self).call is Model.call
+        return "Functional" if self.__dict__.get("_graph") is not None and functional_call \
+            else None
+
     def summary(self, line_length=None, positions=None, print_fn=None, **kwargs) -> None:
         (print_fn or print)(summary_text(self))
 
@@ -124,6 +132,67 @@ class Sequential(Model):
     @property
     def layers(self) -> list[Layer]:
         return list(self._sequential)
+
+    def _saving_kind(self) -> str | None:
+        return "Sequential" if type(self).call is Sequential.call else None
+
+
+def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # noqa: A002
+    """The model ``model.save`` wrote to ``filepath``, with its weights (not compiled: the
+    optimizer is not saved)."""
+    config, arrays = read_model(filepath)
+    model = model_from_config(config, dict(custom_objects or {}))
+    weights = model.weights
+    if len(arrays) != len(weights):
+        raise ValueError(f"{filepath} holds {len(arrays)} weights, the rebuilt model has "
+                         f"{len(weights)}.")
+    for variable, array in zip(weights, arrays):
+        variable.assign(array.astype(variable.dtype))
+    return model
+
+
+def model_from_config(config: dict, custom_objects=None):
+    """A ``Sequential`` or functional model rebuilt from the structure ``save`` writes."""
+    custom_objects = dict(custom_objects or {})
+
+    def layer(entry):
+        name = entry["class_name"]
+        cls = custom_objects.get(name) or getattr(layers_module, name, None)
+        if cls is None:
+            raise ValueError(f"unknown layer class {name!r}: pass it to load_model in "
+                             f"custom_objects={{{name!r}: {name}}}.")
+        return cls.from_config({k: tuple(v) if isinstance(v, list) else v
+                                for k, v in entry["config"].items()})
+
+    if config["class_name"] == "Sequential":
+        model = Sequential(name=config["name"])
+        if config["input_shape"] is not None:
+            model.add(functional.Input(batch_shape=tuple(config["input_shape"])))
+        for entry in config["layers"]:
+            model.add(layer(entry))
+        return model
+    inputs = [functional.Input(batch_shape=tuple(i["shape"]), dtype=i["dtype"], name=i["name"])
+              for i in config["inputs"]]
+    layers = [layer(entry) for entry in config["layers"]]
+    outputs: list[list] = []
+
+    def decode(value):
+        if isinstance(value, dict) and set(value) == {"input"}:
+            return inputs[value["input"]]
+        if isinstance(value, dict) and set(value) == {"step", "output"}:
+            return outputs[value["step"]][value["output"]]
+        if isinstance(value, list):
+            return [decode(v) for v in value]
+        if isinstance(value, dict):
+            return {k: decode(v) for k, v in value.items()}
+        return value
+
+    for step in config["steps"]:
+        result = layers[step["layer"]](*decode(step["args"]), **decode(step["kwargs"]))
+        outputs.append(nest.flatten(result))
+    results = [decode(ref) for ref in config["outputs"]]
+    return Model(inputs=inputs if len(inputs) > 1 else inputs[0],
+                 outputs=results[0] if config["single_output"] else results, name=config["name"])
 
 
 def _shape_structure(shape):

@@ -22,6 +22,7 @@ import zipfile
 import numpy as np
 
 from runtime import nest
+from runtime.keras.functional import KerasTensor
 
 
 def save_weights(model, filepath, overwrite=True) -> None:
@@ -78,8 +79,8 @@ def save_model(model, filepath, overwrite=True, **kwargs) -> None:
         archive.writestr("model.weights.npz", weights.getvalue())
 
 
-def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # noqa: A002
-    """The model ``save`` wrote to ``filepath``, with its weights (not compiled)."""
+def read_model(filepath) -> tuple[dict, list]:
+    """The structure (``config.json``) and weights a ``save`` wrote to ``filepath``."""
     path = os.fspath(filepath)
     if not zipfile.is_zipfile(path):
         raise ValueError(f"{path} is not a model saved by rt.keras' model.save (a zip archive of "
@@ -90,30 +91,22 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
             arrays = [npz[k] for k in sorted(npz.files)]
     if config.get("format") != FORMAT:
         raise ValueError(f"{path}: unknown format {config.get('format')!r} (expected {FORMAT!r}).")
-    model = _model_from_config(config, dict(custom_objects or {}))
-    weights = model.weights
-    if len(arrays) != len(weights):
-        raise ValueError(f"{path} holds {len(arrays)} weights, the rebuilt model has "
-                         f"{len(weights)}.")
-    for variable, array in zip(weights, arrays):
-        variable.assign(array.astype(variable.dtype))
-    return model
+    return config, arrays
 
 
 def _model_config(model) -> dict:
-    from runtime.keras import functional  # noqa: PLC0415 - models imports this module
-    from runtime.keras.models import Model, Sequential  # noqa: PLC0415
-    if isinstance(model, Sequential):
+    kind = model._saving_kind()
+    if kind == "Sequential":
         shape = model._input_shape
         return {"class_name": "Sequential", "name": model.name,
                 "input_shape": None if shape is None else list(shape),
                 "layers": [_layer_config(layer) for layer in model.layers]}
-    graph = model.__dict__.get("_graph")
-    if type(model) is not Model or graph is None:
+    if kind != "Functional":
         raise NotImplementedError(
             f"{model.name}: model.save stores Sequential and functional models; a subclassed "
             f"model ({type(model).__name__}) is Python code. Save its weights with "
             f"save_weights and rebuild it in code before load_weights.")
+    graph = model._graph
     layers, ids, steps = [], {}, []
     inputs = nest.flatten(graph.inputs)
     refs = {id(t): {"input": i} for i, t in enumerate(inputs)}
@@ -126,7 +119,7 @@ def _model_config(model) -> dict:
         if id(step.layer) not in ids:
             ids[id(step.layer)] = len(layers)
             layers.append(_layer_config(step.layer))
-        encode = lambda v: refs[id(v)] if isinstance(v, functional.KerasTensor) else v  # noqa: E731
+        encode = lambda v: refs[id(v)] if isinstance(v, KerasTensor) else v  # noqa: E731
         steps.append({"layer": ids[id(step.layer)], "args": nest.map_structure(encode, step.args),
                       "kwargs": nest.map_structure(encode, step.kwargs)})
         for index, tensor in enumerate(nest.flatten(step.outputs_structure)):
@@ -141,58 +134,3 @@ def _model_config(model) -> dict:
 
 def _layer_config(layer) -> dict:
     return {"class_name": type(layer).__name__, "config": layer.get_config()}
-
-
-def _model_from_config(config: dict, custom_objects: dict):
-    from runtime.keras import functional, layers as layers_module  # noqa: PLC0415
-    from runtime.keras.models import Model, Sequential  # noqa: PLC0415
-
-    def layer(entry):
-        name = entry["class_name"]
-        cls = custom_objects.get(name) or getattr(layers_module, name, None)
-        if cls is None:
-            raise ValueError(f"unknown layer class {name!r}: pass it to load_model in "
-                             f"custom_objects={{{name!r}: {name}}}.")
-        return cls.from_config(_tuples(entry["config"]))
-
-    if config["class_name"] == "Sequential":
-        model = Sequential(name=config["name"])
-        if config["input_shape"] is not None:
-            model.add(functional.Input(batch_shape=tuple(config["input_shape"])))
-        for entry in config["layers"]:
-            model.add(layer(entry))
-        return model
-    inputs = [functional.Input(batch_shape=tuple(i["shape"]), dtype=i["dtype"], name=i["name"])
-              for i in config["inputs"]]
-    layers = [layer(entry) for entry in config["layers"]]
-    outputs: list[list] = []
-
-    def decode(value):
-        if isinstance(value, dict) and set(value) == {"input"}:
-            return inputs[value["input"]]
-        if isinstance(value, dict) and set(value) == {"step", "output"}:
-            return outputs[value["step"]][value["output"]]
-        return value
-
-    for step in config["steps"]:
-        args = _decode_structure(step["args"], decode)
-        kwargs = {k: _decode_structure(v, decode) for k, v in step["kwargs"].items()}
-        outputs.append(nest.flatten(layers[step["layer"]](*args, **kwargs)))
-    results = [decode(ref) for ref in config["outputs"]]
-    return Model(inputs=inputs if len(inputs) > 1 else inputs[0],
-                 outputs=results[0] if config["single_output"] else results, name=config["name"])
-
-
-def _decode_structure(value, decode):
-    if isinstance(value, dict) and (set(value) in ({"input"}, {"step", "output"})):
-        return decode(value)
-    if isinstance(value, list):
-        return [_decode_structure(v, decode) for v in value]
-    if isinstance(value, dict):
-        return {k: _decode_structure(v, decode) for k, v in value.items()}
-    return value
-
-
-def _tuples(config: dict) -> dict:
-    """JSON's lists back to the tuples layers' shapes and sizes are given as."""
-    return {k: tuple(v) if isinstance(v, list) else v for k, v in config.items()}

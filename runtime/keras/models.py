@@ -171,9 +171,19 @@ def model_from_config(config: dict, custom_objects=None):
         for entry in config["layers"]:
             model.add(layer(entry))
         return model
+    layers = [layer(entry) for entry in config["layers"]]
+    # Keras inputs record every eager op until a Model takes them: a failure below must close
+    # them, or recording would go on after load_model raised.
     inputs = [functional.Input(batch_shape=tuple(i["shape"]), dtype=i["dtype"], name=i["name"])
               for i in config["inputs"]]
-    layers = [layer(entry) for entry in config["layers"]]
+    try:
+        return _functional_from_config(config, layers, inputs)
+    except BaseException:
+        functional.close_inputs(inputs)
+        raise
+
+
+def _functional_from_config(config: dict, layers: list, inputs: list):
     outputs: list[list] = []
 
     def decode(value):

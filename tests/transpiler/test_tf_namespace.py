@@ -327,7 +327,7 @@ class TensorFlowStyleTest(tf.test.TestCase):
 @pytest.mark.parametrize("module,name", [(tf, "RaggedTensor"), (tf, "name_scope"),
                                          (tf.math, "lgamma"), (tf.nn, "conv3d"),
                                          (tf.linalg, "lstsq"), (tf.random, "poisson"),
-                                         (tf.errors, "OpError"), (tf.config,
+                                         (tf.errors, "ResourceExhaustedError"), (tf.config,
                                                                   "list_physical_devices"),
                                          (tf.autograph, "set_verbosity"), (tf.test, "Benchmark")])
 def test_a_missing_name_is_named_in_the_error(module, name):

@@ -15,6 +15,7 @@ from typing import Any, Callable
 import numpy as np
 
 from runtime import nest
+from runtime.conversion import converted
 from runtime.control_flow import cond, while_loop
 from runtime.errors import GraphStructureError, ShapeError
 from runtime.ops.array_ops import constant, shape
@@ -96,6 +97,7 @@ def map_fn(fn: Callable, elems, dtype=None, parallel_iterations=None, back_prop:
     Returns:
         The stacked results, in the structure of the signature.
     """
+    fn = converted(fn)  # as TensorFlow applies AutoGraph to map_fn's function
     flat, size = _elements("map_fn", elems)
     structure, specs = _specs(fn_output_signature if fn_output_signature is not None else dtype,
                               elems, flat)
@@ -126,6 +128,7 @@ def scan(fn: Callable, elems, initializer=None, parallel_iterations=10, back_pro
         parallel_iterations, back_prop, swap_memory, infer_shape, name: accepted for
             TensorFlow's sake; they change nothing here.
     """
+    fn = converted(fn)  # as TensorFlow applies AutoGraph to scan's function
     flat, size = _elements("scan", elems)
     readers = _readers(flat, size)
     last = size - 1 if isinstance(size, int) else subtract(size, 1)

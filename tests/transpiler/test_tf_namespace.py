@@ -350,3 +350,23 @@ def test_importing_it_imports_no_other_engine():
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_functions_given_to_map_fn_and_scan_are_converted_as_in_tensorflow():
+    def clipped(x):  # defined outside any converted function: converted when map_fn calls it
+        if x > 2.0:
+            return x * 0.0
+        return x
+
+    def running(total, x):
+        if x > 2.0:
+            total = total + 10.0
+        return total + x
+
+    @tf.function
+    def apply(xs):
+        return tf.map_fn(clipped, xs), tf.scan(running, xs, initializer=tf.constant(0.0))
+
+    mapped, scanned = apply(tf.constant([1.0, 3.0, 2.0, 5.0]))
+    assert mapped.numpy().tolist() == [1.0, 0.0, 2.0, 0.0]
+    assert scanned.numpy().tolist() == [1.0, 14.0, 16.0, 31.0]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 import threading
 import types
 import weakref
@@ -169,8 +170,19 @@ def _showing_user_frames(converted):
                 raise
             raise error.with_traceback(user_traceback(error))
 
-    converted.__dict__[_PUBLIC] = converted_call
-    return converted_call
+    public = _outside_dynamo(converted_call)
+    converted.__dict__[_PUBLIC] = public
+    return public
+
+
+def _outside_dynamo(public):
+    """With PyTorch imported, ``public`` as a call that ``torch.compile`` does not trace into
+    (see ``staging.torch_dynamo``); without it, ``public`` itself (PyTorch is never imported
+    here). A function converted before PyTorch was imported is traced by Dynamo as it is."""
+    if "torch" not in sys.modules:
+        return public
+    from transpiler.operators.staging.torch_dynamo import outside_dynamo
+    return outside_dynamo(public)
 
 
 def to_code(fn: Callable) -> str:

@@ -6,6 +6,7 @@ The transpiler generates one code for every engine. At run time each operator (`
 
 * a symbolic eager2graph tensor → ``runtime_backend`` (``rt.cond`` / ``rt.while_loop``);
 * a JAX tracer → ``jax_backend`` (``lax.cond`` / ``while_loop`` / ``fori_loop``);
+* a traced (fake) PyTorch tensor → ``torch_backend`` (``cond`` / ``while_loop``);
 * anything else → ``None``: the operator runs the statement as Python.
 
 A backend (see ``base.StagingBackend``) says how its engine builds a conditional, a while
@@ -31,6 +32,8 @@ def _backend(name: str):
     if backend is None:
         if name == "runtime":
             from transpiler.operators.staging import runtime_backend as module
+        elif name == "torch":
+            from transpiler.operators.staging import torch_backend as module
         else:
             from transpiler.operators.staging import jax_backend as module
         backend = _loaded[name] = module.BACKEND
@@ -47,12 +50,25 @@ def is_jax_tracer(value) -> bool:
     return tracer is not None and isinstance(value, tracer)
 
 
+def is_torch_traced(value) -> bool:
+    """Whether ``value`` is a PyTorch tensor whose value is unknown while it is traced (a fake
+    tensor of ``torch.export``, or the functional tensor around one under ``torch.compile``),
+    without importing PyTorch. A real tensor is not: on it, converted code runs as Python."""
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(value, getattr(torch, "Tensor", ())):
+        return False
+    fake_tensor = sys.modules.get("torch._subclasses.fake_tensor")
+    return fake_tensor is not None and fake_tensor.is_fake(value)
+
+
 def backend_for(value):
     """The backend that stages a statement deciding on ``value``; None for Python."""
     if type(value) is SymbolicTensor:
         return _backend("runtime")
     if is_jax_tracer(value):
         return _backend("jax")
+    if is_torch_traced(value):
+        return _backend("torch")
     return None
 
 

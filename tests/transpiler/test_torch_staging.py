@@ -1,0 +1,243 @@
+"""Converted control flow on traced PyTorch tensors: ``torch.export.export`` (non-strict) of a
+module calling ``convert(f)``, and ``torch.compile(convert(f), fullgraph=True)``, stage
+``if``/``while``/``for``/ternaries/``and``/``or`` into ``cond`` and ``while_loop`` and give what
+plain Python gives on the same values, for inputs taking every branch and several trip counts
+(the PyTorch staging backend, issue 26).
+
+Each function is exported once and compiled once, then run on many inputs. Compiling uses the
+``aot_eager`` backend (Dynamo and AOTAutograd trace exactly as for inductor; only the code
+generation is skipped, which takes most of the time); one test goes through inductor.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from transpiler import convert  # noqa: E402
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _compiling_many_functions():
+    # Each converted function is its own Dynamo root; this module compiles more of them than
+    # Dynamo's default cache limit (8) for one wrapper code, after which it would run them
+    # eagerly instead.
+    with torch._dynamo.config.patch(recompile_limit=64):
+        yield
+
+
+@convert
+def clipped_steps(x, limit):
+    steps = 0
+    while x.sum() > limit:
+        x = x * 0.5
+        steps += 1
+    return x, steps
+
+
+def piecewise(x):
+    if x > 1.0:
+        y = x * x
+    elif x > -1.0:
+        y = 2.0 * x + 1.0
+    else:
+        y = -x
+    return y
+
+
+def clipped_sum(x, n):
+    total = 0
+    for i in range(n):
+        if i > x:
+            break
+        if i % 3 == 0:
+            continue
+        total += i
+    return total if total > 2 and x < 9 else -total
+
+
+def collatz_steps(n):
+    steps = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    return steps
+
+
+def early_return_in_while(n):
+    i = 0
+    while i < 100:
+        if i * i > n:
+            return i
+        i += 1
+    return -1
+
+
+def logic(x, y):
+    if not (x > y) and y > 0 or x == 3:
+        return x + y
+    return x - y
+
+
+def first_set_inside(n):
+    for i in range(n):
+        last = i * 2
+    return last
+
+
+def _scale(v, k):
+    return v * k
+
+
+def with_helper_and_nested(x, n):
+    def bump(v):
+        return v + 1.0
+    for i in range(n):
+        x = bump(_scale(x, 0.5))
+    return x if x.sum() > 0 else -x
+
+
+def rows_with_break(xs, limit):
+    total = xs[0] * 0
+    for row in xs:
+        if row.sum() > limit:
+            break
+        total = total + row
+    return total
+
+
+def mismatched_dtypes(x):
+    if x > 0:
+        y = torch.ones((), dtype=torch.int32)
+    else:
+        y = torch.ones((), dtype=torch.float32) * 2.5
+    return y
+
+
+class _Calls(torch.nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *args):
+        return self.fn(*args)
+
+
+def _t(value, dtype=None):
+    return torch.tensor(value, dtype=dtype)
+
+
+def _same(expected, actual) -> bool:
+    if isinstance(expected, tuple):
+        return isinstance(actual, tuple) and len(expected) == len(actual) and all(
+            _same(e, a) for e, a in zip(expected, actual))
+    return bool(torch.allclose(torch.as_tensor(actual).double(),
+                               torch.as_tensor(expected).double(), atol=1e-5))
+
+
+def _check_both(fn, inputs, example=None):
+    """``fn`` converted, exported (then run through ``.module()``) and compiled, against plain
+    Python on every input."""
+    converted = convert(fn)
+    exported = torch.export.export(_Calls(converted), example or inputs[0]).module()
+    compiled = torch.compile(converted, fullgraph=True, backend="aot_eager")
+    for args in inputs:
+        expected = fn(*args)
+        assert _same(expected, converted(*args)), (fn.__name__, args)
+        assert _same(expected, exported(*args)), ("export", fn.__name__, args, exported(*args))
+        assert _same(expected, compiled(*args)), ("compile", fn.__name__, args)
+
+
+def test_the_issue_example_through_inductor_and_export():
+    compiled = torch.compile(clipped_steps, fullgraph=True)  # inductor: no graph break
+    exported = torch.export.export(_Calls(clipped_steps), (torch.ones(8), _t(3.0))).module()
+    for scale, limit in ((1.0, 3.0), (1.0, 30.0), (4.0, 0.5), (2.0, 16.0)):
+        x = torch.full((8,), scale)
+        expected_x, expected_steps = clipped_steps.__wrapped__(x, _t(limit))
+        for run in (compiled, exported):
+            got_x, got_steps = run(x, _t(limit))
+            assert torch.allclose(got_x, expected_x) and int(got_steps) == expected_steps
+
+
+def test_if_elif_else_every_branch():
+    _check_both(piecewise, [(_t(v),) for v in (-3.0, -1.0, -0.5, 0.0, 0.99, 1.0, 1.5, 4.0)])
+
+
+def test_for_range_with_break_continue_and_a_ternary_with_and():
+    _check_both(clipped_sum, [(_t(x), _t(n)) for x in (-2, 0, 4, 10) for n in (0, 1, 5, 11)])
+
+
+def test_while_with_if_inside_and_several_trip_counts():
+    _check_both(collatz_steps, [(_t(n),) for n in (1, 2, 3, 6, 7, 27)])
+
+
+def test_return_inside_a_while_loop():
+    _check_both(early_return_in_while, [(_t(n),) for n in (-3, 0, 1, 10, 50, 9999, 20000)])
+
+
+def test_and_or_not_on_tensors():
+    _check_both(logic, [(_t(x), _t(y)) for x in (-1, 0, 3, 4) for y in (-2, 0, 3)])
+
+
+def test_helpers_and_nested_functions_inside_the_compiled_function():
+    # Dynamo never enters the converted function: the lock and the caches of converting
+    # `_scale` and `bump`, and the closures, run as Python (issue 26, Dynamo problems).
+    _check_both(with_helper_and_nested,
+                [(torch.tensor([1.0, -4.0]), _t(n)) for n in (0, 1, 3)] +
+                [(torch.tensor([-1.0, -4.0]), _t(2))])
+
+
+def test_a_loop_over_rows_is_unrolled_and_its_break_staged():
+    rows = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    _check_both(rows_with_break, [(rows, _t(limit)) for limit in (0.0, 3.5, 7.5, 100.0)])
+
+
+def test_a_variable_first_assigned_in_a_loop():
+    exported = torch.export.export(_Calls(convert(first_set_inside)), (_t(3),)).module()
+    assert int(exported(_t(3))) == 4 and int(exported(_t(5))) == 8
+    with pytest.raises(RuntimeError, match=r"ran zero times, so 'last', first assigned"):
+        exported(_t(0))
+
+
+def test_concrete_tensors_run_as_python():
+    assert convert(collatz_steps)(_t(27)) == 111
+    assert isinstance(convert(clipped_sum)(3, 10), int)
+    assert convert(piecewise)(_t(2.0)) == 4.0
+
+
+def test_gradient_through_a_converted_if_matches_finite_differences():
+    compiled = torch.compile(convert(piecewise), fullgraph=True, backend="aot_eager")
+    exported = torch.export.export(_Calls(convert(piecewise)), (_t(0.5),)).module()
+    for x in (-3.0, 0.25, 2.0):
+        eps = 1e-3
+        numeric = (piecewise(_t(x + eps, torch.float64)) - piecewise(_t(x - eps, torch.float64))) \
+            / (2 * eps)
+        for run in (compiled, exported):
+            v = _t(x).requires_grad_()
+            run(v).backward()
+            assert abs(float(v.grad) - float(numeric)) < 1e-3, (x, float(v.grad), float(numeric))
+
+
+def test_mismatched_branch_dtypes_name_the_variable_and_line():
+    with pytest.raises(TypeError, match=r"'y' has dtype int32 in the true branch but dtype "
+                                        r"float32 in the false branch of the if statement on a "
+                                        r"traced PyTorch tensor at test_torch_staging.py:\d+"):
+        torch.export.export(_Calls(convert(mismatched_dtypes)), (_t(1.0),))
+
+
+def test_a_condition_with_several_elements_is_refused():
+    with pytest.raises(ValueError, match=r"must be a single value, got a tensor of shape \(2,\)"):
+        torch.export.export(_Calls(convert(piecewise)), (torch.tensor([1.0, 2.0]),))
+
+
+def test_import_transpiler_does_not_import_torch():
+    code = "import sys, transpiler; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -1,0 +1,235 @@
+"""The PyTorch backend: control flow on traced PyTorch tensors (under ``torch.export`` and
+``torch.compile(fullgraph=True)``) becomes ``torch.cond`` and ``while_loop``.
+
+A tensor is traced when it is fake (``torch._subclasses.fake_tensor.is_fake``): a FakeTensor of
+``torch.export``'s non-strict trace, or the functional tensor wrapping one that AOTAutograd
+traces under ``torch.compile``. Its value is unknown, so ``bool()`` of it cannot be answered;
+on real (eager) tensors converted code runs as Python. Imported only when such a tensor
+reaches an ``ag__`` operator (so PyTorch is already imported).
+
+The higher-order operators are called directly (``cond_op``, ``while_loop_op``), not through
+``torch.cond``, which would hand the blocks to Dynamo: converted code, with its closures that
+share the state, is traced by PyTorch's own tracer instead (see ``torch_lifting`` for the
+tensors the blocks capture). Python semantics, the flags of return/break and the checks with
+their messages are the shared ones of ``transpiler.operators.control_flow``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import torch
+from torch._higher_order_ops.cond import cond_op
+
+import runtime as rt
+from runtime import nest
+from runtime.control_flow import Unset
+from transpiler.operators import control_flow as cf
+from transpiler.operators.control_flow import naming_construct
+from transpiler.operators.staging import StagedRange, is_torch_traced
+from transpiler.operators.staging.torch_lifting import (Captured, as_output, discover, made,
+                                                        substituting)
+from transpiler.operators.staging.torch_values import (Spec, as_tensor, condition, is_carried,
+                                                       joined, same_static)
+from transpiler.operators.variables import ReturnedNone, is_return_value_name
+
+
+def _targets(then_values: tuple, else_values: tuple, names: Sequence[str], construct: str,
+             location: str) -> list:
+    """Per value, what the conditional outputs for it: a structure of ``Spec``s (carried
+    leaves) and static leaves, or None when neither branch sets it."""
+    targets = []
+    for name, a, b in zip(names, then_values, else_values):
+        if isinstance(a, Unset) and isinstance(b, Unset):
+            targets.append(None)
+            continue
+        if isinstance(a, Unset) or isinstance(b, Unset):
+            known = b if isinstance(a, Unset) else a
+            targets.append(nest.map_structure(
+                lambda x: Spec.of(x) if isinstance(x, torch.Tensor) else x, known))
+            continue
+        shown = cf._shown(name) if name != "the value" else name
+        if nest.structure_of(a) != nest.structure_of(b):
+            raise rt.errors.GraphStructureError(
+                f"the two branches of the {construct} on a traced PyTorch tensor give '{shown}' "
+                f"different structures: {nest.describe_structure(a)} and "
+                f"{nest.describe_structure(b)}{location}. Give it the same nested structure in "
+                f"both branches.")
+        leaves = []
+        for path, x, y in zip(nest.leaf_paths(a), nest.flatten(a), nest.flatten(b)):
+            leaf_name = f"{shown}{path}"
+            if not (is_carried(x) and is_carried(y)) or (
+                    not isinstance(x, torch.Tensor) and not isinstance(y, torch.Tensor)
+                    and type(x) is type(y) and x == y):
+                if (x is None) != (y is None):
+                    branch = "true" if x is None else "false"
+                    raise rt.errors.GraphValueError(
+                        f"'{leaf_name}' is None in the {branch} branch of the {construct} on a "
+                        f"traced PyTorch tensor but a value in the other{location}. Give it a "
+                        f"value in both branches.")
+                if is_carried(x) != is_carried(y) or not same_static(x, y):
+                    raise rt.errors.GraphTypeError(
+                        f"'{leaf_name}' is {x!r} in the true branch and {y!r} in the false "
+                        f"branch of the {construct} on a traced PyTorch tensor{location}; "
+                        f"torch.cond can only choose between tensors and numbers, so make both "
+                        f"branches give tensors of the same dtype.")
+                leaves.append(x)
+                continue
+            leaves.append(joined(leaf_name, Spec.of(x), Spec.of(y), construct, location))
+        targets.append(nest.pack_like(a, leaves))
+    return targets
+
+
+def _outputs(values: tuple, targets: list) -> list:
+    """The carried leaves of a branch's ``values``, as ``targets`` types them."""
+    leaves = []
+    for value, target in zip(values, targets):
+        if target is None:
+            continue
+        specs = nest.flatten(target)
+        given = [None] * len(specs) if isinstance(value, Unset) else nest.flatten(value)
+        for leaf, spec in zip(given, specs):
+            if isinstance(spec, Spec):
+                leaves.append(torch.zeros(spec.shape, dtype=spec.dtype) if leaf is None
+                              else as_tensor(leaf, spec))
+    return leaves
+
+
+def staged_cond(pred, true_fn: Callable[[], tuple], false_fn: Callable[[], tuple], *,
+                construct: str, location: str, names: Sequence[str],
+                check_pair: Callable | None = None,
+                prepare: Callable = lambda values: values) -> tuple:
+    """``true_fn() if pred else false_fn()`` for functions returning tuples of values, as a
+    ``cond``. ``check_pair(then_values, else_values)`` runs the shared checks on what the
+    branches gave; ``prepare`` turns a branch's values into what the conditional outputs."""
+    pred = condition(pred, f"the {construct}")
+    captured = Captured()
+    raw_true, raw_false = discover(true_fn, captured), discover(false_fn, captured)
+    if check_pair is not None:
+        check_pair(raw_true, raw_false)
+    then_values, else_values = prepare(raw_true), prepare(raw_false)
+    targets = _targets(then_values, else_values, names, construct, location)
+    for values in (then_values, else_values):
+        captured.note_outputs([leaf for value in values if not isinstance(value, Unset)
+                               for leaf in nest.flatten(value)])
+    outer = list(captured.tensors)
+
+    def branch(fn: Callable) -> Callable:
+        def run(*inputs):
+            with substituting(outer, inputs) as mapping:
+                leaves = _outputs(prepare(tuple(fn())), targets)
+                return tuple(as_output(leaf, mapping, inputs) for leaf in leaves)
+        return run
+
+    flat = iter(made(cond_op(pred, branch(true_fn), branch(false_fn), captured.operands())))
+    result = []
+    for value, target in zip(then_values, targets):
+        if target is None:
+            result.append(value)
+        else:
+            result.append(nest.pack_like(target, [next(flat) if isinstance(leaf, Spec) else leaf
+                                                  for leaf in nest.flatten(target)]))
+    return tuple(result)
+
+
+class TorchBackend:
+    """Stages control flow on traced PyTorch tensors."""
+
+    name = "torch"
+    stages = staticmethod(is_torch_traced)
+
+    @staticmethod
+    def if_stmt(cond, body, orelse, get_state, set_state, names, nouts, *, mutates, outer,
+                staged):
+        cf._reject_mutations(mutates, "an if statement", "both branches are traced once, "
+                             "whichever the condition picks when it runs")
+        nouts = len(names) if nouts is None else nouts
+        before = cf._state_before(get_state, names)
+        _refuse_staged_lists(before, names, staged, "an if statement")
+        location = cf._where()
+        returned_none = ReturnedNone((f"the if statement{location}",))
+        labelled = ("",) + tuple(names[:nouts])
+
+        def branch(fn: Callable, label: str) -> Callable:
+            def run() -> tuple:
+                cf._set_state_tolerantly(set_state, get_state, names, cf._fresh(before))
+                result = fn()
+                outputs = cf._state_before(get_state, names)[:nouts]
+                cf._check_branch_outputs(outputs, names, label, location)
+                return (result,) + outputs
+            return run
+
+        def check_pair(then_values: tuple, else_values: tuple) -> None:
+            cf._check_return_kinds(then_values, else_values, labelled, location)
+            cf._check_branch_structures(then_values, else_values, labelled, location)
+
+        def prepare(values: tuple) -> tuple:
+            return values[:1] + tuple(
+                returned_none if value is None and is_return_value_name(name) else value
+                for name, value in zip(names, values[1:]))
+
+        with naming_construct("if statement"):
+            result, *outputs = staged_cond(cond, branch(body, "if"), branch(orelse, "else"),
+                                           construct="if statement", location=location,
+                                           names=labelled, check_pair=check_pair,
+                                           prepare=prepare)
+        cf._set_state_tolerantly(set_state, get_state, names,
+                                 tuple(outputs) + tuple(before[nouts:]))
+        return result
+
+    @staticmethod
+    def if_exp(cond, if_true, if_false):
+        return TorchBackend._choose(cond, if_true, if_false, "conditional expression")
+
+    @staticmethod
+    def _choose(cond, if_true: Callable, if_false: Callable, construct: str):
+        location = cf._where()
+        with naming_construct(construct):
+            value, = staged_cond(cond, lambda: (if_true(),), lambda: (if_false(),),
+                                 construct=construct, location=location, names=("the value",))
+        return value
+
+    @staticmethod
+    def not_(value):
+        return torch.logical_not(condition(value, "a `not` expression"))
+
+    @staticmethod
+    def and_(value, right):
+        return TorchBackend._choose(value, right, lambda: value, "`and` expression")
+
+    @staticmethod
+    def or_(value, right):
+        return TorchBackend._choose(value, lambda: value, right, "`or` expression")
+
+    @staticmethod
+    def while_stmt(test, body, get_state, set_state, names, opts, *, mutates, outer, staged):
+        from transpiler.operators.staging.torch_loops import while_stmt
+        while_stmt(test, body, get_state, set_state, names, opts, mutates=mutates, staged=staged)
+
+    @staticmethod
+    def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts, *, mutates,
+                 outer, staged):
+        from transpiler.operators.staging.torch_loops import for_stmt
+        for_stmt(iterable, extra_test, body, get_state, set_state, names, opts,
+                 mutates=mutates, staged=staged)
+
+    @staticmethod
+    def range(*args):
+        if len(args) == 1:
+            return StagedRange(0, args[0], 1)
+        start, limit, *delta = args
+        return StagedRange(start, limit, delta[0] if delta else 1)
+
+
+def _refuse_staged_lists(before: tuple, names: Sequence[str], staged: Sequence[str],
+                         construct: str) -> None:
+    for name, value in zip(names, before):
+        if name in staged and type(value) is list:
+            raise NotImplementedError(
+                f"'{name}' is a list appended to inside {construct} on a traced PyTorch tensor"
+                f"{cf._where()}; the PyTorch backend does not carry lists through torch.cond or "
+                f"while_loop yet. Preallocate a tensor and write into it (t = t.index_put(...)"
+                f" or torch.where), or decide with a Python value.")
+
+
+BACKEND = TorchBackend()

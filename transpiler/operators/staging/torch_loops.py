@@ -1,0 +1,327 @@
+"""Loops of the PyTorch backend: a ``while`` on a traced tensor, and a ``for`` over ``range`` with a
+traced bound, become ``while_loop``.
+
+The loop carries every tensor and Python number of its variables (numbers as 0-d tensors);
+other values (None, strings, an unset return value) are static and must stay as they are.
+One untraced run of the body first (``torch_lifting.discover``) finds what the body captures
+and the types the variables have after an iteration: a Python number takes the type the body
+gives it (``s = 0`` then ``s += x`` with float32 ``x`` makes ``s`` float32, as in Python), and a
+variable first assigned in the loop starts as zeros of its type, with a run-time check that the
+loop ran. A ``for`` over a tensor's rows (``for row in x``, ``enumerate``, ``zip``) has a length
+known while tracing: it is unrolled, its body staged like any other code.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import torch
+from torch._higher_order_ops.while_loop import while_loop_op
+
+import runtime as rt
+from runtime import nest
+from runtime.control_flow import Unset
+from transpiler.operators import control_flow as cf
+from transpiler.operators.control_flow import TensorEnumerate, TensorZip, naming_construct
+from transpiler.operators.staging import StagedRange, is_torch_traced
+from transpiler.operators.staging.torch_backend import _refuse_staged_lists
+from transpiler.operators.staging.torch_lifting import (Captured, as_output, discover, made,
+                                                        stand_ins, substituting)
+from transpiler.operators.staging.torch_values import (Spec, as_tensor, condition, is_carried,
+                                                       kind, same_static)
+from transpiler.operators.variables import Undefined, UndefinedReturnValue
+
+_RANK = {"b": 0, "i": 1, "f": 2, "c": 3}
+
+
+class _Retype(Exception):
+    """An iteration gave a loop variable standing for a Python number another type."""
+
+
+class _Loop:
+    """``while_loop`` over the state of a converted loop, with ``leading`` tensors (a
+    counter) before it."""
+
+    def __init__(self, get_state, set_state, names: Sequence[str], construct: str):
+        self.get_state, self.set_state, self.names = get_state, set_state, tuple(names)
+        self.construct, self.location = construct, cf._where()
+        self.first_set_inside: list[str] = []
+
+    # -- the carried leaves ------------------------------------------------------------------
+
+    def _leaf_names(self) -> list[str]:
+        return [f"{cf._shown(name)}{path}" for name, value in zip(self.names, self.initial)
+                for path, leaf in zip(nest.leaf_paths(value), nest.flatten(value))
+                if isinstance(leaf, Spec)]
+
+    def _unpacked(self, carried: Sequence) -> tuple:
+        leaves = iter(carried)
+        return tuple(nest.pack_like(value, [next(leaves) if isinstance(leaf, Spec) else leaf
+                                            for leaf in nest.flatten(value)])
+                     for value in self.initial)
+
+    def _carried(self, values: tuple, names: list[str]) -> list:
+        """The carried leaves of ``values`` (the state after an iteration) in the loop's types;
+        raises ``_Retype`` when a number's type must change, or the error naming a variable."""
+        for name, before, after in zip(self.names, self.initial, values):
+            if type(before) in (Undefined, UndefinedReturnValue):
+                continue
+            if type(after) is Undefined and after.deleted:
+                raise ValueError(
+                    f"'{name}' is deleted in the body of the {self.construct}{self.location} "
+                    f"(`del {name}`), but it is used after the loop or in the next iteration. A "
+                    f"traced loop variable needs a value at the end of every iteration.")
+            if nest.structure_of(before) != nest.structure_of(after):
+                raise rt.errors.GraphTypeError(
+                    f"'{cf._shown(name)}' does not have the same nested structure after one "
+                    f"iteration of the {self.construct}{self.location}: the loop body changes it "
+                    f"from {nest.describe_structure(before)} to "
+                    f"{nest.describe_structure(after)}. Keep every loop variable the same kind "
+                    f"of value in every iteration.")
+        carried, index = [], 0
+        for name, before, after in zip(self.names, self.initial, values):
+            if type(before) in (Undefined, UndefinedReturnValue):
+                continue  # no value yet: settled from this iteration, or never carried
+            paths = nest.leaf_paths(before)
+            for path, spec, leaf in zip(paths, nest.flatten(before), nest.flatten(after)):
+                shown = f"{cf._shown(name)}{path}"
+                if not isinstance(spec, Spec):
+                    if not (same_static(spec, leaf) or isinstance(spec, Unset)
+                            and isinstance(leaf, Unset)):
+                        raise rt.errors.GraphTypeError(
+                            f"'{shown}' is {spec!r} before an iteration of the {self.construct}"
+                            f"{self.location} and {leaf!r} after it; a traced loop carries "
+                            f"tensors and numbers only. Give it a tensor or number before the "
+                            f"loop.")
+                    continue
+                carried.append(self._typed(shown, spec, leaf, index))
+                index += 1
+        return carried
+
+    def _typed(self, name: str, spec: Spec, leaf, index: int) -> torch.Tensor:
+        if not is_carried(leaf):
+            raise rt.errors.GraphTypeError(
+                f"'{name}' is {spec.describe()} before an iteration of the {self.construct}"
+                f"{self.location} and {leaf!r} after it; a traced loop variable stays a tensor "
+                f"or number.")
+        after = Spec.of(leaf)
+        if after.shape != spec.shape:
+            raise rt.errors.GraphTypeError(
+                f"'{name}' has shape {spec.shape} before an iteration of the {self.construct}"
+                f"{self.location} and {after.shape} after it; a PyTorch loop variable keeps its "
+                f"shape. Pad it to its final shape before the loop.")
+        if after.dtype != spec.dtype:
+            if spec.weak and not (after.weak and _RANK[kind(after.dtype)] <= _RANK[kind(spec.dtype)]):
+                self.retype[index] = torch.promote_types(spec.dtype, after.dtype)
+                raise _Retype()
+            if not after.weak or _RANK[kind(after.dtype)] > _RANK[kind(spec.dtype)]:
+                raise rt.errors.GraphTypeError(
+                    f"'{name}' has {spec.describe()} before an iteration of the "
+                    f"{self.construct}{self.location} and {after.describe()} after it; a "
+                    f"PyTorch loop variable keeps its dtype. Convert it with .to(...) in the "
+                    f"body, or give it the loop's dtype before the loop.")
+        return as_tensor(leaf, spec)
+
+    # -- settling the initial values -------------------------------------------------------
+
+    def settle(self, before: tuple, test: Callable, step: Callable, leading: tuple) -> None:
+        """Types of the carried leaves, what the blocks capture, and initial values for the
+        variables first assigned in the loop, from untraced runs of ``test`` and ``step``."""
+        self.initial = tuple(nest.map_structure(
+            lambda leaf: Spec.of(leaf) if is_carried(leaf) else leaf, value) for value in before)
+        self.values = before
+        self.retype: dict[int, torch.dtype] = {}
+        undefined = [n for n, v in zip(self.names, before) if type(v) is Undefined]
+        saved = cf._state_before(self.get_state, self.names)
+        like = [*leading, *(leaf for value in before for leaf in nest.flatten(value))]
+        lead = stand_ins([((), t.dtype) for t in leading], like)
+        for _ in range(2 * len(before) + 2):
+            self.captured = Captured()
+            # Stand-ins for the loop variables: the body's uses of the values they enter with
+            # (``y = w`` before the loop, ``w`` read inside) are then captures.
+            fresh = stand_ins([(spec.shape, spec.dtype) for spec in self._specs()], like)
+            try:
+                after = discover(lambda: self._one_iteration(fresh, lead, test, step),
+                                 self.captured, fresh + lead)
+                self._carried(after, self._leaf_names())
+            except _Retype:
+                self._apply_retype()
+                continue
+            except (NameError, LookupError, AttributeError) as error:
+                if not undefined:
+                    raise
+                raise cf.undefined_before_loop_error(undefined, self.location, error) from None
+            finally:
+                cf._set_state_tolerantly(self.set_state, self.get_state, self.names, saved)
+            if self._settle_undefined(after):
+                continue
+            break
+        cf._check_loop_inputs(self.values, self.names)
+
+    def _specs(self) -> list[Spec]:
+        return [leaf for value in self.initial for leaf in nest.flatten(value)
+                if isinstance(leaf, Spec)]
+
+    def _one_iteration(self, fresh, lead, test, step) -> tuple:
+        self.set_state(cf._fresh(self._unpacked(fresh)))
+        test(*lead)
+        step(*lead)
+        return cf._state_before(self.get_state, self.names)
+
+    def _apply_retype(self) -> None:
+        specs = iter(range(len(self._specs())))
+        self.initial = tuple(nest.pack_like(value, [
+            _retyped(leaf, self.retype.get(next(specs))) if isinstance(leaf, Spec) else leaf
+            for leaf in nest.flatten(value)]) for value in self.initial)
+        self.retype.clear()
+
+    def _settle_undefined(self, after: tuple) -> bool:
+        """Gives the variables without a value before the loop the type the body gives them;
+        whether one did (the body must then be run again)."""
+        changed = False
+        settled = []
+        for name, value, spec, new in zip(self.names, self.values, self.initial, after):
+            if type(value) in (Undefined, UndefinedReturnValue) and type(new) not in (
+                    Undefined, UndefinedReturnValue) and not isinstance(new, Unset) \
+                    and new is not None:
+                changed = True
+                zeros = nest.map_structure(
+                    lambda leaf: Spec.of(leaf).zero() if is_carried(leaf) else leaf, new)
+                settled.append((zeros, nest.map_structure(
+                    lambda leaf: Spec.of(leaf) if is_carried(leaf) else leaf, zeros)))
+                if type(value) is Undefined:
+                    self.first_set_inside.append(name)
+            else:
+                settled.append((value, spec))
+        self.values = tuple(value for value, _ in settled)
+        self.initial = tuple(spec for _, spec in settled)
+        return changed
+
+    # -- the loop ----------------------------------------------------------------------------
+
+    def run(self, leading: tuple, test: Callable, step: Callable) -> tuple:
+        """Runs the loop from ``leading`` (tensors before the state); ``test(*lead)`` and
+        ``step(*lead) -> lead`` see the state through ``get_state``/``set_state``."""
+        lead_count, flag = len(leading), bool(self.first_set_inside)
+        outer = list(self.captured.tensors)
+        names = self._leaf_names()
+        start = [as_tensor(leaf, spec) for leaf, spec in zip(
+            [leaf for value in self.values for leaf in nest.flatten(value) if is_carried(leaf)],
+            self._specs())]
+
+        def split(args):
+            carried, extra = args[:len(args) - len(outer)], args[len(args) - len(outer):]
+            if flag:
+                carried = carried[:-1]
+            return carried[:lead_count], carried[lead_count:], extra
+
+        def cond_fn(*args):
+            lead, carried, extra = split(args)
+            with substituting(outer, extra, args) as mapping:
+                self.set_state(self._unpacked(carried))
+                return as_output(condition(test(*lead), f"the {self.construct}"), mapping, args)
+
+        def body_fn(*args):
+            lead, carried, extra = split(args)
+            with substituting(outer, extra, args) as mapping:
+                self.set_state(self._unpacked(carried))
+                new_lead = tuple(step(*lead))
+                after = cf._state_before(self.get_state, self.names)
+                out = [*new_lead, *self._carried(after, names)]
+                if flag:
+                    out.append(torch.ones((), dtype=torch.bool))
+                return tuple(as_output(leaf, mapping, args) for leaf in out)
+
+        init = [*leading, *start] + ([torch.zeros((), dtype=torch.bool)] if flag else [])
+        # Inputs may not alias each other (`y = x` before the loop, or `x` also read inside).
+        operands = self.captured.operands()
+        seen = {id(tensor) for tensor in operands}
+        for index, tensor in enumerate(init):
+            if id(tensor) in seen:
+                init[index] = tensor.clone()
+            seen.add(id(init[index]))
+        final = made(while_loop_op(cond_fn, body_fn, tuple(init), operands))
+        if flag:
+            listed = ", ".join(f"'{name}'" for name in self.first_set_inside)
+            torch._assert_async(final[-1], (
+                f"the {self.construct}{self.location} ran zero times, so {listed}, first "
+                f"assigned inside it, has no value after it. Give it a value before the loop."))
+            final = final[:-1]
+        return self._unpacked(final[lead_count:])
+
+
+def _retyped(spec: Spec, dtype) -> Spec:
+    return spec if dtype is None else Spec(spec.shape, dtype, spec.weak)
+
+
+def while_stmt(test, body, get_state, set_state, names, opts, *, mutates, staged) -> None:
+    cf._reject_mutations(mutates, "a while loop", cf._ONCE_PER_TRACE)
+    before = cf._state_before(get_state, names)
+    _refuse_staged_lists(before, names, staged, "a while loop")
+    with naming_construct("while loop"):
+        loop = _Loop(get_state, set_state, names, "while loop")
+        loop.settle(before, test, body, ())
+        final = loop.run((), test, lambda: (body(), ())[1])
+    set_state(final)
+
+
+def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts, *, mutates,
+             staged) -> None:
+    if not isinstance(iterable, StagedRange):
+        # Rows of a traced tensor: their number is known while tracing.
+        if isinstance(iterable, TensorEnumerate):
+            iterable = enumerate(iterable.tensor, iterable.start)
+        elif isinstance(iterable, TensorZip):
+            iterable = zip(*iterable.tensors)
+        elif iterable.dim() == 0:
+            raise TypeError(f"cannot iterate over a scalar tensor{cf._where()}.")
+        cf._python_for(iterable, extra_test, body, get_state, set_state, names)
+        return
+    cf._reject_mutations(mutates, "a for loop", cf._ONCE_PER_TRACE)
+    before = cf._state_before(get_state, names)
+    _refuse_staged_lists(before, names, staged, "a for loop")
+    with naming_construct("for loop"):
+        start, limit, delta = _bounds(iterable)
+
+        def test(index):
+            if isinstance(delta, int):
+                more = index < limit if delta > 0 else index > limit
+            else:
+                more = torch.where(delta > 0, index < limit, index > limit)
+            if extra_test is None:
+                return more
+            return torch.logical_and(more, condition(extra_test(), "the for loop"))
+
+        def step(index):
+            body(index)
+            return (index + delta,)
+
+        loop = _Loop(get_state, set_state, names, "for loop")
+        loop.settle(before, test, step, (start,))
+        final = loop.run((start,), test, step)
+    set_state(final)
+
+
+def _bounds(staged: StagedRange):
+    bounds = [staged.start, staged.limit, staged.delta]
+    for bound in bounds:
+        if isinstance(bound, torch.Tensor) and (bound.dtype.is_floating_point
+                                                or bound.dtype.is_complex):
+            raise TypeError(
+                f"range() takes integers, but got a tensor of dtype "
+                f"{str(bound.dtype).replace('torch.', '')}{cf._where()}. Convert it with "
+                f".long() if a whole number is meant.")
+        if isinstance(bound, float):
+            raise TypeError(f"range() takes integers, but got {bound!r}{cf._where()}.")
+    dtype = torch.int64
+    for bound in bounds:
+        if is_torch_traced(bound):
+            dtype = bound.dtype
+    start = bounds[0] if isinstance(bounds[0], torch.Tensor) else torch.tensor(bounds[0])
+    delta = bounds[2]
+    if isinstance(delta, torch.Tensor) and not is_torch_traced(delta):
+        delta = int(delta)
+    if isinstance(delta, int) and delta == 0:
+        raise ValueError(f"range() arg 3 must not be zero{cf._where()}.")
+    return start.reshape(()).to(dtype), bounds[1], delta
+

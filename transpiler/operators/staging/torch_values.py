@@ -1,0 +1,127 @@
+"""What PyTorch's staged control flow carries: tensors, and Python numbers made tensors.
+
+A leaf of a branch's or loop's state is a tensor (carried), a Python number (carried as a 0-d
+tensor when the paths disagree on it or a loop changes it) or anything else (None, a string, a
+function, an unset return value), which is static: the same on every path. ``torch.cond`` and
+``while_loop`` need one dtype and one shape per output; a Python number next to a tensor takes
+the tensor's dtype when its kind fits (``1`` next to float32), as in the other engines, and
+anything else is an error naming the variable.
+"""
+
+from __future__ import annotations
+
+import torch
+
+import runtime as rt
+from transpiler.operators import control_flow as cf
+
+NUMBERS = (bool, int, float)
+_KIND_RANK = {"b": 0, "i": 1, "f": 2, "c": 3}
+
+
+def kind(dtype: torch.dtype) -> str:
+    if dtype == torch.bool:
+        return "b"
+    if dtype.is_complex:
+        return "c"
+    return "f" if dtype.is_floating_point else "i"
+
+
+def number_dtype(value) -> torch.dtype:
+    """The dtype PyTorch gives a Python number (``torch.tensor(value)``)."""
+    if isinstance(value, bool):
+        return torch.bool
+    if isinstance(value, int):
+        return torch.int64
+    return torch.get_default_dtype()
+
+
+class Spec:
+    """The type of a carried leaf: shape, dtype, and whether it stands for a Python number."""
+
+    __slots__ = ("shape", "dtype", "weak")
+
+    def __init__(self, shape: tuple, dtype: torch.dtype, weak: bool = False):
+        self.shape, self.dtype, self.weak = tuple(shape), dtype, weak
+
+    @staticmethod
+    def of(leaf) -> "Spec":
+        if isinstance(leaf, NUMBERS):
+            return Spec((), number_dtype(leaf), weak=True)
+        return Spec(tuple(leaf.shape), leaf.dtype)
+
+    def describe(self) -> str:
+        if self.weak:
+            return f"a Python {type(self.zero()).__name__}"
+        return f"dtype {str(self.dtype).replace('torch.', '')}"
+
+    def zero(self):
+        if self.weak:
+            return {"b": False, "i": 0, "f": 0.0}.get(kind(self.dtype), 0)
+        return torch.zeros(self.shape, dtype=self.dtype)
+
+    def __repr__(self) -> str:
+        return f"Spec({self.shape}, {self.dtype}, weak={self.weak})"
+
+
+def is_carried(leaf) -> bool:
+    return isinstance(leaf, torch.Tensor) or isinstance(leaf, NUMBERS)
+
+
+def as_tensor(leaf, spec: Spec) -> torch.Tensor:
+    """``leaf`` as a tensor of ``spec``'s dtype (a Python number, or a tensor to convert)."""
+    if isinstance(leaf, torch.Tensor):
+        return leaf if leaf.dtype == spec.dtype else leaf.to(spec.dtype)
+    return torch.tensor(leaf, dtype=spec.dtype)
+
+
+def joined(name: str, a: Spec, b: Spec, construct: str, location: str,
+           sides: tuple = ("true branch", "false branch")) -> Spec:
+    """The one type a conditional's output ``name`` has, from the types the two branches give
+    it, or the error naming it."""
+    first, second = sides
+    if a.shape != b.shape:
+        raise rt.errors.GraphTypeError(
+            f"'{name}' has shape {a.shape} in the {first} but {b.shape} in the {second} of the "
+            f"{construct} on a traced PyTorch tensor{location}; torch.cond needs the same shape "
+            f"from both branches. Pad or reshape one of them, or decide with a Python value.")
+    if a.dtype == b.dtype:
+        return Spec(a.shape, a.dtype, a.weak and b.weak)
+    if a.weak and b.weak and kind(a.dtype) != kind(b.dtype):
+        raise rt.errors.GraphTypeError(
+            f"'{name}' is {a.describe()} in the {first} but {b.describe()} in the {second} of "
+            f"the {construct} on a traced PyTorch tensor{location}; Python would give a "
+            f"different type on each path, which one traced value cannot. Make both the same "
+            f"type (e.g. write 1.0 instead of 1).")
+    if a.weak != b.weak:
+        weak, strong = (a, b) if a.weak else (b, a)
+        if _KIND_RANK[kind(weak.dtype)] <= _KIND_RANK[kind(strong.dtype)]:
+            return Spec(strong.shape, strong.dtype)
+    raise rt.errors.GraphTypeError(
+        f"'{name}' has {a.describe()} in the {first} but {b.describe()} in the {second} of the "
+        f"{construct} on a traced PyTorch tensor{location}; both branches must give the same "
+        f"dtype (convert one of them with .to(...)).")
+
+
+def condition(value, construct: str) -> torch.Tensor:
+    """A bool scalar from a traced condition: numbers mean ``!= 0``; more than one element is
+    ambiguous (as ``bool(tensor)`` is), so it is an error."""
+    if isinstance(value, NUMBERS):
+        return torch.tensor(bool(value))
+    if value.numel() != 1:
+        raise ValueError(
+            f"the condition of {construct} must be a single value, got a tensor of shape "
+            f"{tuple(value.shape)}{cf._where()}. Reduce it with .all() or .any() to say which "
+            f"truth you mean.")
+    if value.dim() != 0:
+        value = value.reshape(())
+    return value if value.dtype == torch.bool else value != 0
+
+
+def same_static(a, b) -> bool:
+    if a is b:
+        return True
+    try:
+        return bool(type(a) is type(b) and a == b)
+    except Exception:  # noqa: BLE001 - an object without a truthful == is not equal
+        return False

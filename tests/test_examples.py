@@ -36,6 +36,10 @@ EXPECTED = {
                          "same as Python: True", "jax.grad: 13.800, finite differences: 13.800",
                          "the bounded loop is a scan: True",
                          "jax.vmap(piecewise)([-3.0, -0.5, 0.5, 2.0]) = [3.0, 0.0, 2.0, 4.0]"],
+    "torch_control_flow": ["exported program's control flow: cond, while_loop",
+                           "x = 8.0 * ones(4), limit 1.0: steps 5, x[0] 1.250; same as Python: True",
+                           "x = 1.0 * ones(4), limit 10.0: steps 0, x[0] 1.000; same as Python: True",
+                           "torch.compile(fullgraph=True): steps 5, gradient [0.03125,"],
     "gradients": ["gradient of w * w at [[1.]]: Tensor([[2.]], shape=(1, 1), dtype=float32)",
                   "second gradient call: RuntimeError: GradientTape.gradient can only be called",
                   "eager: x = [0.75 0.  ], value = 0.31640625",
@@ -71,6 +75,8 @@ def test_example_runs_and_shows_the_seed_results(name):
         pytest.importorskip("onnxruntime")
     if name in ("deploy_jax", "jax_control_flow"):  # need the [jax] extra, which CI installs
         pytest.importorskip("jax")
+    if name == "torch_control_flow":  # needs the [torch] extra, which CI installs
+        pytest.importorskip("torch")
     output = run_example(name, *OPTIONS.get(name, []))
     for text in EXPECTED[name]:
         assert text in output

@@ -241,3 +241,14 @@ def test_import_transpiler_does_not_import_torch():
     code = "import sys, transpiler; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_gradient_through_a_converted_while_loop():
+    # PyTorch 2.13's while_loop is differentiable (it keeps every iteration's values).
+    compiled = torch.compile(clipped_steps, fullgraph=True, backend="aot_eager")
+    exported = torch.export.export(_Calls(clipped_steps), (torch.ones(4), _t(1.0))).module()
+    for run in (compiled, exported, clipped_steps.__wrapped__):
+        x = torch.full((4,), 8.0, requires_grad=True)
+        y, steps = run(x, _t(1.0))
+        y.sum().backward()
+        assert int(steps) == 5 and torch.allclose(x.grad, torch.full((4,), 1 / 32))

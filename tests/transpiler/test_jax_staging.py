@@ -262,15 +262,24 @@ def test_reference_samples_under_jit_give_python_values():
 
 def _jit_over(fn, args: tuple, chosen):
     """``jax.jit(convert(fn))`` called with the ``chosen`` arguments as arrays; the others (Python
-    values, lists among them, which static_argnums cannot hash) are closed over."""
+    values, lists among them, which static_argnums cannot hash) are closed over. One jitted
+    function per sample and closed-over values, so inputs that differ only in their arrays
+    share its traces (a compile per input took five minutes)."""
     chosen = tuple(chosen)
+    static = tuple((i, repr(value)) for i, value in enumerate(args) if i not in chosen)
+    key = (fn, chosen, static)
+    jitted = _JITTED.get(key)
+    if jitted is None:
+        def call(*arrays):
+            full = list(args)
+            for index, array in zip(chosen, arrays):
+                full[index] = array
+            return convert(fn)(*full)
+        jitted = _JITTED[key] = jax.jit(call)
+    return jitted(*(_as_jax(args[i]) for i in chosen))
 
-    def call(*arrays):
-        full = list(args)
-        for index, array in zip(chosen, arrays):
-            full[index] = array
-        return convert(fn)(*full)
-    return jax.jit(call)(*(_as_jax(args[i]) for i in chosen))
+
+_JITTED: dict = {}
 
 
 def first_set_inside(n):
@@ -350,8 +359,35 @@ def test_maximum_iterations_bounds_a_while_loop_and_grad_goes_through_it():
     for n in (0, 2, 5):
         expected = _finite_difference(lambda x: power_bounded(x, n), 1.2)
         assert np.isclose(grad(jnp.float32(1.2), jnp.int32(n)), expected, rtol=1e-3)
+    # It runs as a while loop that stops when the test fails; derivatives see a scan.
     jaxpr = str(jax.make_jaxpr(convert(power_bounded))(jnp.float32(1.0), jnp.int32(2)))
+    assert "custom_jvp_call" in jaxpr and "while" in jaxpr and "scan" not in jaxpr
+    jaxpr = str(jax.make_jaxpr(jax.grad(convert(power_bounded)))(jnp.float32(1.0), jnp.int32(2)))
     assert "scan" in jaxpr and "while" not in jaxpr
+
+
+def scaled_until(w, xs):
+    k = jnp.asarray(w * 3).astype(jnp.int32)  # an int and a float tracer the loop closes over
+    scale = w * 2.0
+    s = 0.0
+    for x in xs:
+        if s > 3.0:
+            break
+        s += scale * x + k
+    return s
+
+
+@pytest.mark.parametrize("compose", [
+    lambda f: jax.grad(jax.jit(f)), lambda f: jax.jit(jax.grad(f)), jax.grad,
+    lambda f: lambda w, xs: jax.jvp(lambda w: f(w, xs), (w,), (jnp.float32(1.0),))[1],
+    lambda f: lambda w, xs: jax.grad(lambda w: jax.vmap(f, (0, None))(w, xs).sum())(
+        jnp.stack([w, w]))[0],
+], ids=["grad(jit)", "jit(grad)", "grad", "jvp", "grad(vmap)"])
+def test_a_loop_with_break_and_a_static_bound_differentiates_in_every_composition(compose):
+    xs = jnp.linspace(0.1, 1.0, 10, dtype=jnp.float32)
+    expected = _finite_difference(lambda w: scaled_until(w, np.asarray(xs, np.float64)), 1.2)
+    assert np.isclose(compose(convert(scaled_until))(jnp.float32(1.2), xs), expected,
+                      rtol=1e-3)
 
 
 def test_grad_through_a_static_length_loop_with_break():

@@ -8,7 +8,8 @@ function runs as Python. Three programs:
 
 1. Collatz steps under `jax.jit`: a `while` on a traced number, with an `if` inside.
 2. A loop with a traced trip count under `jax.grad`: `set_loop_options(maximum_iterations=N)`
-   bounds it, so it lowers to a scan that reverse mode goes through.
+   bounds it, so it runs as a while_loop that stops early and differentiates as a scan that
+   reverse mode goes through.
 3. A piecewise function under `jax.vmap`: the `if` becomes a select over the batch.
 """
 
@@ -78,8 +79,10 @@ def main() -> None:
     numeric = (compound(rate + eps, years) - compound(rate - eps, years)) / (2 * eps)
     print(f"compound(0.2, 8 years) = {float(value):.4f}; jax.grad: {float(grad):.3f}, "
           f"finite differences: {float(numeric):.3f}")
-    jaxpr = str(jax.make_jaxpr(compound)(rate, years))
-    print(f"the bounded loop is a scan: {'scan' in jaxpr and 'while' not in jaxpr}")
+    runs = str(jax.make_jaxpr(compound)(rate, years))
+    differentiates = str(jax.make_jaxpr(jax.grad(compound))(rate, years))
+    print(f"the bounded loop runs as a while_loop and differentiates as a scan: "
+          f"{'while' in runs and 'scan' in differentiates and 'while' not in differentiates}")
 
     xs = jnp.asarray([-3.0, -0.5, 0.5, 2.0], jnp.float32)
     print(f"jax.vmap(piecewise)({xs.tolist()}) = {jax.vmap(piecewise)(xs).tolist()}")

@@ -34,12 +34,14 @@ EXPECTED = {
     "deploy_jax": ["jax.jit, batch over 8 devices", "devices of the sharded result: 8"],
     "jax_control_flow": ["collatz steps under jax.jit for 6, 7, 27: [8, 16, 111]",
                          "same as Python: True", "jax.grad: 13.800, finite differences: 13.800",
-                         "the bounded loop is a scan: True",
+                         "the bounded loop runs as a while_loop and differentiates as a scan: True",
                          "jax.vmap(piecewise)([-3.0, -0.5, 0.5, 2.0]) = [3.0, 0.0, 2.0, 4.0]"],
     "torch_control_flow": ["exported program's control flow: cond, while_loop",
                            "x = 8.0 * ones(4), limit 1.0: steps 5, x[0] 1.250; same as Python: True",
                            "x = 1.0 * ones(4), limit 10.0: steps 0, x[0] 1.000; same as Python: True",
                            "torch.compile(fullgraph=True): steps 5, gradient [0.03125,"],
+    "jax_vs_lax": ["same results as the hand-written lax on every input",
+                   "eqns top", "collatz while"],
     "gradients": ["gradient of w * w at [[1.]]: Tensor([[2.]], shape=(1, 1), dtype=float32)",
                   "second gradient call: RuntimeError: GradientTape.gradient can only be called",
                   "eager: x = [0.75 0.  ], value = 0.31640625",
@@ -73,7 +75,7 @@ def run_example(name: str, *options: str) -> str:
 def test_example_runs_and_shows_the_seed_results(name):
     if name == "deploy":  # needs the [onnx] extra, which CI installs
         pytest.importorskip("onnxruntime")
-    if name in ("deploy_jax", "jax_control_flow"):  # need the [jax] extra, which CI installs
+    if name in ("deploy_jax", "jax_control_flow", "jax_vs_lax"):  # need the [jax] extra (CI has it)
         pytest.importorskip("jax")
     if name == "torch_control_flow":  # needs the [torch] extra, which CI installs
         pytest.importorskip("torch")

@@ -432,10 +432,11 @@ def _staged_in_graph(test_value) -> bool:
 
 def _initial_test(test: Callable):
     """The test's first value; while tracing, evaluated in a scratch graph so that a tensor
-    test leaves no nodes behind in the real graph (the loop traces it again)."""
+    test leaves no nodes behind in the real graph (the loop traces it again). Under
+    ``jax.jit`` likewise in a scratch trace (``staging.evaluated_aside``)."""
     graph = tracing.current_graph()
     if graph is None:
-        return test()
+        return staging.evaluated_aside(test)
     scratch = Graph(f"{graph.name}/scratch", parent=graph)
     with tracing.building(scratch):
         value = test()

@@ -72,6 +72,16 @@ def backend_for(value):
     return None
 
 
+def evaluated_aside(fn):
+    """``fn()``; while JAX builds a jaxpr (under ``jax.jit``), in a scratch trace whose
+    equations are dropped: a while loop's first test only decides which engine stages the
+    loop, which traces the test again (unused, it stayed in the jaxpr)."""
+    if "jax" not in sys.modules:
+        return fn()
+    from transpiler.operators.staging import jax_values
+    return jax_values.evaluated_aside(fn)
+
+
 def backend_for_any(values: Iterable):
     """The backend of the first staged value among ``values`` (``range(a, b)``'s bounds)."""
     for value in values:

@@ -6,7 +6,8 @@ the loop (and the return value of a ``return`` in it) starts as zeros of the typ
 iteration gives it (``jax.eval_shape``, so nothing is left in the trace); if the loop may run
 zero times, a run-time check raises when it did. A ``for`` over a range or an array of static
 length without ``break``/``return`` is a ``lax.fori_loop`` (a ``scan``, so ``jax.grad`` goes
-through it); others are ``lax.while_loop``.
+through it); a loop with a static bound that can stop early is a ``lax.while_loop`` that
+differentiates as a scan (``bounded_while``); others are ``lax.while_loop``.
 """
 
 from __future__ import annotations
@@ -164,11 +165,11 @@ class Loop:
         """Runs the loop with ``leading`` values (a counter) before the state; ``test(*lead)``
         and ``step(*lead) -> lead`` see the state through ``get_state``/``set_state``.
 
-        With a static bound and no early exit the loop is a ``fori_loop``; with a static
-        bound and an early exit, a ``fori_loop`` over the bound whose iterations after the
-        test first fails change nothing (both are ``scan``s: ``jax.grad`` goes through them,
-        as through TensorFlow's bounded while loops); otherwise a ``while_loop`` (counting
-        the iterations when ``maximum_iterations`` is traced)."""
+        With a static bound and no early exit the loop is a ``fori_loop`` (a ``scan``:
+        ``jax.grad`` goes through it); with a static bound and an early exit, a
+        ``while_loop`` whose derivatives are those of a scan over the bound
+        (``bounded_while``, as TensorFlow differentiates bounded while loops); otherwise a
+        ``while_loop`` (counting the iterations when ``maximum_iterations`` is traced)."""
         maximum, bound, counted = self.maximum, self.bound, self.counted
         flag = bool(self.first_set_inside)
         lead = len(leading)
@@ -196,11 +197,8 @@ class Loop:
         if bound is not None and not self.exits_early:
             final = lax.fori_loop(0, bound, lambda _, carry: body_fun(carry), init)
         elif bound is not None:
-            def gated(_, state):
-                active, carry = state
-                active = jnp.logical_and(active, cond_fun(carry))
-                return active, lax.cond(active, body_fun, lambda same: same, carry)
-            _, final = lax.fori_loop(0, bound, gated, (jnp.asarray(True), init))
+            final = bounded_while(cond_fun, body_fun, init, bound,
+                                  counts=isinstance(maximum, int))
         else:
             final = lax.while_loop(cond_fun, body_fun, init)
             final = _refusing_reverse_mode(final, self.construct, self.location)
@@ -230,6 +228,73 @@ class Loop:
             elif type(new) is ReturnedNone and new is not entering:
                 state[index] = new.inside(here)
         return tuple(state)
+
+
+def bounded_while(cond_fun: Callable, body_fun: Callable, init, bound: int, *, counts: bool):
+    """``while cond_fun(carry): carry = body_fun(carry)``, at most ``bound`` iterations: a
+    ``lax.while_loop`` that stops when the test fails, whose derivatives (``jax.jvp``, and so
+    ``jax.grad``, which transposes them) are those of a ``fori_loop`` over the bound whose
+    iterations after the test first fails change nothing (a ``scan``, which reverse mode goes
+    through). ``counts``: the test alone does not stop the loop within ``bound`` iterations
+    (``maximum_iterations``), so the while loop counts them.
+
+    A ``jax.custom_jvp`` joins the two. Its functions must not close over tracers (under
+    ``jax.grad(jax.jit(f))`` the rule is traced after ``f``'s trace ended), so the test and the
+    body are traced once each to jaxprs whose constants, the tracers they close over among
+    them, are passed in as arguments."""
+    flat, tree = jax.tree_util.tree_flatten(init)
+    unflat = functools.partial(jax.tree_util.tree_unflatten, tree)
+    body, body_consts, types = _closed(lambda *carry: body_fun(unflat(carry)), flat)
+    promoted = [_promote_weak_typed_input(value, entering, leaving)
+                for value, entering, leaving in zip(flat, *types)]
+    if any(changed for _, changed in promoted):  # ``s = 0`` in the loop state, then ``s += x``
+        flat = [value for value, _ in promoted]
+        body, body_consts, _ = _closed(lambda *carry: body_fun(unflat(carry)), flat)
+    test, test_consts, _ = _closed(lambda *carry: cond_fun(unflat(carry)), flat)
+
+    def step(consts, carry):
+        return jax.tree_util.tree_leaves(jax.core.eval_jaxpr(body, consts, *carry))
+
+    def more(consts, carry):
+        return jax.core.eval_jaxpr(test, consts, *carry)[0]
+
+    @jax.custom_jvp
+    def loop(test_consts, body_consts, carry):
+        if not counts:
+            return lax.while_loop(functools.partial(more, test_consts),
+                                  functools.partial(step, body_consts), carry)
+        _, carry = lax.while_loop(
+            lambda state: jnp.logical_and(state[0] < bound, more(test_consts, state[1])),
+            lambda state: (state[0] + 1, step(body_consts, state[1])), (0, carry))
+        return carry
+
+    def gated(test_consts, body_consts, carry):
+        def iteration(_, state):
+            active, carry = state
+            active = jnp.logical_and(active, more(test_consts, carry))
+            return active, lax.cond(active, functools.partial(step, body_consts),
+                                    lambda same: same, carry)
+        return lax.fori_loop(0, bound, iteration, (jnp.asarray(True), carry))[1]
+
+    loop.defjvp(lambda primals, tangents: jax.jvp(gated, primals, tangents))
+    return unflat(loop(test_consts, body_consts, flat))
+
+
+def _closed(fn: Callable, args: list) -> tuple:
+    """``fn`` traced at ``args``: its jaxpr, the constants it closes over (tracers of an
+    enclosing trace among them), and the abstract values of its inputs and outputs."""
+    closed = jax.make_jaxpr(fn)(*args)
+    return closed.jaxpr, list(closed.consts), (closed.in_avals, closed.out_avals)
+
+
+try:
+    from jax._src.lax.control_flow.loops import _promote_weak_typed_input
+except ImportError:  # pragma: no cover - another JAX version: the types of the entry leaves
+    def _promote_weak_typed_input(value, entering, leaving):
+        if entering.weak_type and (entering.dtype, entering.weak_type) != (leaving.dtype,
+                                                                          leaving.weak_type):
+            return lax.convert_element_type(value, jnp.result_type(value, leaving.dtype)), True
+        return value, False
 
 
 def _static_int(value):

@@ -113,6 +113,25 @@ def condition(value, construct: str):
 
 
 
+def evaluated_aside(fn):
+    """``fn()``, in a scratch trace when a jaxpr is being built: what it stages is dropped, and
+    a value depending on the jaxpr's tracers is a tracer (of the scratch trace), as it would be
+    in the jaxpr. Elsewhere (eagerly, under ``grad`` or ``vmap`` alone) nothing is recorded and
+    a value on concrete arrays stays concrete, so ``fn`` runs as it is."""
+    if not isinstance(getattr(_core.trace_ctx, "trace", None), _DynamicJaxprTrace):
+        return fn()
+    result = []
+    jax.eval_shape(lambda: result.append(fn()) or ())
+    return result[0]
+
+
+try:
+    from jax._src import core as _core
+    from jax._src.interpreters.partial_eval import DynamicJaxprTrace as _DynamicJaxprTrace
+except ImportError:  # pragma: no cover - another JAX version: the test stays in the jaxpr
+    _core, _DynamicJaxprTrace = None, ()
+
+
 def equal(a, b) -> bool:
     try:
         return bool(type(a) is type(b) and a == b)

@@ -17,6 +17,7 @@ import jax.numpy as jnp
 from transpiler.operators import control_flow as cf
 from transpiler.operators.control_flow import naming_construct
 from transpiler.operators.staging import StagedRange, is_jax_tracer, jax_builtins
+from transpiler.operators.staging.expressions import StagedExpressions
 from transpiler.operators.staging.jax_conditionals import staged_cond
 from transpiler.operators.staging.jax_lists import JaxList
 from transpiler.operators.staging.jax_loops import Loop, continues, refuse_staged_lists, sequence
@@ -24,12 +25,15 @@ from transpiler.operators.staging.jax_values import condition
 from transpiler.operators.variables import ReturnedNone, is_return_value_name
 
 
-class JaxBackend:
+class JaxBackend(StagedExpressions):
     """Stages control flow on JAX tracers."""
 
     name = "jax"
     stages = staticmethod(is_jax_tracer)
     builtins = jax_builtins  # int, float, min, max, print, assert... on tracers
+    staged_cond = staticmethod(staged_cond)
+    condition = staticmethod(condition)
+    logical_not = staticmethod(jnp.logical_not)
 
     @staticmethod
     def if_stmt(cond, body, orelse, get_state, set_state, names, nouts, *, mutates, outer,
@@ -77,30 +81,6 @@ class JaxBackend:
         cf._set_state_tolerantly(set_state, get_state, names,
                                  tuple(outputs) + tuple(before[nouts:]))
         return result
-
-    @staticmethod
-    def if_exp(cond, if_true, if_false):
-        return JaxBackend._choose(cond, if_true, if_false, "conditional expression")
-
-    @staticmethod
-    def _choose(cond, if_true: Callable, if_false: Callable, construct: str):
-        location = cf._where()
-        with naming_construct(construct):
-            value, = staged_cond(cond, lambda: (if_true(),), lambda: (if_false(),),
-                           construct=construct, location=location, names=("the value",))
-        return value
-
-    @staticmethod
-    def not_(value):
-        return jnp.logical_not(condition(value, "a `not` expression"))
-
-    @staticmethod
-    def and_(value, right):
-        return JaxBackend._choose(value, right, lambda: value, "`and` expression")
-
-    @staticmethod
-    def or_(value, right):
-        return JaxBackend._choose(value, lambda: value, right, "`or` expression")
 
     @staticmethod
     def while_stmt(test, body, get_state, set_state, names, opts, *, mutates, outer, staged):

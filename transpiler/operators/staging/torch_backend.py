@@ -27,6 +27,7 @@ from runtime.control_flow import Unset
 from transpiler.operators import control_flow as cf
 from transpiler.operators.control_flow import naming_construct
 from transpiler.operators.staging import StagedRange, is_torch_traced
+from transpiler.operators.staging.expressions import StagedExpressions
 from transpiler.operators.staging.torch_lifting import (Captured, as_output, discover, made,
                                                         substituting)
 from transpiler.operators.staging.torch_values import (Spec, as_tensor, condition, is_carried,
@@ -132,11 +133,14 @@ def staged_cond(pred, true_fn: Callable[[], tuple], false_fn: Callable[[], tuple
     return tuple(result)
 
 
-class TorchBackend:
+class TorchBackend(StagedExpressions):
     """Stages control flow on traced PyTorch tensors."""
 
     name = "torch"
     stages = staticmethod(is_torch_traced)
+    staged_cond = staticmethod(staged_cond)
+    condition = staticmethod(condition)
+    logical_not = staticmethod(torch.logical_not)
 
     @staticmethod
     def if_stmt(cond, body, orelse, get_state, set_state, names, nouts, *, mutates, outer,
@@ -176,30 +180,6 @@ class TorchBackend:
         cf._set_state_tolerantly(set_state, get_state, names,
                                  tuple(outputs) + tuple(before[nouts:]))
         return result
-
-    @staticmethod
-    def if_exp(cond, if_true, if_false):
-        return TorchBackend._choose(cond, if_true, if_false, "conditional expression")
-
-    @staticmethod
-    def _choose(cond, if_true: Callable, if_false: Callable, construct: str):
-        location = cf._where()
-        with naming_construct(construct):
-            value, = staged_cond(cond, lambda: (if_true(),), lambda: (if_false(),),
-                                 construct=construct, location=location, names=("the value",))
-        return value
-
-    @staticmethod
-    def not_(value):
-        return torch.logical_not(condition(value, "a `not` expression"))
-
-    @staticmethod
-    def and_(value, right):
-        return TorchBackend._choose(value, right, lambda: value, "`and` expression")
-
-    @staticmethod
-    def or_(value, right):
-        return TorchBackend._choose(value, lambda: value, right, "`or` expression")
 
     @staticmethod
     def while_stmt(test, body, get_state, set_state, names, opts, *, mutates, outer, staged):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import weakref
 
 import numpy as np
 
@@ -40,7 +41,8 @@ _ids = itertools.count()
 _lock = threading.Lock()
 # id(probe) -> KerasTensor, for probes that ops returned (Keras tensors' own probes too).
 # Entries keep their probe alive, so an id is never reused while registered.
-_by_probe: dict[int, "KerasTensor"] = {}
+# Weak: a Keras tensor lives as long as the user's code or a model holds it.
+_by_probe: "weakref.WeakValueDictionary[int, KerasTensor]" = weakref.WeakValueDictionary()
 
 
 class KerasTensor:
@@ -170,23 +172,29 @@ def Input(shape=None, batch_size=None, dtype=None, name=None, batch_shape=None, 
 
 
 class _Recorder:
-    """Offered every eager op while Keras inputs are open (see the module docstring)."""
+    """Offered every eager op while Keras inputs are open (see the module docstring). An input
+    is open until a model uses it or nothing holds it any more, so an ``Input`` made and
+    dropped does not leave every later op recorded."""
 
     def __init__(self):
-        self._open: dict[int, KerasTensor] = {}
-        self._lock = threading.Lock()
+        self._open: dict[int, weakref.ref] = {}
+        self._lock = threading.RLock()  # a weak reference's callback may run inside a locked block
 
     def open(self, tensor: KerasTensor) -> None:
         with self._lock:
             if not self._open:
                 recording.start(self)
-            self._open[id(tensor)] = tensor
+            key = id(tensor)
+            self._open[key] = weakref.ref(tensor, lambda _, key=key: self._forget([key]))
 
     def close(self, tensors) -> None:
+        self._forget([id(tensor) for tensor in tensors])
+
+    def _forget(self, keys) -> None:
         with self._lock:
             was_open = bool(self._open)
-            for tensor in tensors:
-                self._open.pop(id(tensor), None)
+            for key in keys:
+                self._open.pop(key, None)
             if was_open and not self._open:
                 try:
                     recording.stop(self)

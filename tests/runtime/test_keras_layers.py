@@ -166,3 +166,22 @@ def test_metrics_functions_and_accuracy_resolution():
     mae.update_state(np.zeros((2, 1)), np.ones((2, 1)))
     mae.update_state(np.zeros((1, 1)), 4 * np.ones((1, 1)))
     assert mae.result() == pytest.approx(2.0)
+
+
+def test_an_input_no_model_uses_stops_recording_once_dropped():
+    """Ops on eager tensors are recorded while a Keras input is open (raw ops on inputs build
+    the functional graph); an Input made and dropped must not leave every later op recorded
+    (functions then ran eagerly, and their calls were kept)."""
+    import gc
+
+    from runtime.autodiff import recording
+
+    before = recording.active
+    rt.keras.Input(shape=(3,))
+    gc.collect()
+    assert recording.active == before
+    kept = rt.keras.Input(shape=(3,))
+    assert recording.active == before + 1
+    del kept
+    gc.collect()
+    assert recording.active == before

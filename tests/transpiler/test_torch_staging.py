@@ -18,6 +18,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+# PyTorch's own deprecation of torch.jit.script_method, raised inside torch when inductor loads.
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:`torch.jit.script_method` is deprecated:DeprecationWarning")
+
 from transpiler import convert  # noqa: E402
 
 

@@ -50,6 +50,13 @@ _OUT_OF_PLACE = {
     if hasattr(owner, inplace)}
 
 
+# Showing a tensor computes nothing the block outputs. Under torch.compile a FunctionalTensor's
+# repr shows the tensor it wraps (``torch._from_functional_tensor``), a tensor of the
+# functionalization layer that no block may take as an input ("'Tensor' object has no attribute
+# 'constant'" when cond checks its branches): what ``print(x)`` in a block passes is not captured.
+_SHOWING = frozenset(getattr(torch.Tensor, name) for name in ("__repr__", "__str__", "__format__"))
+
+
 class _Capturing(TorchFunctionMode):
     """Replaces captured tensors by the subgraph's inputs (``mapping``), and, when
     ``recorded`` is given, notes the tensors from outside the block that operations receive.
@@ -68,7 +75,7 @@ class _Capturing(TorchFunctionMode):
             args, kwargs = pytree.tree_map(self._substituted, (args, kwargs))
         if func in _OUT_OF_PLACE and args and self._outside(args[0]):
             func = _OUT_OF_PLACE[func]
-        if self.recorded is not None:
+        if self.recorded is not None and func not in _SHOWING:
             for leaf in pytree.tree_leaves((args, kwargs)):
                 if isinstance(leaf, torch.Tensor):
                     self.recorded.note(leaf)

@@ -225,7 +225,7 @@ def test_a_variable_first_assigned_in_a_loop():
 def test_printing_a_tensor_inside_a_block(capsys):
     # Under torch.compile a FunctionalTensor's repr reads the tensor it wraps; that read is not
     # a capture of the block (it was made a cond input: "'Tensor' object has no attribute
-    # 'constant'", 146 of the reference inputs).
+    # 'constant'", 24 of the reference inputs).
     _check_both(printing_inside_a_branch, [(_t(v),) for v in (-2, 3, 4)])
     assert "even?" in capsys.readouterr().out
 

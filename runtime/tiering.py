@@ -7,9 +7,10 @@ compile runs in this process and holds the interpreter's lock much of the time, 
 calls meanwhile), a daemon thread compiles its graph with the compiled tier while calls go on
 running the plan. So a short script never pays for a switch it cannot earn back, and a long
 one loses at most a twentieth of its time to it (``config.set_jit_auto_compile`` sets a fixed
-number of calls instead, or turns it off). When the kernels are ready the function swaps its executable (one attribute write,
-atomic for the interpreter); if the tier finds nothing worth compiling, or fails, the function
-stays on the plan and stops counting, and ``jit_report`` says why.
+number of calls instead, or turns it off). When the kernels are ready the function swaps its
+executable (one attribute write, atomic for the interpreter); if the tier finds nothing worth
+compiling, or fails, the function stays on the plan and stops counting, and ``jit_report``
+says why.
 
 The swap comes at a call that depends on timing, so it must not be seen: the tier compiles
 here only what gives the plan's bits exactly (``JIT_EXACT``). A function's result for the same

@@ -1,9 +1,11 @@
-"""Conditional expressions, ``and``, ``or`` and ``not`` for the engines outside the runtime.
+"""``if`` statements, conditional expressions, ``and``, ``or`` and ``not`` for the engines
+outside the runtime.
 
-Each is one conditional of the engine choosing between two values (``a and b`` is ``b if a
-else a``), so an engine that stages conditionals stages these too: a backend class inherits
-``StagedExpressions`` and names its engine's ``staged_cond`` (the values of two branches), its
-``condition`` (a scalar boolean of a value, or a clear error) and its ``logical_not``.
+Each is one conditional of the engine (``a and b`` is ``b if a else a``), so a backend class
+inherits ``StagedExpressions`` and names its engine's ``staged_cond`` (the values of two
+branches), its ``condition`` (a scalar boolean of a value, or a clear error), its
+``logical_not`` and ``refuse_staged_lists``; the state handling and the shared checks of the
+branches are written here once.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Callable
 
 from transpiler.operators import control_flow as cf
 from transpiler.operators.control_flow import naming_construct
+from transpiler.operators.variables import ReturnedNone, is_return_value_name
 
 
 class StagedExpressions:
@@ -20,6 +23,51 @@ class StagedExpressions:
     staged_cond: Callable
     condition: Callable
     logical_not: Callable
+    refuse_staged_lists: Callable
+
+    def if_stmt(self, cond, body, orelse, get_state, set_state, names, nouts, *, mutates, outer,
+                staged):
+        cf._reject_mutations(mutates, "an if statement", "both branches are traced once, "
+                             "whichever the condition picks when it runs")
+        nouts = len(names) if nouts is None else nouts
+        before = cf._state_before(get_state, names)
+        self.refuse_staged_lists(before, names, staged, "an if statement")
+        location = cf._where()
+        returned_none = ReturnedNone((f"the if statement{location}",))
+        labelled = ("",) + tuple(names[:nouts])
+        branch_outputs: list[tuple] = []
+
+        def branch(fn: Callable, label: str) -> Callable:
+            def run() -> tuple:
+                cf._set_state_tolerantly(set_state, get_state, names, cf._fresh(before))
+                result = fn()
+                outputs = cf._state_before(get_state, names)[:nouts]
+                cf._check_branch_outputs(outputs, names, label, location)
+                branch_outputs.append(outputs)
+                return (result,) + outputs
+            return run
+
+        def check_pair(then_values: tuple, else_values: tuple) -> None:
+            cf._check_return_kinds(then_values, else_values, labelled, location)
+            cf._check_branch_structures(then_values, else_values, labelled, location)
+
+        def prepare(values: tuple) -> tuple:
+            return values[:1] + tuple(
+                returned_none if value is None and is_return_value_name(name) else value
+                for name, value in zip(names, values[1:]))
+
+        with naming_construct("if statement"):
+            result, *outputs = self.staged_cond(
+                cond, branch(body, "if"), branch(orelse, "else"), construct="if statement",
+                location=location, names=labelled, check_pair=check_pair, prepare=prepare)
+        self.after_if(before, branch_outputs, outputs)
+        cf._set_state_tolerantly(set_state, get_state, names,
+                                 tuple(outputs) + tuple(before[nouts:]))
+        return result
+
+    def after_if(self, before: tuple, branch_outputs: list, outputs: list) -> None:
+        """What the engine updates in the values an ``if`` gives (``branch_outputs``: what each
+        traced branch set); nothing by default."""
 
     def if_exp(self, cond, if_true: Callable, if_false: Callable):
         return self._choose(cond, if_true, if_false, "conditional expression")

@@ -10,8 +10,6 @@ Python semantics and the checks with their messages are the shared ones of
 
 from __future__ import annotations
 
-from typing import Callable
-
 import jax.numpy as jnp
 
 from transpiler.operators import control_flow as cf
@@ -22,7 +20,6 @@ from transpiler.operators.staging.jax_conditionals import staged_cond
 from transpiler.operators.staging.jax_lists import JaxList
 from transpiler.operators.staging.jax_loops import Loop, continues, refuse_staged_lists, sequence
 from transpiler.operators.staging.jax_values import condition
-from transpiler.operators.variables import ReturnedNone, is_return_value_name
 
 
 class JaxBackend(StagedExpressions):
@@ -35,52 +32,18 @@ class JaxBackend(StagedExpressions):
     condition = staticmethod(condition)
     logical_not = staticmethod(jnp.logical_not)
 
-    @staticmethod
-    def if_stmt(cond, body, orelse, get_state, set_state, names, nouts, *, mutates, outer,
-                staged):
-        cf._reject_mutations(mutates, "an if statement", "both branches are traced once, "
-                             "whichever the condition picks when it runs")
-        nouts = len(names) if nouts is None else nouts
-        before = cf._state_before(get_state, names)
-        refuse_staged_lists(before, names, staged, "an if statement")
-        location = cf._where()
-        returned_none = ReturnedNone((f"the if statement{location}",))
-        labelled = ("",) + tuple(names[:nouts])
-        grown: set[int] = set()  # the carried lists a branch appends to
+    refuse_staged_lists = staticmethod(refuse_staged_lists)
 
-        def branch(fn: Callable, label: str) -> Callable:
-            def run() -> tuple:
-                cf._set_state_tolerantly(set_state, get_state, names, cf._fresh(before))
-                result = fn()
-                outputs = cf._state_before(get_state, names)[:nouts]
-                cf._check_branch_outputs(outputs, names, label, location)
-                grown.update(i for i, (old, new) in enumerate(zip(before, outputs))
-                             if type(old) is JaxList and type(new) is JaxList
-                             and new.count is not old.count)
-                return (result,) + outputs
-            return run
-
-        def check_pair(then_values: tuple, else_values: tuple) -> None:
-            cf._check_return_kinds(then_values, else_values, labelled, location)
-            cf._check_branch_structures(then_values, else_values, labelled, location)
-
-        def prepare(values: tuple) -> tuple:
-            return values[:1] + tuple(
-                returned_none if value is None and is_return_value_name(name) else value
-                for name, value in zip(names, values[1:]))
-
-        with naming_construct("if statement"):
-            result, *outputs = staged_cond(cond, branch(body, "if"), branch(orelse, "else"),
-                                     construct="if statement", location=location,
-                                     names=labelled, check_pair=check_pair, prepare=prepare)
+    def after_if(self, before: tuple, branch_outputs: list, outputs: list) -> None:
+        """A carried list's count is known after the if when no branch appended to it."""
+        grown = {index for values in branch_outputs
+                 for index, (old, new) in enumerate(zip(before, values))
+                 if type(old) is JaxList and type(new) is JaxList and new.count is not old.count}
         for index, value in enumerate(outputs):
-            if type(value) is JaxList:  # its count is known after the if if no branch appends
+            if type(value) is JaxList:
                 known, added = (None, None) if index in grown else (before[index].known,
                                                                     before[index].added)
                 value.known, value.added = known, added
-        cf._set_state_tolerantly(set_state, get_state, names,
-                                 tuple(outputs) + tuple(before[nouts:]))
-        return result
 
     @staticmethod
     def while_stmt(test, body, get_state, set_state, names, opts, *, mutates, outer, staged):

@@ -25,14 +25,12 @@ import runtime as rt
 from runtime import nest
 from runtime.control_flow import Unset
 from transpiler.operators import control_flow as cf
-from transpiler.operators.control_flow import naming_construct
 from transpiler.operators.staging import StagedRange, is_torch_traced
 from transpiler.operators.staging.expressions import StagedExpressions
 from transpiler.operators.staging.torch_lifting import (Captured, as_output, discover, made,
                                                         substituting)
 from transpiler.operators.staging.torch_values import (Spec, as_tensor, condition, is_carried,
                                                        joined, same_static)
-from transpiler.operators.variables import ReturnedNone, is_return_value_name
 
 
 def _targets(then_values: tuple, else_values: tuple, names: Sequence[str], construct: str,
@@ -142,44 +140,8 @@ class TorchBackend(StagedExpressions):
     condition = staticmethod(condition)
     logical_not = staticmethod(torch.logical_not)
 
-    @staticmethod
-    def if_stmt(cond, body, orelse, get_state, set_state, names, nouts, *, mutates, outer,
-                staged):
-        cf._reject_mutations(mutates, "an if statement", "both branches are traced once, "
-                             "whichever the condition picks when it runs")
-        nouts = len(names) if nouts is None else nouts
-        before = cf._state_before(get_state, names)
-        _refuse_staged_lists(before, names, staged, "an if statement")
-        location = cf._where()
-        returned_none = ReturnedNone((f"the if statement{location}",))
-        labelled = ("",) + tuple(names[:nouts])
-
-        def branch(fn: Callable, label: str) -> Callable:
-            def run() -> tuple:
-                cf._set_state_tolerantly(set_state, get_state, names, cf._fresh(before))
-                result = fn()
-                outputs = cf._state_before(get_state, names)[:nouts]
-                cf._check_branch_outputs(outputs, names, label, location)
-                return (result,) + outputs
-            return run
-
-        def check_pair(then_values: tuple, else_values: tuple) -> None:
-            cf._check_return_kinds(then_values, else_values, labelled, location)
-            cf._check_branch_structures(then_values, else_values, labelled, location)
-
-        def prepare(values: tuple) -> tuple:
-            return values[:1] + tuple(
-                returned_none if value is None and is_return_value_name(name) else value
-                for name, value in zip(names, values[1:]))
-
-        with naming_construct("if statement"):
-            result, *outputs = staged_cond(cond, branch(body, "if"), branch(orelse, "else"),
-                                           construct="if statement", location=location,
-                                           names=labelled, check_pair=check_pair,
-                                           prepare=prepare)
-        cf._set_state_tolerantly(set_state, get_state, names,
-                                 tuple(outputs) + tuple(before[nouts:]))
-        return result
+    # defined below the class (torch_loops imports it from here too)
+    refuse_staged_lists = staticmethod(lambda *args: _refuse_staged_lists(*args))
 
     @staticmethod
     def while_stmt(test, body, get_state, set_state, names, opts, *, mutates, outer, staged):

@@ -1,0 +1,94 @@
+"""fit's callbacks: History, EarlyStopping, LearningRateScheduler, ModelCheckpoint and a
+Callback subclass."""
+
+import os
+import tempfile
+
+from tests.keras_programs import data, deterministic_weights
+
+
+def _model(tf, seed):
+    model = tf.keras.Sequential([tf.keras.Input(shape=(3,)),
+                                 tf.keras.layers.Dense(3, activation="tanh"),
+                                 tf.keras.layers.Dense(1)])
+    deterministic_weights(model, seed=seed)
+    return model
+
+
+def early_stopping_restores_best_weights(tf):
+    x, y = data(16, 3, seed=40)
+    model = _model(tf, 40)
+    model.compile(tf.keras.optimizers.SGD(0.9), "mse")  # too large: the loss goes back up
+    stop = tf.keras.callbacks.EarlyStopping(monitor="loss", patience=1,
+                                            restore_best_weights=True, verbose=1)
+    history = model.fit(x, y, epochs=12, batch_size=4, shuffle=False, callbacks=[stop],
+                        verbose=0)
+    return history.history, history.epoch, stop.stopped_epoch, model.get_weights()
+
+
+def early_stopping_on_validation_loss(tf):
+    x, y = data(20, 3, seed=41)
+    model = _model(tf, 41)
+    model.compile(tf.keras.optimizers.Adam(0.2), "mse")
+    stop = tf.keras.callbacks.EarlyStopping(patience=2, min_delta=0.001)
+    history = model.fit(x, y, epochs=10, batch_size=5, validation_split=0.25, shuffle=False,
+                        callbacks=[stop], verbose=0)
+    return history.history, history.epoch, model.get_weights()
+
+
+def learning_rate_scheduler(tf):
+    x, y = data(12, 3, seed=42)
+    model = _model(tf, 42)
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+
+    def schedule(epoch, lr):
+        return lr if epoch < 1 else lr * 0.5
+
+    history = model.fit(x, y, epochs=3, batch_size=4, shuffle=False, verbose=0,
+                        callbacks=[tf.keras.callbacks.LearningRateScheduler(schedule, verbose=1)])
+    return history.history, model.get_weights()
+
+
+def model_checkpoint_best_weights(tf):
+    x, y = data(16, 3, seed=43)
+    model = _model(tf, 43)
+    model.compile(tf.keras.optimizers.SGD(0.9), "mse")
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "best.weights.h5")
+        checkpoint = tf.keras.callbacks.ModelCheckpoint(path, monitor="loss",
+                                                        save_best_only=True,
+                                                        save_weights_only=True)
+        history = model.fit(x, y, epochs=6, batch_size=4, shuffle=False,
+                            callbacks=[checkpoint], verbose=0)
+        last = model.get_weights()
+        model.load_weights(path)
+        return history.history["loss"], last, model.get_weights(), float(checkpoint.best)
+
+
+def callback_subclass_sees_logs(tf):
+    seen = []
+
+    class Recorder(tf.keras.callbacks.Callback):
+        def on_train_begin(self, logs=None):
+            seen.append("train begin")
+
+        def on_epoch_begin(self, epoch, logs=None):
+            seen.append(f"epoch {epoch} begin")
+
+        def on_train_batch_end(self, batch, logs=None):
+            seen.append(f"batch {batch}: loss {logs['loss']:.4f}")
+
+        def on_epoch_end(self, epoch, logs=None):
+            seen.append(f"epoch {epoch}: {sorted(logs)} loss {logs['loss']:.4f}")
+            if epoch == 1:
+                self.model.stop_training = True
+
+        def on_train_end(self, logs=None):
+            seen.append("train end")
+
+    x, y = data(8, 3, seed=44)
+    model = _model(tf, 44)
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse", metrics=["mae"])
+    history = model.fit(x, y, epochs=5, batch_size=4, shuffle=False, callbacks=[Recorder()],
+                        verbose=0)
+    return seen, history.epoch, model.history is history

@@ -1,0 +1,79 @@
+"""Layers beyond Dense: Conv1D and 1-D pooling, regularizers added to the loss, a small CNN
+with BatchNormalization."""
+
+import numpy as np
+
+from tests.keras_programs import data, deterministic_weights
+
+
+def conv1d_and_pooling_1d(tf):
+    x = np.random.default_rng(80).normal(size=(6, 8, 2)).astype("float32")
+    y = x.mean(axis=(1, 2)).reshape(6, 1)
+    model = tf.keras.Sequential([
+        tf.keras.Input(shape=(8, 2)),
+        tf.keras.layers.Conv1D(3, 3, padding="same", activation="relu"),
+        tf.keras.layers.MaxPooling1D(2),
+        tf.keras.layers.Conv1D(2, 2, strides=1),
+        tf.keras.layers.AveragePooling1D(pool_size=2, strides=1, padding="same"),
+        tf.keras.layers.GlobalAveragePooling1D(),
+        tf.keras.layers.Dense(1)])
+    deterministic_weights(model, seed=80)
+    outputs = [layer.output.shape for layer in model.layers]
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    history = model.fit(x, y, epochs=2, batch_size=3, shuffle=False, verbose=0)
+    return history.history, model.get_weights(), outputs
+
+
+def conv1d_global_max_pooling(tf):
+    x = np.random.default_rng(81).normal(size=(4, 6, 3)).astype("float32")
+    conv = tf.keras.layers.Conv1D(2, 2, strides=2, use_bias=False)
+    pool = tf.keras.layers.GlobalMaxPooling1D()
+    out = pool(conv(x))
+    deterministic_weights(conv, seed=81)
+    return pool(conv(x)), out.shape, conv.get_weights()
+
+
+def kernel_and_bias_regularizers(tf):
+    x, y = data(12, 3, seed=82)
+    model = tf.keras.Sequential([
+        tf.keras.Input(shape=(3,)),
+        tf.keras.layers.Dense(4, activation="tanh",
+                              kernel_regularizer=tf.keras.regularizers.l2(0.01),
+                              bias_regularizer=tf.keras.regularizers.l1(0.02)),
+        tf.keras.layers.Dense(1, kernel_regularizer="l2")])
+    deterministic_weights(model, seed=82)
+    penalties = [float(loss) for loss in model.losses]
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse", metrics=["mse"])
+    history = model.fit(x, y, epochs=2, batch_size=4, shuffle=False, verbose=0)
+    return penalties, history.history, model.get_weights(), model.evaluate(x, y, verbose=0)
+
+
+def activity_regularizer_l1_l2(tf):
+    x, y = data(8, 3, seed=83)
+    model = tf.keras.Sequential([
+        tf.keras.Input(shape=(3,)),
+        tf.keras.layers.Dense(3, activity_regularizer=tf.keras.regularizers.l1_l2(0.01, 0.02)),
+        tf.keras.layers.Dense(1)])
+    deterministic_weights(model, seed=83)
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    history = model.fit(x, y, epochs=2, batch_size=4, shuffle=False, verbose=0)
+    return history.history, model.get_weights()
+
+
+def small_cnn_with_batch_normalization(tf):
+    x = np.random.default_rng(84).normal(size=(6, 5, 5, 1)).astype("float32")
+    labels = (x.mean(axis=(1, 2, 3)) > 0).astype("int32")
+    model = tf.keras.Sequential([
+        tf.keras.Input(shape=(5, 5, 1)),
+        tf.keras.layers.Conv2D(2, 3, activation="relu"),
+        tf.keras.layers.BatchNormalization(),
+        tf.keras.layers.Flatten(),
+        tf.keras.layers.Dense(2, activation="softmax")])
+    deterministic_weights(model, seed=84)
+    norm = model.layers[1]
+    norm.set_weights([np.ones(2, "float32"), np.zeros(2, "float32"), np.zeros(2, "float32"),
+                      np.ones(2, "float32")])
+    model.compile(tf.keras.optimizers.Adam(0.01), "sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    history = model.fit(x, labels, epochs=2, batch_size=3, shuffle=False, verbose=0)
+    return history.history, model.get_weights()

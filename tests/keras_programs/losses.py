@@ -1,0 +1,91 @@
+"""The five losses (by name and as objects, with from_logits) and the metrics shown with them."""
+
+import numpy as np
+
+from tests.keras_programs import data, deterministic_weights
+
+
+def _fit(tf, model, loss, x, y, metrics=(), epochs=2, batch_size=4):
+    model.compile(tf.keras.optimizers.SGD(0.1), loss, metrics=list(metrics))
+    history = model.fit(x, y, epochs=epochs, batch_size=batch_size, shuffle=False, verbose=0)
+    return history.history, model.get_weights()
+
+
+def _dense(tf, units, activation=None, seed=30):
+    model = tf.keras.Sequential([tf.keras.Input(shape=(4,)),
+                                 tf.keras.layers.Dense(3, activation="tanh"),
+                                 tf.keras.layers.Dense(units, activation=activation)])
+    deterministic_weights(model, seed=seed)
+    return model
+
+
+def mean_squared_error_with_metrics(tf):
+    x, y = data(12, 4, outputs=2, seed=30)
+    return _fit(tf, _dense(tf, 2), "mean_squared_error", x, y, metrics=["mae", "mse"])
+
+
+def mean_absolute_error_object(tf):
+    x, y = data(12, 4, outputs=2, seed=31)
+    return _fit(tf, _dense(tf, 2, seed=31), tf.keras.losses.MeanAbsoluteError(), x, y,
+                metrics=[tf.keras.metrics.MeanSquaredError()])
+
+
+def binary_crossentropy_sigmoid_accuracy(tf):
+    x, _ = data(12, 4, seed=32)
+    y = (x[:, :1] > 0).astype("float32")
+    return _fit(tf, _dense(tf, 1, "sigmoid", seed=32), "binary_crossentropy", x, y,
+                metrics=["accuracy"])
+
+
+def binary_crossentropy_from_logits(tf):
+    x, _ = data(12, 4, seed=33)
+    y = (x[:, 1:2] > 0).astype("float32")
+    return _fit(tf, _dense(tf, 1, seed=33), tf.keras.losses.BinaryCrossentropy(from_logits=True),
+                x, y, metrics=[tf.keras.metrics.BinaryAccuracy(threshold=0.0)])
+
+
+def categorical_crossentropy_softmax(tf):
+    x, _ = data(12, 4, seed=34)
+    y = np.eye(3, dtype="float32")[np.argmax(x[:, :3], axis=1)]
+    return _fit(tf, _dense(tf, 3, "softmax", seed=34), "categorical_crossentropy", x, y,
+                metrics=["accuracy"])
+
+
+def sparse_categorical_crossentropy_from_logits(tf):
+    x, _ = data(12, 4, seed=35)
+    y = np.argmax(x[:, :3], axis=1).astype("int64")
+    loss = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    return _fit(tf, _dense(tf, 3, seed=35), loss, x, y,
+                metrics=[tf.keras.metrics.SparseCategoricalAccuracy()])
+
+
+def loss_objects_called_directly(tf):
+    y_true = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]], "float32")
+    y_pred = np.array([[0.2, 0.7], [0.6, 0.3], [0.9, 0.4]], "float32")
+    weights = np.array([1.0, 0.5, 2.0], "float32")
+    losses = tf.keras.losses
+    return [float(losses.MeanSquaredError()(y_true, y_pred)),
+            float(losses.MeanSquaredError()(y_true, y_pred, sample_weight=weights)),
+            float(losses.MeanAbsoluteError(reduction="sum")(y_true, y_pred)),
+            float(losses.BinaryCrossentropy()(y_true, y_pred)),
+            float(losses.BinaryCrossentropy(label_smoothing=0.1)(y_true, y_pred)),
+            float(losses.CategoricalCrossentropy()(y_true, y_pred)),
+            float(losses.SparseCategoricalCrossentropy()(np.array([1, 0, 0]), y_pred)),
+            np.asarray(losses.MeanSquaredError(reduction="none")(y_true, y_pred)),
+            np.asarray(losses.MSE(y_true, y_pred)), np.asarray(losses.mae(y_true, y_pred)),
+            np.asarray(losses.binary_crossentropy(y_true, y_pred))]
+
+
+def metric_objects_update_and_result(tf):
+    mean = tf.keras.metrics.Mean()
+    mean.update_state([1.0, 2.0, 3.0])
+    mean.update_state([5.0])
+    accuracy = tf.keras.metrics.SparseCategoricalAccuracy()
+    accuracy.update_state(np.array([0, 1, 2]), np.array([[0.9, 0.1, 0.0], [0.2, 0.3, 0.5],
+                                                         [0.1, 0.1, 0.8]], "float32"))
+    mae = tf.keras.metrics.MeanAbsoluteError()
+    mae.update_state(np.array([[1.0], [2.0]]), np.array([[1.5], [1.0]]))
+    first = float(mae.result())
+    mae.reset_state()
+    mae.update_state(np.array([[1.0]]), np.array([[3.0]]))
+    return float(mean.result()), float(accuracy.result()), first, float(mae.result())

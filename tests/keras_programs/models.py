@@ -1,0 +1,111 @@
+"""The three ways to build a model: Sequential, functional (two inputs), subclassed with a
+custom layer; each compiled, fitted, evaluated and used to predict."""
+
+import numpy as np
+
+from tests.keras_programs import data, deterministic_weights
+
+
+def sequential_fit_evaluate_predict_verbose(tf):
+    x, y = data(24, 3)
+    model = tf.keras.Sequential([tf.keras.Input(shape=(3,)),
+                                 tf.keras.layers.Dense(4, activation="tanh"),
+                                 tf.keras.layers.Dense(1)])
+    deterministic_weights(model)
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss="mse", metrics=["mae"])
+    history = model.fit(x, y, epochs=2, batch_size=8, shuffle=False, verbose=1)
+    scores = model.evaluate(x, y, batch_size=8, verbose=1)
+    predictions = model.predict(x[:5], verbose=1)
+    return history.history, history.epoch, scores, predictions, model.get_weights()
+
+
+def functional_two_inputs(tf):
+    x, y = data(20, 5, seed=1)
+    left = tf.keras.Input(shape=(3,), name="left")
+    right = tf.keras.Input(shape=(2,), name="right")
+    a = tf.keras.layers.Dense(4, activation="relu")(left)
+    b = tf.keras.layers.Dense(2, activation="sigmoid")(right)
+    merged = tf.keras.layers.concatenate([a, b])
+    out = tf.keras.layers.Dense(1)(merged)
+    model = tf.keras.Model(inputs=[left, right], outputs=out)
+    deterministic_weights(model, seed=1)
+    model.compile(tf.keras.optimizers.Adam(0.02), "mse")
+    history = model.fit([x[:, :3], x[:, 3:]], y, epochs=3, batch_size=5, shuffle=False,
+                        verbose=0)
+    return (history.history, model.predict([x[:4, :3], x[:4, 3:]], verbose=0),
+            [layer.name for layer in model.layers[2:]], model.count_params())
+
+
+def subclassed_with_custom_layer(tf):
+    class Scale(tf.keras.layers.Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+
+        def build(self, input_shape):
+            self.gain = self.add_weight(name="gain", shape=(input_shape[-1],),
+                                        initializer="ones")
+            self.shift = self.add_weight(name="shift", shape=(), initializer="zeros")
+
+        def call(self, inputs):
+            return inputs * self.gain + self.shift
+
+    class Net(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.hidden = tf.keras.layers.Dense(5, activation="tanh")
+            self.scale = Scale()
+            self.out = tf.keras.layers.Dense(2)
+
+        def call(self, inputs, training=None):
+            return self.out(self.scale(self.hidden(inputs)))
+
+    x, y = data(16, 4, outputs=2, seed=2)
+    model = Net()
+    model(x[:1])
+    deterministic_weights(model, seed=2)
+    model.compile(tf.keras.optimizers.RMSprop(0.01), "mae")
+    history = model.fit(x, y, epochs=3, batch_size=4, shuffle=False, verbose=0)
+    return (history.history, model.get_weights(), len(model.trainable_variables),
+            model.predict(x[:3], verbose=0))
+
+
+def subclassed_training_flag_and_dropout(tf):
+    class Net(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(3, kernel_initializer="ones")
+            self.dropout = tf.keras.layers.Dropout(0.5)
+
+        def call(self, inputs, training=None):
+            x = self.dense(inputs)
+            if training:
+                x = self.dropout(x, training=training)
+            return x * 2.0
+
+    model = Net()
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    return model(x, training=False), model.predict(x, verbose=0), model(x)
+
+
+def frozen_layer_is_not_trained(tf):
+    x, y = data(12, 3, seed=3)
+    first = tf.keras.layers.Dense(3, activation="relu")
+    model = tf.keras.Sequential([tf.keras.Input(shape=(3,)), first, tf.keras.layers.Dense(1)])
+    deterministic_weights(model, seed=3)
+    first.trainable = False
+    before = first.get_weights()
+    model.compile(tf.keras.optimizers.SGD(0.05), "mse")
+    model.fit(x, y, epochs=2, batch_size=4, shuffle=False, verbose=0)
+    return (before, first.get_weights(), model.get_weights(), len(model.trainable_weights),
+            len(model.non_trainable_weights))
+
+
+def sequential_add_and_layers(tf):
+    model = tf.keras.Sequential()
+    model.add(tf.keras.Input(shape=(4,)))
+    model.add(tf.keras.layers.Dense(3, activation="relu", name="hidden"))
+    model.add(tf.keras.layers.Dense(2, activation="softmax", name="probabilities"))
+    deterministic_weights(model, seed=4)
+    x = np.linspace(-1, 1, 8, dtype="float32").reshape(2, 4)
+    return ([layer.name for layer in model.layers], model.count_params(),
+            [w.shape for w in model.get_weights()], model(x), model.layers[0](x))

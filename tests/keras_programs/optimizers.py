@@ -1,0 +1,76 @@
+"""Keras' optimizers and learning-rate schedules, each training the same small model."""
+
+from tests.keras_programs import data, deterministic_weights
+
+
+def _train(tf, optimizer, epochs=3, seed=20):
+    x, y = data(12, 3, seed=seed)
+    model = tf.keras.Sequential([tf.keras.Input(shape=(3,)),
+                                 tf.keras.layers.Dense(4, activation="tanh"),
+                                 tf.keras.layers.Dense(1)])
+    deterministic_weights(model, seed=seed)
+    model.compile(optimizer, "mse")
+    history = model.fit(x, y, epochs=epochs, batch_size=4, shuffle=False, verbose=0)
+    return history.history["loss"], model.get_weights()
+
+
+def sgd_plain(tf):
+    return _train(tf, tf.keras.optimizers.SGD(learning_rate=0.1))
+
+
+def sgd_momentum(tf):
+    return _train(tf, tf.keras.optimizers.SGD(learning_rate=0.05, momentum=0.9))
+
+
+def sgd_nesterov(tf):
+    return _train(tf, tf.keras.optimizers.SGD(learning_rate=0.05, momentum=0.8, nesterov=True))
+
+
+def adam(tf):
+    return _train(tf, tf.keras.optimizers.Adam(learning_rate=0.02))
+
+
+def adam_amsgrad(tf):
+    return _train(tf, tf.keras.optimizers.Adam(learning_rate=0.02, amsgrad=True))
+
+
+def rmsprop(tf):
+    return _train(tf, tf.keras.optimizers.RMSprop(learning_rate=0.01, rho=0.8))
+
+
+def rmsprop_centered_momentum(tf):
+    return _train(tf, tf.keras.optimizers.RMSprop(0.01, momentum=0.5, centered=True))
+
+
+def adamw(tf):
+    return _train(tf, tf.keras.optimizers.AdamW(learning_rate=0.02, weight_decay=0.05))
+
+
+def optimizer_by_name_and_learning_rate(tf):
+    x, y = data(8, 3, seed=21)
+    model = tf.keras.Sequential([tf.keras.Input(shape=(3,)), tf.keras.layers.Dense(1)])
+    deterministic_weights(model, seed=21)
+    model.compile("adam", "mse")
+    model.fit(x, y, epochs=1, batch_size=4, shuffle=False, verbose=0)
+    return (float(model.optimizer.learning_rate), int(model.optimizer.iterations),
+            model.get_weights())
+
+
+def exponential_decay_staircase(tf):
+    schedule = tf.keras.optimizers.schedules.ExponentialDecay(0.1, decay_steps=2,
+                                                              decay_rate=0.5, staircase=True)
+    return _train(tf, tf.keras.optimizers.SGD(schedule)), [float(schedule(s)) for s in range(5)]
+
+
+def piecewise_constant_decay(tf):
+    schedule = tf.keras.optimizers.schedules.PiecewiseConstantDecay([3, 6], [0.1, 0.05, 0.01])
+    return _train(tf, tf.keras.optimizers.SGD(schedule)), [float(schedule(s)) for s in range(8)]
+
+
+def inverse_time_and_cosine_decay(tf):
+    inverse = tf.keras.optimizers.schedules.InverseTimeDecay(0.05, decay_steps=2, decay_rate=0.5)
+    cosine = tf.keras.optimizers.schedules.CosineDecay(0.05, decay_steps=6, alpha=0.1)
+    polynomial = tf.keras.optimizers.schedules.PolynomialDecay(0.05, decay_steps=5,
+                                                               end_learning_rate=0.01, power=2.0)
+    values = [[float(s(step)) for step in range(8)] for s in (inverse, cosine, polynomial)]
+    return _train(tf, tf.keras.optimizers.Adam(cosine)), values

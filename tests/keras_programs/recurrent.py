@@ -1,0 +1,103 @@
+"""SimpleRNN, LSTM and GRU: outputs, states and training, with weights set from NumPy."""
+
+import numpy as np
+
+from tests.keras_programs import data, deterministic_weights
+
+
+def _sequences(n=6, steps=5, features=3, seed=70):
+    x = np.random.default_rng(seed).normal(size=(n, steps, features)).astype("float32")
+    y = np.tanh(x.sum(axis=(1, 2)) / 4.0).reshape(n, 1).astype("float32")
+    return x, y
+
+
+def simple_rnn_sequences_and_fit(tf):
+    x, y = _sequences()
+    model = tf.keras.Sequential([tf.keras.Input(shape=(5, 3)),
+                                 tf.keras.layers.SimpleRNN(4, return_sequences=True),
+                                 tf.keras.layers.SimpleRNN(2, activation="relu"),
+                                 tf.keras.layers.Dense(1)])
+    deterministic_weights(model, seed=70)
+    sequences = model.layers[0](x[:2])
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    history = model.fit(x, y, epochs=2, batch_size=3, shuffle=False, verbose=0)
+    return sequences, history.history, model.get_weights()
+
+
+def lstm_return_state(tf):
+    x, _ = _sequences(seed=71)
+    layer = tf.keras.layers.LSTM(3, return_sequences=True, return_state=True)
+    inputs = tf.keras.Input(shape=(5, 3))
+    model = tf.keras.Model(inputs, layer(inputs))
+    deterministic_weights(model, seed=71)
+    sequences, h, c = model(x[:2])
+    return sequences, h, c, [w.shape for w in layer.get_weights()]
+
+
+def lstm_fit_adam(tf):
+    x, y = _sequences(seed=72)
+    model = tf.keras.Sequential([tf.keras.Input(shape=(5, 3)), tf.keras.layers.LSTM(4),
+                                 tf.keras.layers.Dense(1)])
+    deterministic_weights(model, seed=72)
+    model.compile(tf.keras.optimizers.Adam(0.02), "mse")
+    history = model.fit(x, y, epochs=3, batch_size=3, shuffle=False, verbose=0)
+    return history.history, model.get_weights(), model.predict(x[:2], verbose=0)
+
+
+def gru_fit_and_state(tf):
+    x, y = _sequences(seed=73)
+    inputs = tf.keras.Input(shape=(5, 3))
+    output, state = tf.keras.layers.GRU(4, return_state=True)(inputs)
+    model = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(output + state))
+    deterministic_weights(model, seed=73)
+    model.compile(tf.keras.optimizers.RMSprop(0.01), "mse")
+    history = model.fit(x, y, epochs=3, batch_size=3, shuffle=False, verbose=0)
+    return history.history, model.get_weights()
+
+
+def gru_reset_before(tf):
+    x, _ = _sequences(seed=74)
+    layer = tf.keras.layers.GRU(3, reset_after=False, return_sequences=True)
+    layer.build((None, 5, 3))
+    deterministic_weights(layer, seed=74)
+    return layer(x[:3]), [w.shape for w in layer.get_weights()]
+
+
+def lstm_gradients_through_time(tf):
+    x, _ = _sequences(n=2, seed=75)
+    layer = tf.keras.layers.LSTM(2, recurrent_activation="sigmoid", activation="tanh")
+    layer.build((None, 5, 3))
+    deterministic_weights(layer, seed=75)
+    inputs = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(inputs)
+        loss = tf.reduce_sum(tf.square(layer(inputs)))
+    return tape.gradient(loss, [inputs] + layer.trainable_weights)
+
+
+def embedding_lstm_classifier(tf):
+    tokens = (np.arange(8 * 4).reshape(8, 4) * 7 % 10).astype("int32")
+    labels = (tokens.sum(axis=1) % 2).astype("int32")
+    model = tf.keras.Sequential([tf.keras.Input(shape=(4,), dtype="int32"),
+                                 tf.keras.layers.Embedding(10, 3),
+                                 tf.keras.layers.LSTM(3),
+                                 tf.keras.layers.Dense(2, activation="softmax")])
+    deterministic_weights(model, seed=76)
+    model.compile(tf.keras.optimizers.Adam(0.05), "sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    history = model.fit(tokens, labels, epochs=2, batch_size=4, shuffle=False, verbose=0)
+    return history.history, model.get_weights()
+
+
+def recurrent_layer_in_a_tf_function(tf):
+    x, _ = _sequences(seed=77)
+    layer = tf.keras.layers.SimpleRNN(2, return_sequences=True, return_state=True)
+    layer.build((None, 5, 3))
+    deterministic_weights(layer, seed=77)
+
+    @tf.function
+    def run(batch):
+        sequences, state = layer(batch)
+        return tf.reduce_sum(sequences, axis=1) - state
+
+    return run(tf.constant(x[:4])), run(tf.constant(x[2:]))

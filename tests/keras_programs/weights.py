@@ -1,0 +1,66 @@
+"""Weights in and out: get/set_weights, save_weights/load_weights, model.save/load_model."""
+
+import os
+import tempfile
+
+import numpy as np
+
+from tests.keras_programs import data, deterministic_weights
+
+
+def _model(tf, seed):
+    model = tf.keras.Sequential([tf.keras.Input(shape=(3,)),
+                                 tf.keras.layers.Dense(4, activation="relu"),
+                                 tf.keras.layers.Dense(2, activation="softmax")])
+    deterministic_weights(model, seed=seed)
+    return model
+
+
+def get_and_set_weights_round_trip(tf):
+    source, target = _model(tf, 50), _model(tf, 51)
+    x = np.linspace(-1, 1, 9, dtype="float32").reshape(3, 3)
+    target.set_weights(source.get_weights())
+    layer = target.layers[0]
+    layer.set_weights([w * 2 for w in layer.get_weights()])
+    return (target.predict(x, verbose=0), source.predict(x, verbose=0),
+            [w.shape for w in target.weights], len(layer.weights))
+
+
+def save_and_load_weights_after_training(tf):
+    x, y = data(8, 3, seed=52)
+    labels = (y[:, 0] > y.mean()).astype("int32")
+    model = _model(tf, 52)
+    model.compile(tf.keras.optimizers.Adam(0.05), "sparse_categorical_crossentropy")
+    model.fit(x, labels, epochs=2, batch_size=4, shuffle=False, verbose=0)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "trained.weights.h5")
+        model.save_weights(path)
+        fresh = _model(tf, 53)
+        fresh.load_weights(path)
+    return fresh.predict(x, verbose=0), model.predict(x, verbose=0)
+
+
+def save_and_load_model(tf):
+    x, y = data(8, 3, seed=54)
+    inputs = tf.keras.Input(shape=(3,))
+    hidden = tf.keras.layers.Dense(4, activation="tanh", name="hidden")(inputs)
+    outputs = tf.keras.layers.Dense(1, name="out")(hidden)
+    model = tf.keras.Model(inputs, outputs)
+    deterministic_weights(model, seed=54)
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    model.fit(x, y, epochs=2, batch_size=4, shuffle=False, verbose=0)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "model.keras")
+        model.save(path)
+        loaded = tf.keras.models.load_model(path)
+    return (loaded.predict(x, verbose=0), model.predict(x, verbose=0),
+            [layer.name for layer in loaded.layers[1:]])
+
+
+def weights_of_layers_with_constant_initializers(tf):
+    layer = tf.keras.layers.Dense(2, kernel_initializer=tf.keras.initializers.Constant(0.5),
+                                  bias_initializer=tf.keras.initializers.Constant(-1.0))
+    out = layer(np.ones((1, 3), "float32"))
+    zeros = tf.keras.layers.Dense(2, kernel_initializer="zeros", use_bias=False)
+    zeros.build((None, 3))
+    return out, layer.get_weights(), zeros.get_weights(), len(zeros.weights)

@@ -184,6 +184,14 @@ class Variable:
     def __array__(self, dtype=None, copy=None):
         return np.asarray(self.value().numpy(), dtype=dtype)
 
+    # float(optimizer.learning_rate), int(optimizer.iterations): a scalar variable converts
+    # like its value (as tf.Variable does); while tracing, the value's error explains why not.
+    def __float__(self) -> float:
+        return float(self.value())
+
+    def __int__(self) -> int:
+        return int(self.value())
+
     def assign(self, value) -> "Variable":
         return self._assign(value, "assign")
 

@@ -15,7 +15,7 @@ weights and batches, losses and weights follow TensorFlow's Keras 3 to float32 r
 """
 
 from runtime.keras import (activations, backend, callbacks, initializers, layers, losses,
-                           metrics, optimizers, utils)
+                           metrics, optimizers, regularizers, utils)
 from runtime.keras.functional import Input, KerasTensor
 from runtime.keras.models import Model, Sequential
 from runtime.keras import models  # noqa: F401  (keras.models.Model, keras.models.Sequential)
@@ -26,6 +26,7 @@ from runtime.keras.missing import missing as _missing
 optimizers.schedules = _schedules
 
 __all__ = ["Input", "KerasTensor", "Model", "Sequential", "activations", "backend", "callbacks",
-           "initializers", "layers", "losses", "metrics", "models", "optimizers", "utils"]
+           "initializers", "layers", "losses", "metrics", "models", "optimizers", "regularizers",
+           "utils"]
 
 __getattr__ = _missing("keras")

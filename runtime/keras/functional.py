@@ -32,6 +32,7 @@ import numpy as np
 from runtime import nest
 from runtime.autodiff import recording
 from runtime.keras.layers import base as layer_base
+from runtime.keras.layers.input_layer import InputLayer
 from runtime.ops.dispatch import apply_op
 from runtime.ops.operators import OPERATORS as _OPERATORS
 from runtime.tensor import EagerTensor, Tensor, format_shape
@@ -164,6 +165,7 @@ def Input(shape=None, batch_size=None, dtype=None, name=None, batch_shape=None, 
     fill = np.ones if dtype.kind in "fc" else np.zeros
     probe = EagerTensor(fill((full[0] or PROBE_BATCH,) + full[1:], dtype))
     tensor = KerasTensor(full, dtype, probe, name=name)
+    tensor._input_layer = InputLayer(batch_shape=full, dtype=dtype, name=name)
     _recorder.open(tensor)
     return tensor
 

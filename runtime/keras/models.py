@@ -65,8 +65,28 @@ class Model(Trainer, Layer):
 
     @property
     def layers(self) -> list[Layer]:
+        """The layers: for a functional model, an ``InputLayer`` per input, then the layers in
+        the order they are called (as Keras 3 lists them)."""
         graph = self.__dict__.get("_graph")
-        return list(graph.layers) if graph is not None else self._sublayers()
+        if graph is None:
+            return self._sublayers()
+        inputs = [t._input_layer for t in nest.flatten(graph.inputs)
+                  if getattr(t, "_input_layer", None) is not None]
+        return inputs + list(graph.layers)
+
+    def get_layer(self, name=None, index=None) -> Layer:
+        """The layer called ``name``, or at ``index`` in ``layers``."""
+        layers = self.layers
+        if index is not None:
+            if not -len(layers) <= index < len(layers):
+                raise ValueError(f"{self.name} has {len(layers)} layers; index {index} is out "
+                                 f"of range.")
+            return layers[index]
+        for layer in layers:
+            if layer.name == name:
+                return layer
+        raise ValueError(f"{self.name} has no layer named {name!r}; its layers are "
+                         f"{', '.join(layer.name for layer in layers)}.")
 
     def _saving_kind(self) -> str | None:
         """How ``save`` describes this model: "Functional" for ``Model(inputs, outputs)``

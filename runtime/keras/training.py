@@ -24,8 +24,8 @@ from runtime.keras import losses as losses_module
 from runtime.keras import metrics as metrics_module
 from runtime.keras import optimizers as optimizers_module
 from runtime.keras.progress import Progbar
-from runtime.ops.array_ops import convert_to_tensor
-from runtime.ops.reduce_ops import reduce_mean
+from runtime.ops.array_ops import cast, convert_to_tensor, stack
+from runtime.ops.reduce_ops import reduce_mean, reduce_sum
 from runtime.tensor import Tensor
 
 
@@ -57,9 +57,11 @@ class Trainer:
             sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
             validation_batch_size=None, validation_freq=1):
         compiled = self._require_compiled("fit")
-        _not_supported("fit", sample_weight=sample_weight, class_weight=class_weight)
+        if class_weight is not None and sample_weight is not None:
+            raise ValueError("fit: give class_weight or sample_weight, not both (Keras refuses "
+                             "them together too); fold the class weights into sample_weight.")
         verbose = 1 if verbose == "auto" else verbose
-        data = _Data(x, y, batch_size)
+        data = _Data(x, y, batch_size, sample_weight)
         if validation_split and validation_data is None:
             if data.dataset is not None:
                 raise ValueError("validation_split needs arrays; give a dataset's validation "
@@ -67,8 +69,8 @@ class Trainer:
             data, validation = data.split(validation_split)
         else:
             validation = None if validation_data is None else _Data(
-                *_unpack_validation(validation_data),
-                validation_batch_size or batch_size or data.batch_size)
+                *_unpack_validation(validation_data, validation_batch_size or batch_size
+                                    or data.batch_size))
         history = callbacks_module.History()
         callback_list = callbacks_module.CallbackList(
             list(callbacks or []) + [history], self,
@@ -84,9 +86,11 @@ class Trainer:
             progress = Progbar(data.steps(), verbose) if verbose else None
             totals = _Totals()
             step = 0
-            for step, (xb, yb, count) in enumerate(data.batches(shuffle, rng), start=1):
+            for step, (xb, yb, wb, count) in enumerate(data.batches(shuffle, rng), start=1):
                 callback_list.on_train_batch_begin(step - 1)
-                values = compiled.train_step(xb, yb)
+                if class_weight is not None:
+                    wb = class_weights_of(yb, class_weight)
+                values = compiled.train_step(xb, yb, wb)
                 totals.add(compiled.names(), values, count)
                 batch_logs = totals.logs()
                 callback_list.on_train_batch_end(step - 1, batch_logs)
@@ -115,9 +119,8 @@ class Trainer:
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
                  steps=None, callbacks=None, return_dict=False, **kwargs):
         compiled = self._require_compiled("evaluate")
-        _not_supported("evaluate", sample_weight=sample_weight)
         verbose = 1 if verbose == "auto" else verbose
-        data = _Data(x, y, batch_size)
+        data = _Data(x, y, batch_size, sample_weight)
         logs = self._evaluate_data(data, compiled, verbose)
         if return_dict:
             return logs
@@ -128,8 +131,9 @@ class Trainer:
         totals = _Totals()
         progress = Progbar(data.steps(), verbose) if verbose else None
         step = 0
-        for step, (xb, yb, count) in enumerate(data.batches(False, None), start=1):
-            totals.add(compiled.names(), compiled.test_step(xb, yb), count)
+        for step, (xb, yb, wb, count) in enumerate(data.batches(False, None), start=1):
+            values = compiled.test_step(xb, yb, wb)  # the first call resolves the metrics' names
+            totals.add(compiled.names(), values, count)
             if progress:
                 progress.update(step, totals.logs())
         logs = totals.logs()
@@ -144,7 +148,7 @@ class Trainer:
         outputs = []
         progress = Progbar(data.steps(), verbose) if verbose else None
         step = 0
-        for step, (xb, _, _count) in enumerate(data.batches(False, None), start=1):
+        for step, (xb, _, _weights, _count) in enumerate(data.batches(False, None), start=1):
             outputs.append(nest.map_structure(lambda t: np.asarray(t.numpy()), predict_step(xb)))
             if progress:
                 progress.update(step)
@@ -159,17 +163,29 @@ class Trainer:
         return nest.map_structure(lambda t: np.asarray(t.numpy()),
                                   self._predict_function()(_as_tensors(x)))
 
-    def train_on_batch(self, x, y):
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
+                       return_dict=False):
+        """One training step on one batch; the batch's loss and metrics (as ``fit`` logs
+        them, not averaged with earlier batches)."""
         compiled = self._require_compiled("train_on_batch")
-        values = compiled.train_step(_as_tensors(x), _as_tensors(y))
-        return [float(np.asarray(v)) for v in values]
+        y = None if y is None else _as_tensors(y)
+        weights = _as_tensors(sample_weight) if sample_weight is not None else \
+            class_weights_of(y, class_weight) if class_weight is not None else None
+        values = compiled.train_step(_as_tensors(x), y, weights)
+        return _batch_result(compiled.names(), values, return_dict)
+
+    def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        """The loss and metrics of one batch, without training."""
+        compiled = self._require_compiled("test_on_batch")
+        values = compiled.test_step(_as_tensors(x), None if y is None else _as_tensors(y),
+                                    None if sample_weight is None else _as_tensors(sample_weight))
+        return _batch_result(compiled.names(), values, return_dict)
 
     def _predict_function(self):
         fn = self.__dict__.get("_predict_step")
         if fn is None:
-            def predict_step(x):
-                return self(x, training=False)
-            fn = self._predict_step = function(predict_step)
+            fn = self._predict_step = function(_Step(lambda x: self(x, training=False),
+                                                     "predict_step"))
         return fn
 
     def _require_compiled(self, what):
@@ -206,19 +222,29 @@ class _Compiled:
         self._resolve_metrics(y, y_pred)
         return [loss] + [reduce_mean(metric.values(y, y_pred)) for metric in self.metrics]
 
-    def _train_step(self, x, y):
+    def _total_loss(self, y, y_pred, sample_weight):
+        """The compiled loss plus the model's extra losses (regularizers, ``add_loss``), as
+        Keras' ``compute_loss`` adds them."""
+        loss = self.loss(y, y_pred, sample_weight=sample_weight)
+        extra = self.model.losses
+        if not extra:
+            return loss
+        return reduce_sum(stack([loss] + [reduce_sum(cast(convert_to_tensor(value), loss.dtype))
+                                          for value in extra]))
+
+    def _train_step(self, x, y, sample_weight=None):
         model = self.model
         with GradientTape() as tape:
             y_pred = model(x, training=True)
-            loss = self.loss(y, y_pred)
+            loss = self._total_loss(y, y_pred, sample_weight)
         variables = model.trainable_variables
         gradients = tape.gradient(loss, variables)
         model.optimizer.apply_gradients(zip(gradients, variables))
         return self._outputs(y, y_pred, loss)
 
-    def _test_step(self, x, y):
+    def _test_step(self, x, y, sample_weight=None):
         y_pred = self.model(x, training=False)
-        return self._outputs(y, y_pred, self.loss(y, y_pred))
+        return self._outputs(y, y_pred, self._total_loss(y, y_pred, sample_weight))
 
 
 class _Step:
@@ -229,8 +255,8 @@ class _Step:
         self._fn = fn
         self.__name__ = self.__qualname__ = name
 
-    def __call__(self, x, y):
-        return self._fn(x, y)
+    def __call__(self, *args):
+        return self._fn(*args)
 
 
 class _Totals:
@@ -251,15 +277,16 @@ class _Totals:
 
 
 class _Data:
-    """Arrays (or nested lists/dicts of them) cut into batches, or an iterable dataset of
-    ``(x, y)`` batches."""
+    """Arrays (or nested lists/dicts of them) cut into batches of ``(x, y, sample_weight,
+    count)``, or an iterable dataset of ``(x, y)`` or ``(x, y, sample_weight)`` batches."""
 
-    def __init__(self, x, y, batch_size):
+    def __init__(self, x, y, batch_size, sample_weight=None):
         self.batch_size = batch_size
         self.dataset = None
         if _is_dataset(x):
-            if y is not None:
-                raise ValueError("y must not be given when x is a dataset of (x, y) batches.")
+            if y is not None or sample_weight is not None:
+                raise ValueError("y and sample_weight must not be given when x is a dataset of "
+                                 "(x, y) or (x, y, sample_weight) batches.")
             self.dataset = x
             return
         if x is None:
@@ -267,25 +294,25 @@ class _Data:
         self.batch_size = batch_size or 32
         self.x = nest.map_structure(_as_array, x)
         self.y = None if y is None else nest.map_structure(_as_array, y)
-        sizes = {len(a) for a in nest.flatten(self.x)} | \
-            ({len(a) for a in nest.flatten(self.y)} if self.y is not None else set())
+        self.w = None if sample_weight is None else _as_array(sample_weight)
+        sizes = {len(a) for a in nest.flatten((self.x, self.y, self.w)) if a is not None}
         if len(sizes) != 1:
-            raise ValueError(f"x and y must have the same number of samples, got sizes "
-                             f"{sorted(sizes)}.")
+            raise ValueError(f"x, y and sample_weight must have the same number of samples, got "
+                             f"sizes {sorted(sizes)}.")
         self.n = sizes.pop()
 
     def split(self, fraction):
         if not 0 < fraction < 1:
             raise ValueError(f"validation_split must be in (0, 1), got {fraction}.")
         at = int(np.floor(self.n * (1.0 - fraction)))
-        train = _Data.__new__(_Data)
-        valid = _Data.__new__(_Data)
-        for part, sl in ((train, slice(0, at)), (valid, slice(at, self.n))):
-            part.dataset, part.batch_size = None, self.batch_size
-            part.x = nest.map_structure(lambda a: a[sl], self.x)
-            part.y = None if self.y is None else nest.map_structure(lambda a: a[sl], self.y)
-            part.n = (sl.stop - sl.start)
-        return train, valid
+        parts = []
+        for sl in (slice(0, at), slice(at, self.n)):
+            part = _Data.__new__(_Data)
+            part.dataset, part.batch_size, part.n = None, self.batch_size, sl.stop - sl.start
+            part.x, part.y, part.w = nest.map_structure(
+                lambda a: None if a is None else a[sl], (self.x, self.y, self.w))
+            parts.append(part)
+        return tuple(parts)
 
     def steps(self):
         if self.dataset is not None:
@@ -300,19 +327,45 @@ class _Data:
             for batch in self.dataset:
                 if isinstance(batch, (list, tuple)) and len(batch) in (2, 3):
                     xb, yb = batch[0], batch[1]
+                    wb = batch[2] if len(batch) == 3 else None
                 else:
-                    xb, yb = batch, None
-                yield _as_tensors(xb), None if yb is None else _as_tensors(yb), \
-                    _batch_count(xb)
+                    xb, yb, wb = batch, None, None
+                yield (_as_tensors(xb), None if yb is None else _as_tensors(yb),
+                       None if wb is None else _as_tensors(wb), _batch_count(xb))
             return
         order = rng.permutation(self.n) if shuffle and shuffle != "batch" else None
         for start in range(0, self.n, self.batch_size):
             index = slice(start, start + self.batch_size) if order is None else \
                 order[start:start + self.batch_size]
-            xb = nest.map_structure(lambda a: convert_to_tensor(a[index]), self.x)
-            yb = None if self.y is None else \
-                nest.map_structure(lambda a: convert_to_tensor(a[index]), self.y)
-            yield xb, yb, len(range(self.n)[index]) if order is None else len(index)
+            xb, yb, wb = nest.map_structure(
+                lambda a: None if a is None else convert_to_tensor(a[index]),
+                (self.x, self.y, self.w))
+            yield xb, yb, wb, len(range(self.n)[index]) if order is None else len(index)
+
+
+def class_weights_of(y, class_weight: dict):
+    """The sample weights ``class_weight`` gives a batch of labels, as Keras computes them:
+    the class of a sample is its integer label, or the index of the largest value of a one-hot
+    (or probability) row; classes missing from ``class_weight`` weigh 1."""
+    if not isinstance(class_weight, dict):
+        raise TypeError(f"class_weight must be a dict {{class index: weight}}, got "
+                        f"{type(class_weight).__name__}.")
+    if y is None or len(nest.flatten(y)) != 1:
+        raise ValueError("class_weight needs one array of labels y (a model with one output).")
+    labels = np.asarray(nest.flatten(y)[0])
+    if labels.ndim > 1:
+        labels = np.argmax(labels, axis=-1) if labels.shape[-1] > 1 else labels[..., 0]
+    labels = np.round(labels).astype(np.int64).reshape(len(labels), -1)[:, 0]
+    weights = np.array([float(class_weight.get(int(label), 1.0)) for label in labels],
+                       np.float32)
+    return convert_to_tensor(weights)
+
+
+def _batch_result(names, values, return_dict):
+    logs = {name: float(np.asarray(value)) for name, value in zip(names, values)}
+    if return_dict:
+        return logs
+    return list(logs.values()) if len(logs) > 1 else logs["loss"]
 
 
 def _is_dataset(x) -> bool:
@@ -339,16 +392,11 @@ def _batch_count(x) -> int:
     return int(leaf.shape[0])
 
 
-def _unpack_validation(validation_data):
+def _unpack_validation(validation_data, batch_size):
     if _is_dataset(validation_data):
-        return validation_data, None
+        return validation_data, None, batch_size
     if isinstance(validation_data, (list, tuple)) and len(validation_data) in (2, 3):
-        return validation_data[0], validation_data[1]
-    raise ValueError("validation_data must be (x_val, y_val) or a dataset.")
-
-
-def _not_supported(what, **options) -> None:
-    given = [name for name, value in options.items() if value is not None]
-    if given:
-        raise NotImplementedError(f"{what}: {', '.join(given)} is not supported yet by rt.keras "
-                                  f"(it would be ignored, giving different numbers from Keras).")
+        weights = validation_data[2] if len(validation_data) == 3 else None
+        return validation_data[0], validation_data[1], batch_size, weights
+    raise ValueError("validation_data must be (x_val, y_val), (x_val, y_val, sample_weight) "
+                     "or a dataset.")

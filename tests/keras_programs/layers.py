@@ -18,7 +18,10 @@ def conv1d_and_pooling_1d(tf):
         tf.keras.layers.GlobalAveragePooling1D(),
         tf.keras.layers.Dense(1)])
     deterministic_weights(model, seed=80)
-    outputs = [layer.output.shape for layer in model.layers]
+    outputs, h = [], x[:2]
+    for layer in model.layers:
+        h = layer(h)
+        outputs.append(tuple(h.shape))
     model.compile(tf.keras.optimizers.SGD(0.1), "mse")
     history = model.fit(x, y, epochs=2, batch_size=3, shuffle=False, verbose=0)
     return history.history, model.get_weights(), outputs
@@ -30,7 +33,7 @@ def conv1d_global_max_pooling(tf):
     pool = tf.keras.layers.GlobalMaxPooling1D()
     out = pool(conv(x))
     deterministic_weights(conv, seed=81)
-    return pool(conv(x)), out.shape, conv.get_weights()
+    return pool(conv(x)), tuple(out.shape), conv.get_weights()
 
 
 def kernel_and_bias_regularizers(tf):

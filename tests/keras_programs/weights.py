@@ -23,7 +23,7 @@ def get_and_set_weights_round_trip(tf):
     layer = target.layers[0]
     layer.set_weights([w * 2 for w in layer.get_weights()])
     return (target.predict(x, verbose=0), source.predict(x, verbose=0),
-            [w.shape for w in target.weights], len(layer.weights))
+            [tuple(w.shape) for w in target.weights], len(layer.weights))
 
 
 def save_and_load_weights_after_training(tf):

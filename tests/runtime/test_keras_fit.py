@@ -243,7 +243,7 @@ def test_physics_functional_model_with_raw_ops_on_inputs():
     model = keras.Model(inputs=inputs, outputs=total)
     assert inputs.shape == (None, 5)
     assert [type(layer).__name__ for layer in model.layers] == \
-        ["Concatenate", "Dense", "Dense", "Dense", "Concatenate"]
+        ["InputLayer", "Concatenate", "Dense", "Dense", "Dense", "Concatenate"]
     data = np.random.default_rng(1).normal(size=(32, 5)).astype("float32")
     got = model(data).numpy()
     w = model.get_weights()

@@ -22,14 +22,15 @@ import inspect
 import itertools
 import re
 import threading
+import weakref
 from collections import defaultdict
 
 import numpy as np
 
 from runtime import conversion, nest, tracing
-from runtime.keras import initializers
+from runtime.keras import initializers, regularizers
 from runtime.module import Module
-from runtime.ops.array_ops import constant
+from runtime.ops.array_ops import cast, constant, shape as shape_of
 from runtime.tensor import Tensor
 from runtime.variables import Variable
 
@@ -63,11 +64,15 @@ class Layer(Module):
     """Base class of Keras layers and models."""
 
     def __init__(self, trainable: bool = True, name: str | None = None, dtype=None,
-                 input_shape=None, batch_input_shape=None, input_dim=None, **kwargs):
+                 input_shape=None, batch_input_shape=None, input_dim=None,
+                 activity_regularizer=None, **kwargs):
         if kwargs:
             raise TypeError(f"{type(self).__name__}: unexpected keyword argument(s) "
                             f"{', '.join(sorted(kwargs))}.")
         object.__setattr__(self, "_own_weights", [])
+        object.__setattr__(self, "_weight_regularizers", [])
+        object.__setattr__(self, "_call_losses", [])
+        self.activity_regularizer = regularizers.get(activity_regularizer)
         self._name = name or unique_name(snake_case(type(self).__name__))
         self.trainable = trainable
         self.built = False
@@ -100,7 +105,42 @@ class Layer(Module):
             variable = Variable(value, name=f"{self.name}/{name or 'variable'}",
                                 trainable=trainable)
         self._own_weights.append(variable)
+        if regularizer is not None:
+            self._weight_regularizers.append((variable, regularizers.get(regularizer)))
         return variable
+
+    # -- losses ------------------------------------------------------------------------------
+
+    def add_loss(self, loss) -> None:
+        """Adds ``loss`` (a scalar tensor computed in ``call``) to ``self.losses`` until the
+        next call of the outermost layer; ``fit`` adds it to the loss it minimizes."""
+        self._call_losses.append(loss)
+        _layers_with_call_losses.add(self)
+
+    @property
+    def losses(self) -> list:
+        """This layer's and its sub-layers' extra losses: what ``add_loss`` and the activity
+        regularizers added during the last call, then each regularized trainable weight's
+        penalty (computed now, from the weight's value)."""
+        found = []
+        for layer in [self] + self._all_sublayers():
+            found.extend(layer._call_losses)
+            if layer._weight_regularizers and layer.trainable:
+                found.extend(regularizer(variable)
+                             for variable, regularizer in layer._weight_regularizers
+                             if variable.trainable)
+        return found
+
+    def _all_sublayers(self) -> list["Layer"]:
+        found, seen = [], {id(self)}
+        pending = list(self._sublayers())
+        while pending:
+            layer = pending.pop(0)
+            if id(layer) not in seen:
+                seen.add(id(layer))
+                found.append(layer)
+                pending.extend(layer._sublayers())
+        return found
 
     def _all_weights(self) -> list[Variable]:
         found, seen = [], set()
@@ -203,6 +243,8 @@ class Layer(Module):
         inputs = args[0] if args else kwargs.get("inputs")
         if not self.built:
             self._build_for(inputs)
+        if not _context.training:  # the outermost call: the last call's losses are gone
+            _clear_call_losses()
         explicit = kwargs.get("training", None)
         if explicit is None:
             inherited = _context.training[-1] if _context.training else None
@@ -222,10 +264,22 @@ class Layer(Module):
             result = call(*args, **kwargs)
         finally:
             _context.training.pop()
+        if self.activity_regularizer is not None:
+            self._add_activity_losses(result)
         shape = getattr(result, "shape", None)
         if shape is not None:  # for summary()
             self._output_shape = (None,) + tuple(shape)[1:] if len(shape) else tuple(shape)
         return result
+
+    def _add_activity_losses(self, result) -> None:
+        # Divided by the batch size, as Keras 3 does: the penalty's strength does not change
+        # with the batch size.
+        for output in nest.flatten(result):
+            if isinstance(output, Tensor):
+                loss = self.activity_regularizer(output)
+                if output.shape is None or len(output.shape):
+                    loss = loss / cast(shape_of(output)[0], loss.dtype)
+                self.add_loss(loss)
 
     def _as_input(self, value):
         if isinstance(value, (np.ndarray, np.generic, float)):
@@ -247,10 +301,16 @@ class Layer(Module):
     def get_config(self) -> dict:
         """The constructor's arguments that ``type(self)(**config)`` rebuilds this layer from
         (``model.save``); a subclass with arguments of its own adds them."""
-        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype.name}
+        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype.name}
+        for key in ("activity_regularizer", "kernel_regularizer", "bias_regularizer"):
+            if getattr(self, key, None) is not None:
+                config[key] = regularizers.serialize(getattr(self, key))
+        return config
 
     @classmethod
     def from_config(cls, config: dict) -> "Layer":
+        config = {key: regularizers.deserialize(value) if key.endswith("_regularizer") else value
+                  for key, value in config.items()}
         return cls(**config)
 
     def __setattr__(self, name, value):
@@ -262,9 +322,18 @@ class Layer(Module):
 
 # Attributes that hold other models' layers (the functional graph) or bookkeeping, not
 # sub-layers owned by this one.
-_UNTRACKED = frozenset({"_own_weights", "_graph", "_inbound", "_compiled", "_history",
+_UNTRACKED = frozenset({"_own_weights", "_weight_regularizers", "_call_losses", "_graph", "_inbound", "_compiled", "_history",
                         "_train_functions", "_test_functions", "_predict_functions"})
 _NOT_SYMBOLIC = object()
+# Layers whose _call_losses are not empty: the outermost call empties theirs (Keras' losses
+# belong to the last call) without visiting every layer of the model.
+_layers_with_call_losses: "weakref.WeakSet[Layer]" = weakref.WeakSet()
+
+
+def _clear_call_losses() -> None:
+    for layer in list(_layers_with_call_losses):
+        layer._call_losses.clear()
+    _layers_with_call_losses.clear()
 
 
 def _functional_call(layer, args, kwargs):

@@ -4,7 +4,7 @@ their 1-D global counterparts."""
 
 from __future__ import annotations
 
-from runtime.keras import activations, initializers
+from runtime.keras import activations, initializers, regularizers
 from runtime.keras.layers.base import Layer
 from runtime.ops import nn
 from runtime.ops.array_ops import cast
@@ -41,21 +41,23 @@ class Conv2D(Layer):
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                  kernel_constraint=None, bias_constraint=None, **kwargs):
-        super().__init__(**kwargs)
-        _channels_last("Conv2D", data_format)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        layer = type(self).__name__
+        _channels_last(layer, data_format)
         unsupported = [name for name, value in (
-            ("groups", None if groups == 1 else groups), ("kernel_regularizer", kernel_regularizer),
-            ("bias_regularizer", bias_regularizer), ("activity_regularizer", activity_regularizer),
+            ("groups", None if groups == 1 else groups),
             ("kernel_constraint", kernel_constraint), ("bias_constraint", bias_constraint))
             if value is not None]
         if unsupported:
-            raise NotImplementedError(f"Conv2D: {', '.join(unsupported)} is not supported yet by "
-                                      f"rt.keras (it would be ignored).")
+            raise NotImplementedError(f"{layer}: {', '.join(unsupported)} is not supported yet "
+                                      f"by rt.keras (it would be ignored).")
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
         self.filters = int(filters)
-        self.kernel_size = _pair("Conv2D kernel_size", kernel_size)
-        self.strides = _pair("Conv2D strides", strides)
-        self.dilation_rate = _pair("Conv2D dilation_rate", dilation_rate)
-        self.padding = _padding("Conv2D", padding)
+        self.kernel_size = self._size(f"{layer} kernel_size", kernel_size)
+        self.strides = self._size(f"{layer} strides", strides)
+        self.dilation_rate = self._size(f"{layer} dilation_rate", dilation_rate)
+        self.padding = _padding(layer, padding)
         self.activation = activations.get(activation)
         self.use_bias = use_bias
         self.kernel_initializer = initializers.get(kernel_initializer)
@@ -65,18 +67,25 @@ class Conv2D(Layer):
         channels = input_shape[-1]
         if channels is None:
             raise ValueError(f"{self.name}: the channels (last) dimension of the input must be "
-                             f"known to build a Conv2D layer, got shape {input_shape}.")
+                             f"known to build a {type(self).__name__} layer, got shape "
+                             f"{input_shape}.")
         self.kernel = self.add_weight("kernel", self.kernel_size + (channels, self.filters),
-                                      initializer=self.kernel_initializer)
-        self.bias = self.add_weight("bias", (self.filters,), initializer=self.bias_initializer) \
-            if self.use_bias else None
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer)
+        self.bias = self.add_weight("bias", (self.filters,), initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer) if self.use_bias else None
         self.built = True
+
+    _size = staticmethod(_pair)
+
+    def _convolve(self, inputs):
+        return nn.conv2d(inputs, self.kernel, self.strides, self.padding,
+                         dilations=self.dilation_rate)
 
     def call(self, inputs):
         if inputs.dtype != self.kernel.dtype:
             inputs = cast(inputs, self.kernel.dtype)
-        x = nn.conv2d(inputs, self.kernel, self.strides, self.padding,
-                      dilations=self.dilation_rate)
+        x = self._convolve(inputs)
         if self.bias is not None:
             x = x + self.bias
         return self.activation(x)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.keras import activations, initializers
+from runtime.keras import activations, initializers, regularizers
 from runtime.keras.layers.base import Layer
 from runtime.ops import nn
 from runtime.ops.array_ops import cast, concat, convert_to_tensor, reshape, shape as shape_of
@@ -21,11 +21,10 @@ class Dense(Layer):
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                  kernel_constraint=None, bias_constraint=None, **kwargs):
-        super().__init__(**kwargs)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         unsupported = [name for name, value in (
-            ("kernel_regularizer", kernel_regularizer), ("bias_regularizer", bias_regularizer),
-            ("activity_regularizer", activity_regularizer), ("kernel_constraint", kernel_constraint),
-            ("bias_constraint", bias_constraint)) if value is not None]
+            ("kernel_constraint", kernel_constraint), ("bias_constraint", bias_constraint))
+            if value is not None]
         if unsupported:
             raise NotImplementedError(f"Dense: {', '.join(unsupported)} is not supported yet by "
                                       f"rt.keras (it would be ignored).")
@@ -36,15 +35,19 @@ class Dense(Layer):
         self.use_bias = use_bias
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
 
     def build(self, input_shape):
         last = input_shape[-1]
         if last is None:
             raise ValueError(f"{self.name}: the last dimension of the input must be known to "
                              f"build a Dense layer, got shape {input_shape}.")
-        self.kernel = self.add_weight("kernel", (last, self.units), initializer=self.kernel_initializer)
-        self.bias = self.add_weight("bias", (self.units,), initializer=self.bias_initializer) \
-            if self.use_bias else None
+        self.kernel = self.add_weight("kernel", (last, self.units),
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer)
+        self.bias = self.add_weight("bias", (self.units,), initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer) if self.use_bias else None
         self.built = True
 
     def call(self, inputs):

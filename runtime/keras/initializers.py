@@ -121,6 +121,32 @@ class TruncatedNormal(_Random):
         return self._truncated(shape, self.stddev, _dtype(dtype), self.mean)
 
 
+class Orthogonal(_Random):
+    """A matrix with orthonormal rows or columns (times ``gain``): the Q of a QR decomposition
+    of a normal draw, signs fixed by R's diagonal (the recurrent kernels' default). Shapes of
+    more than two dimensions are flattened to (product of all but the last, last)."""
+
+    def __init__(self, gain=1.0, seed=None):
+        super().__init__(seed)
+        self.gain = gain
+
+    def __call__(self, shape, dtype=None):
+        shape = tuple(shape)
+        if len(shape) < 2:
+            raise ValueError(f"Orthogonal initializes weights of two or more dimensions, got "
+                             f"shape {shape}.")
+        rows, cols = int(np.prod(shape[:-1])), shape[-1]
+        draw = self._normal((max(rows, cols), min(rows, cols)), 1.0, np.float64)
+        q, r = np.linalg.qr(draw)
+        q = q * np.sign(np.diag(r))
+        if rows < cols:
+            q = q.T
+        return (self.gain * q).reshape(shape).astype(_dtype(dtype))
+
+    def get_config(self):
+        return {"gain": self.gain, "seed": self.seed}
+
+
 class VarianceScaling(_Random):
     """Values of variance ``scale / n``, ``n`` the fan-in, the fan-out or their mean
     (``mode``), from a truncated normal, a normal or a uniform (``distribution``)."""
@@ -206,7 +232,8 @@ _BY_NAME = {"zeros": Zeros, "ones": Ones, "constant": Constant, "identity": Iden
             "truncated_normal": TruncatedNormal, "variance_scaling": VarianceScaling,
             "glorot_uniform": GlorotUniform, "glorot_normal": GlorotNormal,
             "he_normal": HeNormal, "he_uniform": HeUniform, "lecun_normal": LecunNormal,
-            "lecun_uniform": LecunUniform, "uniform": RandomUniform, "normal": RandomNormal}
+            "lecun_uniform": LecunUniform, "uniform": RandomUniform, "normal": RandomNormal,
+            "orthogonal": Orthogonal}
 
 
 def get(identifier):

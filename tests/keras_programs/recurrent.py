@@ -75,7 +75,7 @@ def lstm_gradients_through_time(tf):
     return tape.gradient(loss, [inputs] + layer.trainable_weights)
 
 
-def embedding_lstm_classifier(tf):
+def _embedding_lstm(tf, optimizer):
     tokens = (np.arange(8 * 4).reshape(8, 4) * 7 % 10).astype("int32")
     labels = (tokens.sum(axis=1) % 2).astype("int32")
     model = tf.keras.Sequential([tf.keras.Input(shape=(4,), dtype="int32"),
@@ -83,10 +83,17 @@ def embedding_lstm_classifier(tf):
                                  tf.keras.layers.LSTM(3),
                                  tf.keras.layers.Dense(2, activation="softmax")])
     deterministic_weights(model, seed=76)
-    model.compile(tf.keras.optimizers.Adam(0.05), "sparse_categorical_crossentropy",
-                  metrics=["accuracy"])
+    model.compile(optimizer, "sparse_categorical_crossentropy", metrics=["accuracy"])
     history = model.fit(tokens, labels, epochs=2, batch_size=4, shuffle=False, verbose=0)
     return history.history, model.get_weights()
+
+
+def embedding_lstm_classifier(tf):
+    return _embedding_lstm(tf, tf.keras.optimizers.Adam(0.05))
+
+
+def embedding_lstm_classifier_sgd(tf):
+    return _embedding_lstm(tf, tf.keras.optimizers.SGD(0.5, momentum=0.5))
 
 
 def recurrent_layer_in_a_tf_function(tf):

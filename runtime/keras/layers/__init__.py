@@ -9,8 +9,11 @@ from runtime.keras.layers.convolutional_1d import AveragePooling1D, Conv1D, MaxP
 from runtime.keras.layers.core import (Activation, Add, Concatenate, Dense, Dropout, Flatten,
                                        Lambda, Reshape, add, concatenate)
 from runtime.keras.layers.embedding import Embedding
+from runtime.keras.layers.gru import GRU
 from runtime.keras.layers.input_layer import InputLayer
+from runtime.keras.layers.lstm import LSTM
 from runtime.keras.layers.normalization import BatchNormalization, LayerNormalization
+from runtime.keras.layers.simple_rnn import SimpleRNN
 from runtime.keras.missing import missing as _missing
 
 # Keras' other spellings of the same layers.
@@ -25,7 +28,7 @@ __all__ = ["Activation", "Add", "AveragePooling1D", "AveragePooling2D", "AvgPool
            "Convolution2D", "Dense", "Dropout", "Embedding", "Flatten",
            "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalAvgPool1D",
            "GlobalAvgPool2D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPooling1D",
-           "GlobalMaxPooling2D", "Input", "InputLayer", "KerasTensor", "Lambda", "Layer", "LayerNormalization",
-           "MaxPool1D", "MaxPool2D", "MaxPooling1D", "MaxPooling2D", "Reshape", "add", "concatenate"]
+           "GlobalMaxPooling2D", "GRU", "Input", "InputLayer", "KerasTensor", "LSTM", "Lambda", "Layer", "LayerNormalization",
+           "MaxPool1D", "MaxPool2D", "MaxPooling1D", "MaxPooling2D", "Reshape", "SimpleRNN", "add", "concatenate"]
 
 __getattr__ = _missing("keras.layers")

@@ -7,6 +7,7 @@ import numpy as np
 from runtime import nest
 from runtime.autodiff import recording
 from runtime.keras import functional
+from runtime.keras.layers import base as layer_base
 from runtime.keras.layers.base import Layer
 from runtime.keras import layers as layers_module
 from runtime.keras.saving import load_weights, read_model, save_model, save_weights
@@ -62,6 +63,7 @@ class Model(Trainer, Layer):
         probe = [zeros(s) for s in shapes] if isinstance(shapes, list) else zeros(shapes)
         with recording.paused(), np.errstate(all="ignore"):  # values thrown away
             self(probe, training=False)
+        layer_base.clear_call_losses()  # the probe's activity penalties are not the model's
 
     @property
     def layers(self) -> list[Layer]:

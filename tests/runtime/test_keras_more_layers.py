@@ -107,7 +107,7 @@ def test_utils_to_categorical_and_set_random_seed():
     np.testing.assert_array_equal(kernels[1], kernels[3])
 
 
-@pytest.mark.parametrize("module, name", [("layers", "LSTM"), ("utils", "plot_model"),
+@pytest.mark.parametrize("module, name", [("layers", "ConvLSTM2D"), ("utils", "plot_model"),
                                           ("", "applications"), ("backend", "epsilon")])
 def test_a_missing_keras_name_is_named_in_the_error(module, name):
     namespace = getattr(tf.keras, module) if module else tf.keras

@@ -244,7 +244,7 @@ class Layer(Module):
         if not self.built:
             self._build_for(inputs)
         if not _context.training:  # the outermost call: the last call's losses are gone
-            _clear_call_losses()
+            clear_call_losses()
         explicit = kwargs.get("training", None)
         if explicit is None:
             inherited = _context.training[-1] if _context.training else None
@@ -330,7 +330,7 @@ _NOT_SYMBOLIC = object()
 _layers_with_call_losses: "weakref.WeakSet[Layer]" = weakref.WeakSet()
 
 
-def _clear_call_losses() -> None:
+def clear_call_losses() -> None:
     for layer in list(_layers_with_call_losses):
         layer._call_losses.clear()
     _layers_with_call_losses.clear()

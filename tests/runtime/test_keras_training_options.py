@@ -1,0 +1,128 @@
+"""fit/evaluate options and the bugs the Keras programs found (their numbers against
+TensorFlow are in tests/keras_programs): metrics of evaluate's first batch, predict's traces
+counted per model, sample and class weights, regularization losses, Variable conversions."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import runtime as rt
+import transpiler.tf as tf
+
+RNG = np.random.default_rng(3)
+X = RNG.normal(size=(10, 3)).astype("float32")
+Y = RNG.normal(size=(10, 1)).astype("float32")
+
+
+def _model(**dense_options):
+    model = tf.keras.Sequential([tf.keras.Input(shape=(3,)),
+                                 tf.keras.layers.Dense(2, activation="tanh", **dense_options),
+                                 tf.keras.layers.Dense(1)])
+    model.set_weights([np.linspace(-0.5, 0.5, w.size).reshape(w.shape).astype("float32")
+                       for w in model.get_weights()])
+    return model
+
+
+def test_evaluate_counts_the_first_batch_in_its_metrics():
+    # The metrics' names were read before the first step resolved them: the first batch was
+    # left out of every metric (mse != loss on the first evaluate).
+    model = _model()
+    model.compile("sgd", "mse", metrics=["mse"])
+    scores = model.evaluate(X, Y, batch_size=4, return_dict=True, verbose=0)
+    assert scores["mse"] == pytest.approx(scores["loss"], rel=1e-6)
+
+
+def test_predict_traces_are_counted_per_model():
+    # predict's step was one function for every model: five models predicting warned of
+    # retracing.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(6):
+            _model().predict(X, verbose=0)
+
+
+def test_sample_weight_scales_each_sample_of_the_loss():
+    model = _model()
+    model.compile("sgd", "mse")
+    weights = np.linspace(0, 2, 10).astype("float32")
+    errors = ((model.predict(X, verbose=0) - Y) ** 2)[:, 0]
+    got = model.evaluate(X, Y, sample_weight=weights, batch_size=10, verbose=0)
+    assert got == pytest.approx(float(np.mean(errors * weights)), rel=1e-5)
+
+
+def test_class_weight_weighs_samples_by_their_label():
+    labels = np.array([0, 1] * 5)
+    model = tf.keras.Sequential([tf.keras.Input(shape=(3,)),
+                                 tf.keras.layers.Dense(2, activation="softmax")])
+    model.compile(tf.keras.optimizers.SGD(0.0), "sparse_categorical_crossentropy")
+    plain = model.fit(X, labels, batch_size=10, epochs=1, verbose=0).history["loss"][0]
+    zeroed = model.fit(X, labels, class_weight={1: 0.0}, batch_size=10, epochs=1,
+                       verbose=0).history["loss"][0]
+    per_sample = tf.keras.losses.SparseCategoricalCrossentropy(reduction="none")(
+        labels, model.predict(X, verbose=0)).numpy()
+    assert plain == pytest.approx(float(per_sample.mean()), rel=1e-5)
+    assert zeroed == pytest.approx(float(per_sample[labels == 0].sum() / 10), rel=1e-5)
+    with pytest.raises(ValueError, match="class_weight or sample_weight, not both"):
+        model.fit(X, labels, class_weight={0: 1.0}, sample_weight=np.ones(10), verbose=0)
+
+
+def test_regularization_losses_are_added_to_the_loss():
+    model = _model(kernel_regularizer=tf.keras.regularizers.l2(0.1),
+                   bias_regularizer="l1", activity_regularizer=tf.keras.regularizers.l1(0.01))
+    kernel, bias = model.get_weights()[:2]
+    assert [float(v) for v in model.losses] == pytest.approx(
+        [0.1 * float(np.sum(kernel ** 2)), 0.01 * float(np.sum(np.abs(bias)))])
+    model.compile("sgd", "mse", metrics=["mse"])
+    scores = model.evaluate(X, Y, batch_size=10, return_dict=True, verbose=0)
+    hidden = np.tanh(X @ kernel + bias)
+    activity = 0.01 * np.abs(hidden).sum() / 10  # divided by the batch size, as Keras 3 does
+    penalty = 0.1 * np.sum(kernel ** 2) + 0.01 * np.sum(np.abs(bias)) + activity
+    assert scores["loss"] == pytest.approx(scores["mse"] + penalty, rel=1e-5)
+    assert len(model.losses) == 3  # the activity penalty of the last call, not of every call
+    model.layers[0].trainable = False
+    assert len(model.losses) == 1  # a frozen layer's weights are not penalized
+
+
+def test_regularizers_by_name_and_saved_with_the_model(tmp_path):
+    assert tf.keras.regularizers.get("l2").l2 == 0.01
+    with pytest.raises(ValueError, match="unknown regularizer 'l3'"):
+        tf.keras.regularizers.get("l3")
+    model = _model(kernel_regularizer=tf.keras.regularizers.L1L2(0.5, 0.25))
+    model.save(tmp_path / "m.keras")
+    loaded = tf.keras.models.load_model(tmp_path / "m.keras")
+    regularizer = loaded.layers[0].kernel_regularizer
+    assert (type(regularizer).__name__, regularizer.l1, regularizer.l2) == ("L1L2", 0.5, 0.25)
+    assert [float(v) for v in loaded.losses] == pytest.approx([float(v) for v in model.losses])
+
+
+def test_functional_layers_start_with_input_layers_and_get_layer():
+    a = tf.keras.Input(shape=(2,), name="a")
+    out = tf.keras.layers.Dense(1, name="out")(a)
+    model = tf.keras.Model(a, out)
+    assert [(type(layer).__name__, layer.name) for layer in model.layers] == [
+        ("InputLayer", "a"), ("Dense", "out")]
+    assert model.get_layer("out") is model.layers[1] and model.get_layer(index=0).name == "a"
+    with pytest.raises(ValueError, match="no layer named 'b'; its layers are a, out"):
+        model.get_layer("b")
+
+
+def test_scalar_variables_convert_to_python_numbers():
+    optimizer = tf.keras.optimizers.Adam(0.25)
+    assert float(optimizer.learning_rate) == 0.25 and int(optimizer.iterations) == 0
+    with pytest.raises(TypeError, match="ambiguous"):
+        float(rt.Variable([1.0, 2.0]))
+
+
+def test_conv1d_matches_conv2d_over_a_height_of_one():
+    x = RNG.normal(size=(2, 7, 3)).astype("float32")
+    conv1 = tf.keras.layers.Conv1D(4, 3, strides=2, padding="same")
+    conv2 = tf.keras.layers.Conv2D(4, (1, 3), strides=(1, 2), padding="same")
+    conv1.build((None, 7, 3))
+    conv2.build((None, 1, 7, 3))
+    kernel, bias = conv1.get_weights()
+    conv2.set_weights([kernel[None], bias])
+    np.testing.assert_allclose(conv1(x).numpy(), conv2(x[:, None]).numpy()[:, 0], rtol=1e-6)
+    pooled = tf.keras.layers.MaxPooling1D(3, strides=2, padding="same")(x).numpy()
+    assert pooled.shape == (2, 4, 3)
+    np.testing.assert_array_equal(pooled[:, 1], x[:, 1:4].max(axis=1))

@@ -226,7 +226,7 @@ def close_inputs(inputs) -> None:
 
 
 def _symbolic_call(layer, args, kwargs):
-    if not is_symbolic((args, kwargs)):
+    if not _by_probe or not is_symbolic((args, kwargs)):  # no Keras tensor exists: not symbolic
         return layer_base._NOT_SYMBOLIC
     args = nest.map_structure(_symbolic_or_value, args)
     kwargs = nest.map_structure(_symbolic_or_value, kwargs)

@@ -243,8 +243,8 @@ class Layer(Module):
         inputs = args[0] if args else kwargs.get("inputs")
         if not self.built:
             self._build_for(inputs)
-        if not _context.training:  # the outermost call: the last call's losses are gone
-            clear_call_losses()
+        if not _context.training and _layers_with_call_losses:
+            clear_call_losses()  # the outermost call: the last call's losses are gone
         explicit = kwargs.get("training", None)
         if explicit is None:
             inherited = _context.training[-1] if _context.training else None

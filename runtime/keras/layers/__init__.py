@@ -1,6 +1,7 @@
 """``rt.keras.layers``."""
 
 from runtime.keras.functional import Input, KerasTensor
+from runtime.keras.layers.attention import MultiHeadAttention
 from runtime.keras.layers.base import Layer
 from runtime.keras.layers.convolutional import (AveragePooling2D, Conv2D, GlobalAveragePooling1D,
                                                 GlobalAveragePooling2D, GlobalMaxPooling1D,
@@ -29,6 +30,6 @@ __all__ = ["Activation", "Add", "AveragePooling1D", "AveragePooling2D", "AvgPool
            "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalAvgPool1D",
            "GlobalAvgPool2D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPooling1D",
            "GlobalMaxPooling2D", "GRU", "Input", "InputLayer", "KerasTensor", "LSTM", "Lambda", "Layer", "LayerNormalization",
-           "MaxPool1D", "MaxPool2D", "MaxPooling1D", "MaxPooling2D", "Reshape", "SimpleRNN", "add", "concatenate"]
+           "MaxPool1D", "MaxPool2D", "MaxPooling1D", "MaxPooling2D", "MultiHeadAttention", "Reshape", "SimpleRNN", "add", "concatenate"]
 
 __getattr__ = _missing("keras.layers")

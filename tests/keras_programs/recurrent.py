@@ -108,3 +108,17 @@ def recurrent_layer_in_a_tf_function(tf):
         return tf.reduce_sum(sequences, axis=1) - state
 
     return run(tf.constant(x[:4])), run(tf.constant(x[2:]))
+
+
+def bidirectional_lstm_and_gru(tf):
+    x, y = _sequences(seed=78)
+    model = tf.keras.Sequential([
+        tf.keras.Input(shape=(5, 3)),
+        tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(2, return_sequences=True)),
+        tf.keras.layers.Bidirectional(tf.keras.layers.GRU(2), merge_mode="sum"),
+        tf.keras.layers.Dense(1)])
+    deterministic_weights(model, seed=78)
+    first = model.layers[0](x[:2])
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    history = model.fit(x, y, epochs=2, batch_size=3, shuffle=False, verbose=0)
+    return first, history.history, model.get_weights(), [w.shape for w in model.get_weights()]

@@ -3,6 +3,7 @@
 from runtime.keras.functional import Input, KerasTensor
 from runtime.keras.layers.attention import MultiHeadAttention
 from runtime.keras.layers.base import Layer
+from runtime.keras.layers.bidirectional import Bidirectional
 from runtime.keras.layers.convolutional import (AveragePooling2D, Conv2D, GlobalAveragePooling1D,
                                                 GlobalAveragePooling2D, GlobalMaxPooling1D,
                                                 GlobalMaxPooling2D, MaxPooling2D)
@@ -25,7 +26,7 @@ GlobalAvgPool1D, GlobalMaxPool1D = GlobalAveragePooling1D, GlobalMaxPooling1D
 Convolution2D, Convolution1D = Conv2D, Conv1D
 
 __all__ = ["Activation", "Add", "AveragePooling1D", "AveragePooling2D", "AvgPool1D", "AvgPool2D",
-           "BatchNormalization", "Concatenate", "Conv1D", "Conv2D", "Convolution1D",
+           "BatchNormalization", "Bidirectional", "Concatenate", "Conv1D", "Conv2D", "Convolution1D",
            "Convolution2D", "Dense", "Dropout", "Embedding", "Flatten",
            "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalAvgPool1D",
            "GlobalAvgPool2D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPooling1D",

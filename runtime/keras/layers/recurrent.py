@@ -12,6 +12,8 @@ columns, in Keras' order), how many states it carries, and writes ``step``.
 
 from __future__ import annotations
 
+import copy
+
 from runtime import nest
 from runtime.functional_ops import scan
 from runtime.keras import activations, initializers, regularizers
@@ -120,6 +122,16 @@ class Recurrent(Layer):
             raise ValueError(f"{self.name}: initial_state must hold {self.state_count} "
                              f"tensor(s) of shape (batch, {self.units}), got {len(given)}.")
         return tuple(cast(s, steps.dtype) if s.dtype != steps.dtype else s for s in given)
+
+    def reversed_copy(self, name: str) -> "Recurrent":
+        """The same layer, unbuilt, reading sequences the other way (for Bidirectional)."""
+        twin = copy.copy(self)
+        for attribute in ("_own_weights", "_weight_regularizers", "_call_losses"):
+            object.__setattr__(twin, attribute, [])
+        for attribute in ("kernel", "recurrent_kernel", "bias"):
+            twin.__dict__.pop(attribute, None)
+        twin._name, twin.built, twin.go_backwards = name, False, not self.go_backwards
+        return twin
 
     def compute_output_shape(self, input_shape):
         batch, steps = input_shape[0], input_shape[1]

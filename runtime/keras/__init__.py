@@ -25,7 +25,13 @@ from runtime.keras.missing import missing as _missing
 
 optimizers.schedules = _schedules
 
-__all__ = ["Input", "KerasTensor", "Model", "Sequential", "activations", "backend", "callbacks",
+# Keras 3's top-level spellings of the base classes.
+Layer = layers.Layer
+Loss, Metric, Optimizer = losses.Loss, metrics.Metric, optimizers.Optimizer
+Initializer, Regularizer = initializers.Initializer, regularizers.Regularizer
+
+__all__ = ["Initializer", "Input", "KerasTensor", "Layer", "Loss", "Metric", "Model", "Optimizer",
+           "Regularizer", "Sequential", "activations", "backend", "callbacks",
            "initializers", "layers", "losses", "metrics", "models", "optimizers", "regularizers",
            "utils"]
 

@@ -8,6 +8,7 @@ from runtime.keras import logits as _logits
 from runtime.ops import math as _math
 from runtime.ops import nn as _nn
 from runtime.ops.array_ops import cast as _cast, clip_by_value as _clip, where as _where
+from runtime.keras.missing import missing as _missing
 
 
 def linear(x):
@@ -109,3 +110,6 @@ def get(identifier) -> Callable:
 def serialize(activation) -> str:
     return getattr(activation, "__name__", type(activation).__name__)
 
+
+
+__getattr__ = _missing("keras.activations")

@@ -9,6 +9,8 @@ import warnings
 
 import numpy as np
 
+from runtime.keras.missing import missing as _missing
+
 
 class Callback:
     def __init__(self):
@@ -229,3 +231,6 @@ class ModelCheckpoint(Callback):
         elif self.verbose > 0:
             print(f"\nEpoch {epoch + 1}: saving model to {path}")
         self.model.save_weights(path)
+
+
+__getattr__ = _missing("keras.callbacks")

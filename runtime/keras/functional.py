@@ -307,12 +307,48 @@ class Graph:
 
     @property
     def layers(self) -> list:
-        found, seen = [], set()
-        for step in self.steps:
-            if step.layer is not None and id(step.layer) not in seen:
-                seen.add(id(step.layer))
-                found.append(step.layer)
-        return found
+        """The layers in Keras 3's order (``ordered``), without the inputs' ``InputLayer``s."""
+        return [layer for layer in self.ordered() if not isinstance(layer, InputLayer)]
+
+    def ordered(self) -> list:
+        """Every layer, ``InputLayer``s included, as Keras 3 lists a functional model's:
+        farthest from the outputs first (a layer's depth is one more than the deepest layer
+        using its output; the outputs' are 0), layers of one depth in the order a depth-first
+        walk from the outputs first reaches them. ``get_weights`` follows this order."""
+        first_reached: dict[int, int] = {}
+        finished: list = []  # nodes (steps, or Keras tensors of inputs), each after its inputs
+        done: set[int] = set()
+        for output in nest.flatten(self.outputs):
+            stack = [(output, False)]
+            while stack:
+                tensor, expanded = stack.pop()
+                node = tensor._step if tensor._step is not None else tensor
+                if expanded:
+                    if id(node) not in done:
+                        done.add(id(node))
+                        finished.append(node)
+                    continue
+                if id(node) in done:
+                    continue
+                first_reached.setdefault(id(_operation(node)), len(first_reached))
+                stack.append((tensor, True))
+                if tensor._step is not None:
+                    stack.extend((parent, False) for parent in reversed(tensor._step.inputs()))
+        node_depth: dict[int, int] = {}
+        operation_depth: dict[int, int] = {}
+        operations: dict[int, object] = {}
+        for node in reversed(finished):
+            operation = _operation(node)
+            depth = max(node_depth.get(id(node), 0), operation_depth.get(id(operation), 0))
+            operation_depth[id(operation)], operations[id(operation)] = depth, operation
+            node_depth[id(node)] = depth
+            if isinstance(node, Step):
+                for parent in node.inputs():
+                    parent_node = parent._step if parent._step is not None else parent
+                    node_depth[id(parent_node)] = max(depth + 1,
+                                                      node_depth.get(id(parent_node), 0))
+        keys = sorted(operations, key=lambda key: (-operation_depth[key], first_reached[key]))
+        return [operations[key] for key in keys if isinstance(operations[key], layer_base.Layer)]
 
     def __call__(self, inputs):
         flat_inputs = nest.flatten(self.inputs)
@@ -321,6 +357,14 @@ class Graph:
         for step in self.steps:
             step.run(values)
         return nest.map_structure(lambda t: values[id(t)], self.outputs)
+
+
+def _operation(node):
+    """What a node of the graph runs: a step's layer (or the step itself, for a raw op), an
+    input's ``InputLayer``."""
+    if isinstance(node, Step):
+        return node.layer if node.layer is not None else node
+    return getattr(node, "_input_layer", None) or node
 
 
 def _match_inputs(structure, inputs) -> list:

@@ -12,6 +12,7 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.ops import random as random_ops
+from runtime.keras.missing import missing as _missing
 
 # The standard deviation of a standard normal truncated to [-2, 2]: dividing by it gives
 # the truncated draw the variance asked for.
@@ -236,6 +237,15 @@ _BY_NAME = {"zeros": Zeros, "ones": Ones, "constant": Constant, "identity": Iden
             "orthogonal": Orthogonal}
 
 
+# Keras 3's lowercase spellings of the classes (``initializers.he_normal(seed=1)``).
+zeros, ones, constant, identity = Zeros, Ones, Constant, Identity
+random_uniform, random_normal, truncated_normal = RandomUniform, RandomNormal, TruncatedNormal
+variance_scaling, orthogonal = VarianceScaling, Orthogonal
+glorot_uniform, glorot_normal, he_normal, he_uniform = GlorotUniform, GlorotNormal, HeNormal, HeUniform
+lecun_normal, lecun_uniform = LecunNormal, LecunUniform
+IdentityInitializer, OrthogonalInitializer = Identity, Orthogonal
+
+
 def get(identifier):
     """An initializer from a name (``"glorot_uniform"``, ``"he_normal"``, ``"zeros"``, ...),
     a class, an instance or a function ``(shape, dtype) -> array``."""
@@ -254,3 +264,6 @@ def get(identifier):
         return identifier
     raise TypeError(f"an initializer is a name, an Initializer or a function, got "
                     f"{type(identifier).__name__}.")
+
+
+__getattr__ = _missing("keras.initializers")

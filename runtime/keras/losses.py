@@ -13,6 +13,7 @@ from runtime.ops import nn as _nn
 from runtime.ops.array_ops import cast, clip_by_value, convert_to_tensor, reshape, size
 from runtime.ops.math_ops import abs, log, square  # noqa: A004
 from runtime.ops.reduce_ops import reduce_mean, reduce_sum
+from runtime.keras.missing import missing as _missing
 
 EPSILON = 1e-7  # Keras' backend.epsilon()
 
@@ -192,3 +193,6 @@ def as_loss_object(identifier) -> Loss:
 
 def _snake(name: str) -> str:
     return "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
+
+
+__getattr__ = _missing("keras.losses")

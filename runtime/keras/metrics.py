@@ -15,9 +15,10 @@ from runtime.keras import losses as _losses
 from runtime.ops.array_ops import cast, convert_to_tensor, reshape
 from runtime.ops.math_ops import equal, greater
 from runtime.ops.reduce_ops import argmax, reduce_mean
+from runtime.keras.missing import missing as _missing
 
-mean_squared_error = mse = _losses.mean_squared_error
-mean_absolute_error = mae = _losses.mean_absolute_error
+mean_squared_error = mse = MSE = _losses.mean_squared_error
+mean_absolute_error = mae = MAE = _losses.mean_absolute_error
 binary_crossentropy = _losses.binary_crossentropy
 categorical_crossentropy = _losses.categorical_crossentropy
 sparse_categorical_crossentropy = _losses.sparse_categorical_crossentropy
@@ -183,3 +184,6 @@ def _accuracy_kind(y_true_shape, y_pred_shape, y_true_dtype):
             y_true_shape[-1] == 1 and y_pred_shape[-1] > 1)):
         return sparse_categorical_accuracy
     return categorical_accuracy
+
+
+__getattr__ = _missing("keras.metrics")

@@ -14,6 +14,7 @@ from runtime.keras.saving import load_weights, read_model, save_model, save_weig
 from runtime.keras.summary import summary_text
 from runtime.keras.training import Trainer
 from runtime.tensor import EagerTensor
+from runtime.keras.missing import missing as _missing
 
 
 class Model(Trainer, Layer):
@@ -67,14 +68,10 @@ class Model(Trainer, Layer):
 
     @property
     def layers(self) -> list[Layer]:
-        """The layers: for a functional model, an ``InputLayer`` per input, then the layers in
-        the order they are called (as Keras 3 lists them)."""
+        """The layers: for a functional model, its ``InputLayer``s and layers in Keras 3's order
+        (see ``functional.Graph.ordered``)."""
         graph = self.__dict__.get("_graph")
-        if graph is None:
-            return self._sublayers()
-        inputs = [t._input_layer for t in nest.flatten(graph.inputs)
-                  if getattr(t, "_input_layer", None) is not None]
-        return inputs + list(graph.layers)
+        return self._sublayers() if graph is None else graph.ordered()
 
     def get_layer(self, name=None, index=None) -> Layer:
         """The layer called ``name``, or at ``index`` in ``layers``."""
@@ -232,3 +229,6 @@ def _shape_structure(shape):
     if isinstance(shape, (list, tuple)) and shape and isinstance(shape[0], (list, tuple)):
         return [tuple(s) for s in shape]
     return tuple(shape)
+
+
+__getattr__ = _missing("keras.models")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from runtime.keras import schedules
 from runtime.optimizers import SGD, Adam, AdamW, Optimizer, RMSprop
+from runtime.keras.missing import missing as _missing
 
 _BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop}
 
@@ -23,3 +24,6 @@ def get(identifier) -> Optimizer:
 
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Optimizer", "get", "schedules"]
+
+
+__getattr__ = _missing("keras.optimizers")

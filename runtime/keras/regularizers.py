@@ -12,6 +12,7 @@ from __future__ import annotations
 from runtime.ops.array_ops import convert_to_tensor
 from runtime.ops.math_ops import abs, square  # noqa: A004
 from runtime.ops.reduce_ops import reduce_sum
+from runtime.keras.missing import missing as _missing
 
 
 class Regularizer:
@@ -115,3 +116,6 @@ def deserialize(config) -> Regularizer | None:
 
 
 __all__ = ["L1", "L1L2", "L2", "Regularizer", "get", "l1", "l1_l2", "l2"]
+
+
+__getattr__ = _missing("keras.regularizers")

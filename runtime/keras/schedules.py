@@ -7,6 +7,7 @@ import math
 from runtime.ops.array_ops import cast, constant, where
 from runtime.ops.math_ops import (ceil, cos, equal, floor, less, less_equal, maximum, minimum,
                                   pow)  # noqa: A004
+from runtime.keras.missing import missing as _missing
 
 
 class LearningRateSchedule:
@@ -156,3 +157,6 @@ class CosineDecay(LearningRateSchedule):
         return {"initial_learning_rate": self.initial_learning_rate,
                 "decay_steps": self.decay_steps, "alpha": self.alpha, "name": self.name,
                 "warmup_target": self.warmup_target, "warmup_steps": self.warmup_steps}
+
+
+__getattr__ = _missing("keras.optimizers.schedules")

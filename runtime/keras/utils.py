@@ -6,6 +6,7 @@ import random
 
 import numpy as np
 
+from runtime.keras.layers import base as _base
 from runtime.keras.missing import missing as _missing
 from runtime.ops import random_ops
 from runtime.tensor import Tensor
@@ -38,6 +39,12 @@ def to_categorical(x, num_classes: int | None = None) -> np.ndarray:
         raise ValueError(f"to_categorical: labels must be in [0, {num_classes}), got values from "
                          f"{labels.min()} to {labels.max()}.")
     return np.eye(num_classes, dtype=np.float32)[labels]
+
+
+def clear_session() -> None:
+    """``keras.backend.clear_session``: layer names start again from ``dense``."""
+    with _base._name_lock:
+        _base._name_counts.clear()
 
 
 __getattr__ = _missing("keras.utils")

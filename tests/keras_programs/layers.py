@@ -80,3 +80,18 @@ def small_cnn_with_batch_normalization(tf):
                   metrics=["accuracy"])
     history = model.fit(x, labels, epochs=2, batch_size=3, shuffle=False, verbose=0)
     return history.history, model.get_weights()
+
+
+def merge_activation_and_reshaping_layers(tf):
+    rng = np.random.default_rng(85)
+    a = tf.keras.Input(shape=(3,))
+    b = tf.keras.Input(shape=(3,))
+    layers = tf.keras.layers
+    merged = [layers.Subtract()([a, b]), layers.Multiply()([a, b]), layers.Average()([a, b]),
+              layers.maximum([a, b]), layers.minimum([a, b])]
+    activated = [layers.ReLU(max_value=0.5)(merged[0]), layers.LeakyReLU()(merged[1]),
+                 layers.ELU(alpha=0.5)(merged[2]), layers.Softmax()(merged[3])]
+    repeated = layers.Permute((2, 1))(layers.RepeatVector(2)(activated[0]))
+    model = tf.keras.Model([a, b], activated + [repeated, merged[4]])
+    x = [rng.normal(size=(2, 3)).astype("float32") for _ in range(2)]
+    return model.predict(x, verbose=0), [type(layer).__name__ for layer in model.layers]

@@ -109,3 +109,16 @@ def sequential_add_and_layers(tf):
     x = np.linspace(-1, 1, 8, dtype="float32").reshape(2, 4)
     return ([layer.name for layer in model.layers], model.count_params(),
             [w.shape for w in model.get_weights()], model(x), model.layers[0](x))
+
+
+def functional_layer_and_weight_order(tf):
+    # Keras lists a functional model's layers by depth from the outputs, ties in the order a
+    # walk from the outputs reaches them: here not the order the layers were called in.
+    inputs = tf.keras.Input(shape=(3,))
+    deep = tf.keras.layers.Dense(6, name="deep")(tf.keras.layers.Dense(4, name="first")(inputs))
+    short = tf.keras.layers.Dense(5, name="short")(inputs)
+    late = tf.keras.Input(shape=(2,), name="late")
+    merged = tf.keras.layers.concatenate([short, late, deep])
+    model = tf.keras.Model([inputs, late], tf.keras.layers.Dense(1, name="out")(merged))
+    return ([layer.name for layer in model.layers[1:]],
+            [tuple(w.shape) for w in model.get_weights()])

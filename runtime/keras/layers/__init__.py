@@ -1,6 +1,7 @@
 """``rt.keras.layers``."""
 
 from runtime.keras.functional import Input, KerasTensor
+from runtime.keras.layers.activation_layers import ELU, LeakyReLU, ReLU, Softmax
 from runtime.keras.layers.attention import MultiHeadAttention
 from runtime.keras.layers.base import Layer
 from runtime.keras.layers.bidirectional import Bidirectional
@@ -14,7 +15,10 @@ from runtime.keras.layers.embedding import Embedding
 from runtime.keras.layers.gru import GRU
 from runtime.keras.layers.input_layer import InputLayer
 from runtime.keras.layers.lstm import LSTM
+from runtime.keras.layers.merging import (Average, Maximum, Minimum, Multiply, Subtract, average,
+                                         maximum, minimum, multiply, subtract)
 from runtime.keras.layers.normalization import BatchNormalization, LayerNormalization
+from runtime.keras.layers.reshaping import Permute, RepeatVector
 from runtime.keras.layers.simple_rnn import SimpleRNN
 from runtime.keras.missing import missing as _missing
 
@@ -25,12 +29,15 @@ GlobalAvgPool2D, GlobalMaxPool2D = GlobalAveragePooling2D, GlobalMaxPooling2D
 GlobalAvgPool1D, GlobalMaxPool1D = GlobalAveragePooling1D, GlobalMaxPooling1D
 Convolution2D, Convolution1D = Conv2D, Conv1D
 
-__all__ = ["Activation", "Add", "AveragePooling1D", "AveragePooling2D", "AvgPool1D", "AvgPool2D",
-           "BatchNormalization", "Bidirectional", "Concatenate", "Conv1D", "Conv2D", "Convolution1D",
-           "Convolution2D", "Dense", "Dropout", "Embedding", "Flatten",
-           "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalAvgPool1D",
+__all__ = ["Activation", "Add", "Average", "AveragePooling1D", "AveragePooling2D", "AvgPool1D",
+           "AvgPool2D", "BatchNormalization", "Bidirectional", "Concatenate", "Conv1D", "Conv2D",
+           "Convolution1D", "Convolution2D", "Dense", "Dropout", "ELU", "Embedding", "Flatten",
+           "GRU", "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalAvgPool1D",
            "GlobalAvgPool2D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPooling1D",
-           "GlobalMaxPooling2D", "GRU", "Input", "InputLayer", "KerasTensor", "LSTM", "Lambda", "Layer", "LayerNormalization",
-           "MaxPool1D", "MaxPool2D", "MaxPooling1D", "MaxPooling2D", "MultiHeadAttention", "Reshape", "SimpleRNN", "add", "concatenate"]
+           "GlobalMaxPooling2D", "Input", "InputLayer", "KerasTensor", "LSTM", "Lambda", "Layer",
+           "LayerNormalization", "LeakyReLU", "MaxPool1D", "MaxPool2D", "MaxPooling1D",
+           "MaxPooling2D", "Maximum", "Minimum", "MultiHeadAttention", "Multiply", "Permute",
+           "ReLU", "RepeatVector", "Reshape", "SimpleRNN", "Softmax", "Subtract", "add", "average",
+           "concatenate", "maximum", "minimum", "multiply", "subtract"]
 
 __getattr__ = _missing("keras.layers")

@@ -1,0 +1,64 @@
+"""Activations as layers: ``ReLU``, ``LeakyReLU``, ``ELU``, ``Softmax`` (Keras' defaults)."""
+
+from __future__ import annotations
+
+from runtime.keras import activations
+from runtime.keras.layers.base import Layer
+
+
+class ReLU(Layer):
+    """``max(x, 0)``, capped at ``max_value``, with ``negative_slope * (x - threshold)``
+    below ``threshold``."""
+
+    def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.max_value, self.negative_slope, self.threshold = max_value, negative_slope, threshold
+
+    def call(self, inputs):
+        return activations.relu(inputs, negative_slope=self.negative_slope,
+                                max_value=self.max_value, threshold=self.threshold)
+
+    def get_config(self):
+        return {**super().get_config(), "max_value": self.max_value,
+                "negative_slope": self.negative_slope, "threshold": self.threshold}
+
+
+class LeakyReLU(Layer):
+    """``x`` above 0, ``negative_slope * x`` below (Keras 3's default slope: 0.3)."""
+
+    def __init__(self, negative_slope=0.3, **kwargs):
+        super().__init__(**kwargs)
+        self.negative_slope = negative_slope
+
+    def call(self, inputs):
+        return activations.relu(inputs, negative_slope=self.negative_slope)
+
+    def get_config(self):
+        return {**super().get_config(), "negative_slope": self.negative_slope}
+
+
+class ELU(Layer):
+    def __init__(self, alpha=1.0, **kwargs):
+        super().__init__(**kwargs)
+        self.alpha = alpha
+
+    def call(self, inputs):
+        return activations.elu(inputs, alpha=self.alpha)
+
+    def get_config(self):
+        return {**super().get_config(), "alpha": self.alpha}
+
+
+class Softmax(Layer):
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def call(self, inputs, mask=None):
+        if mask is not None:
+            raise NotImplementedError(f"{self.name}: a masked Softmax is not supported yet by "
+                                      f"rt.keras.")
+        return activations.softmax(inputs, axis=self.axis)
+
+    def get_config(self):
+        return {**super().get_config(), "axis": self.axis}

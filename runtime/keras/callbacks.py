@@ -40,7 +40,8 @@ class Callback:
 
 
 class CallbackList:
-    """Calls each hook on every callback in order."""
+    """Calls each hook on every callback in order. A hook is looked up once per list, and only
+    the callbacks that define it are called (``fit`` calls the batch hooks on every batch)."""
 
     def __init__(self, callbacks, model, params: dict):
         self.callbacks = list(callbacks or [])
@@ -49,12 +50,16 @@ class CallbackList:
             callback.set_params(params)
 
     def __getattr__(self, hook: str):
-        if not hook.startswith("on_"):
+        if not hook.startswith("on_") or not hasattr(Callback, hook):
             raise AttributeError(hook)
+        base = getattr(Callback, hook)
+        defined = [getattr(callback, hook) for callback in self.callbacks
+                   if hook in vars(callback) or getattr(type(callback), hook, base) is not base]
 
         def call(*args, **kwargs):
-            for callback in self.callbacks:
-                getattr(callback, hook)(*args, **kwargs)
+            for method in defined:
+                method(*args, **kwargs)
+        self.__dict__[hook] = call  # later lookups find it without __getattr__
         return call
 
 

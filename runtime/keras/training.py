@@ -26,7 +26,7 @@ from runtime.keras import optimizers as optimizers_module
 from runtime.keras.progress import Progbar
 from runtime.ops.array_ops import cast, convert_to_tensor, stack
 from runtime.ops.reduce_ops import reduce_mean, reduce_sum
-from runtime.tensor import Tensor
+from runtime.tensor import EagerTensor, Tensor
 
 
 class Trainer:
@@ -334,12 +334,17 @@ class _Data:
                        None if wb is None else _as_tensors(wb), _batch_count(xb))
             return
         order = rng.permutation(self.n) if shuffle and shuffle != "batch" else None
+        plain = all(a is None or isinstance(a, np.ndarray) for a in (self.x, self.y, self.w))
         for start in range(0, self.n, self.batch_size):
             index = slice(start, start + self.batch_size) if order is None else \
                 order[start:start + self.batch_size]
-            xb, yb, wb = nest.map_structure(
-                lambda a: None if a is None else convert_to_tensor(a[index]),
-                (self.x, self.y, self.w))
+            if plain:  # one array each (the usual case): no walk through nested structures
+                xb, yb, wb = (None if a is None else EagerTensor(a[index])
+                              for a in (self.x, self.y, self.w))
+            else:
+                xb, yb, wb = nest.map_structure(
+                    lambda a: None if a is None else convert_to_tensor(a[index]),
+                    (self.x, self.y, self.w))
             yield xb, yb, wb, len(range(self.n)[index]) if order is None else len(index)
 
 

@@ -126,3 +126,19 @@ def test_conv1d_matches_conv2d_over_a_height_of_one():
     pooled = tf.keras.layers.MaxPooling1D(3, strides=2, padding="same")(x).numpy()
     assert pooled.shape == (2, 4, 3)
     np.testing.assert_array_equal(pooled[:, 1], x[:, 1:4].max(axis=1))
+
+
+def test_callback_hooks_reach_subclasses_and_lambda_callbacks_only():
+    seen = []
+
+    class OnBatch(tf.keras.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            seen.append(("subclass", batch))
+
+    lambda_callback = tf.keras.callbacks.LambdaCallback(
+        on_train_batch_begin=lambda batch, logs: seen.append(("lambda", batch)))
+    model = _model()
+    model.compile("sgd", "mse")
+    model.fit(X, Y, batch_size=5, epochs=1, verbose=0,
+              callbacks=[OnBatch(), lambda_callback, tf.keras.callbacks.History()])
+    assert seen == [("lambda", 0), ("subclass", 0), ("lambda", 1), ("subclass", 1)]

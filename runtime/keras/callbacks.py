@@ -56,9 +56,16 @@ class CallbackList:
         defined = [getattr(callback, hook) for callback in self.callbacks
                    if hook in vars(callback) or getattr(type(callback), hook, base) is not base]
 
-        def call(*args, **kwargs):
-            for method in defined:
-                method(*args, **kwargs)
+        # Keras passes logs by keyword, a dict even when there are none (a LambdaCallback's
+        # ``lambda batch, logs: ...`` relies on it).
+        if "batch" in hook or "epoch" in hook:
+            def call(index, logs=None):
+                for method in defined:
+                    method(index, logs=logs if logs is not None else {})
+        else:
+            def call(logs=None):
+                for method in defined:
+                    method(logs=logs if logs is not None else {})
         self.__dict__[hook] = call  # later lookups find it without __getattr__
         return call
 

@@ -241,7 +241,8 @@ _BY_NAME = {"zeros": Zeros, "ones": Ones, "constant": Constant, "identity": Iden
 zeros, ones, constant, identity = Zeros, Ones, Constant, Identity
 random_uniform, random_normal, truncated_normal = RandomUniform, RandomNormal, TruncatedNormal
 variance_scaling, orthogonal = VarianceScaling, Orthogonal
-glorot_uniform, glorot_normal, he_normal, he_uniform = GlorotUniform, GlorotNormal, HeNormal, HeUniform
+glorot_uniform, glorot_normal = GlorotUniform, GlorotNormal
+he_normal, he_uniform = HeNormal, HeUniform
 lecun_normal, lecun_uniform = LecunNormal, LecunUniform
 IdentityInitializer, OrthogonalInitializer = Identity, Orthogonal
 

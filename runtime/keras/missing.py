@@ -34,7 +34,7 @@ _TABLE = {
     Rescaling Resizing ReversibleEmbedding STFTSpectrogram SeparableConv1D SeparableConv2D
     SeparableConvolution1D SeparableConvolution2D SimpleRNNCell Solarization
     SpatialDropout1D SpatialDropout2D SpatialDropout3D SpectralNormalization StackedRNNCells
-    StringLookup TFSMLayer TextVectorization ThresholdedReLU TimeDistributed
+    StringLookup TFSMLayer TextVectorization ThresholdedReLU
     TorchModuleWrapper UnitNormalization UpSampling1D UpSampling2D UpSampling3D Wrapper
     ZeroPadding1D ZeroPadding2D ZeroPadding3D deserialize dot serialize
     """,

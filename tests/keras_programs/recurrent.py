@@ -122,3 +122,17 @@ def bidirectional_lstm_and_gru(tf):
     model.compile(tf.keras.optimizers.SGD(0.1), "mse")
     history = model.fit(x, y, epochs=2, batch_size=3, shuffle=False, verbose=0)
     return first, history.history, model.get_weights(), [w.shape for w in model.get_weights()]
+
+
+def time_distributed_dense_with_regularized_embedding(tf):
+    tokens = (np.arange(6 * 4).reshape(6, 4) * 3 % 7).astype("int32")
+    targets = np.random.default_rng(79).normal(size=(6, 4, 2)).astype("float32")
+    model = tf.keras.Sequential([
+        tf.keras.Input(shape=(4,), dtype="int32"),
+        tf.keras.layers.Embedding(7, 3, embeddings_regularizer=tf.keras.regularizers.l2(0.01)),
+        tf.keras.layers.GRU(3, return_sequences=True),
+        tf.keras.layers.TimeDistributed(tf.keras.layers.Dense(2))])
+    deterministic_weights(model, seed=79)
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    history = model.fit(tokens, targets, epochs=2, batch_size=3, shuffle=False, verbose=2)
+    return history.history, model.get_weights()

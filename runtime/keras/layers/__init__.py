@@ -20,6 +20,7 @@ from runtime.keras.layers.merging import (Average, Maximum, Minimum, Multiply, S
 from runtime.keras.layers.normalization import BatchNormalization, LayerNormalization
 from runtime.keras.layers.reshaping import Permute, RepeatVector
 from runtime.keras.layers.simple_rnn import SimpleRNN
+from runtime.keras.layers.time_distributed import TimeDistributed
 from runtime.keras.missing import missing as _missing
 
 # Keras' other spellings of the same layers.
@@ -37,7 +38,8 @@ __all__ = ["Activation", "Add", "Average", "AveragePooling1D", "AveragePooling2D
            "GlobalMaxPooling2D", "Input", "InputLayer", "KerasTensor", "LSTM", "Lambda", "Layer",
            "LayerNormalization", "LeakyReLU", "MaxPool1D", "MaxPool2D", "MaxPooling1D",
            "MaxPooling2D", "Maximum", "Minimum", "MultiHeadAttention", "Multiply", "Permute",
-           "ReLU", "RepeatVector", "Reshape", "SimpleRNN", "Softmax", "Subtract", "add", "average",
-           "concatenate", "maximum", "minimum", "multiply", "subtract"]
+           "ReLU", "RepeatVector", "Reshape", "SimpleRNN", "Softmax", "Subtract",
+           "TimeDistributed", "add", "average", "concatenate", "maximum", "minimum", "multiply",
+           "subtract"]
 
 __getattr__ = _missing("keras.layers")

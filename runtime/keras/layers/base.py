@@ -322,7 +322,8 @@ class Layer(Module):
 
 # Attributes that hold other models' layers (the functional graph) or bookkeeping, not
 # sub-layers owned by this one.
-_UNTRACKED = frozenset({"_own_weights", "_weight_regularizers", "_call_losses", "_graph", "_inbound", "_compiled", "_history",
+_UNTRACKED = frozenset({"_own_weights", "_weight_regularizers", "_call_losses", "_graph",
+                        "_inbound", "_compiled", "_history",
                         "_train_functions", "_test_functions", "_predict_functions"})
 _NOT_SYMBOLIC = object()
 # Layers whose _call_losses are not empty: the outermost call empties theirs (Keras' losses

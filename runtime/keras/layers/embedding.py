@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from runtime.keras import initializers
+from runtime.keras import initializers, regularizers
 from runtime.keras.layers.base import Layer
 from runtime.ops.array_ops import cast, gather
 
@@ -17,7 +17,6 @@ class Embedding(Layer):
                  input_length=None, lora_rank=None, **kwargs):
         super().__init__(**kwargs)
         unsupported = [name for name, value in (
-            ("embeddings_regularizer", embeddings_regularizer),
             ("embeddings_constraint", embeddings_constraint), ("mask_zero", mask_zero or None),
             ("lora_rank", lora_rank)) if value is not None]
         if unsupported:
@@ -25,10 +24,12 @@ class Embedding(Layer):
                                       f"by rt.keras (it would be ignored).")
         self.input_dim, self.output_dim = int(input_dim), int(output_dim)
         self.embeddings_initializer = initializers.get(embeddings_initializer)
+        self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
 
     def build(self, input_shape=None):
         self.embeddings = self.add_weight("embeddings", (self.input_dim, self.output_dim),
-                                          initializer=self.embeddings_initializer)
+                                          initializer=self.embeddings_initializer,
+                                          regularizer=self.embeddings_regularizer)
         self.built = True
 
     def call(self, inputs):
@@ -40,5 +41,8 @@ class Embedding(Layer):
         return tuple(input_shape) + (self.output_dim,)
 
     def get_config(self):
-        return {**super().get_config(), "input_dim": self.input_dim,
-                "output_dim": self.output_dim}
+        config = {**super().get_config(), "input_dim": self.input_dim,
+                  "output_dim": self.output_dim}
+        if self.embeddings_regularizer is not None:
+            config["embeddings_regularizer"] = regularizers.serialize(self.embeddings_regularizer)
+        return config

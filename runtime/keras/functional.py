@@ -158,12 +158,12 @@ def Input(shape=None, batch_size=None, dtype=None, name=None, batch_shape=None, 
             raise ValueError("Input needs a shape (the shape of one sample, without the batch "
                              "dimension), e.g. Input(shape=(5,)).")
         full = (batch_size,) + layer_base._shape_tuple(shape)
-    if any(d is None for d in full[1:]):
-        raise ValueError(f"Input: every dimension but the batch must be known, got "
-                         f"{format_shape(full)}.")
     dtype = np.dtype(dtype or "float32")
     fill = np.ones if dtype.kind in "fc" else np.zeros
-    probe = EagerTensor(fill((full[0] or PROBE_BATCH,) + full[1:], dtype))
+    # A dimension left unknown (the steps of sequences of any length, shape=(None, 3)) is
+    # probed with one element; what layers build from is the last, known, dimension.
+    probe = EagerTensor(fill((full[0] or PROBE_BATCH,) + tuple(d or 1 for d in full[1:]),
+                             dtype))
     tensor = KerasTensor(full, dtype, probe, name=name)
     tensor._input_layer = InputLayer(batch_shape=full, dtype=dtype, name=name)
     _recorder.open(tensor)

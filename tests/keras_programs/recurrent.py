@@ -136,3 +136,15 @@ def time_distributed_dense_with_regularized_embedding(tf):
     model.compile(tf.keras.optimizers.SGD(0.1), "mse")
     history = model.fit(tokens, targets, epochs=2, batch_size=3, shuffle=False, verbose=2)
     return history.history, model.get_weights()
+
+
+def sequences_of_any_length(tf):
+    x, y = _sequences(seed=80)
+    model = tf.keras.Sequential([tf.keras.Input(shape=(None, 3)),
+                                 tf.keras.layers.SimpleRNN(3, return_sequences=True),
+                                 tf.keras.layers.LSTM(2), tf.keras.layers.Dense(1)])
+    deterministic_weights(model, seed=80)
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    history = model.fit(x, y, epochs=2, batch_size=3, shuffle=False, verbose=0)
+    longer = np.concatenate([x, x[:, :2]], axis=1)
+    return history.history, model.predict(longer, verbose=0), model.predict(x[:, :2], verbose=0)

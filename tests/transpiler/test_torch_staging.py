@@ -11,6 +11,7 @@ generation is skipped, which takes most of the time); one test goes through indu
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -23,15 +24,6 @@ pytestmark = pytest.mark.filterwarnings(
     "ignore:`torch.jit.script_method` is deprecated:DeprecationWarning")
 
 from transpiler import convert  # noqa: E402
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _compiling_many_functions():
-    # Each converted function is its own Dynamo root; this module compiles more of them than
-    # Dynamo's default cache limit (8) for one wrapper code, after which it would run them
-    # eagerly instead.
-    with torch._dynamo.config.patch(recompile_limit=64):
-        yield
 
 
 @convert
@@ -135,6 +127,79 @@ def mismatched_dtypes(x):
     else:
         y = torch.ones((), dtype=torch.float32) * 2.5
     return y
+
+
+def bucket(x):
+    if x < -5:
+        b = 0
+    elif x < 0:
+        b = 1
+    elif x < 5:
+        b = 2
+    else:
+        b = 3
+    return b
+
+
+def break_inner_continue_outer(n):
+    total = 0
+    for i in range(n):
+        j = 0
+        while j < i:
+            if j * i > 6:
+                break
+            total += j
+            j += 1
+        if i % 2 == 1:
+            continue
+        total += 100
+    return total
+
+
+def return_from_innermost(n):
+    for i in range(n):
+        for j in range(n):
+            if i * j > 5:
+                return i * 10 + j
+    return -1
+
+
+def builtins_on_values(x, y):
+    return (int(x / 4), float(y) / 2, min(x, y), max(x, 0), min(-1, y, x), round(float(x) / 3),
+            abs(y))
+
+
+def best_and_worst(n):
+    best, worst = -100, 100
+    for i in range(n):
+        v = (i * 7) % 5
+        best = max(best, v)
+        worst = min(worst, v)
+    return best, worst
+
+
+def maybe_nothing(x, flag):
+    if flag:
+        return None
+    return x * 2
+
+
+def no_return_statement(x):
+    y = x + 1  # noqa: F841 (only the missing return matters)
+
+
+def labelled(x):
+    y = x * 2 if x.sum() > 0 else x
+    return "done", None, y
+
+
+def label_by_value(x):
+    return "big" if x.sum() > 0 else "small"
+
+
+def checked_half(x):
+    assert x >= 0, "x must not be negative"
+    return x / 2
 
 
 class _Calls(torch.nn.Module):
@@ -276,3 +341,79 @@ def test_gradient_through_a_converted_while_loop():
         y, steps = run(x, _t(1.0))
         y.sum().backward()
         assert int(steps) == 5 and torch.allclose(x.grad, torch.full((4,), 1 / 32))
+
+
+def test_nested_staged_blocks_share_their_captured_inputs_once():
+    # A nested block notes both the outer tensor and the enclosing block's input standing for
+    # it; given twice, they were operands aliasing each other ("cond_true might be aliasing
+    # the input or the output!", 100 of the reference inputs under torch.compile).
+    _check_both(bucket, [(_t(v),) for v in (-9, -5, -1, 0, 3, 5, 12)])
+    _check_both(break_inner_continue_outer, [(_t(n),) for n in (0, 1, 2, 5, 8)])
+    _check_both(return_from_innermost, [(_t(n),) for n in (0, 2, 3, 4, 7)])
+
+
+def test_int_float_min_max_round_abs_of_traced_tensors_give_pythons_values():
+    # Python would ask the traced tensor for its value ("Could not extract specialized
+    # integer from data-dependent expression").
+    pairs = [(-7, 2), (-6, -3), (0, 0), (5, -4), (9, 11)]
+    for dtype in (torch.int64, torch.float64, torch.float32):
+        _check_both(builtins_on_values, [(_t(x, dtype), _t(y, dtype)) for x, y in pairs])
+    _check_both(best_and_worst, [(_t(n),) for n in (0, 1, 2, 6, -1)])
+
+
+def test_int_of_nan_fails_when_the_program_runs():
+    exported = torch.export.export(_Calls(convert(builtins_on_values)), (_t(1.0), _t(2.0)))
+    with pytest.raises(RuntimeError, match=r"int\(\) of a NaN or infinite value at "
+                                           r"test_torch_staging.py:\d+"):
+        exported.module()(_t(float("nan")), _t(2.0))
+
+
+def test_an_assert_on_a_traced_tensor_is_checked_when_the_program_runs():
+    _check_both(checked_half, [(_t(v),) for v in (0.0, 3.0)])
+    exported = torch.export.export(_Calls(convert(checked_half)), (_t(1.0),)).module()
+    with pytest.raises(RuntimeError, match=r"x must not be negative \(the assert at "
+                                           r"test_torch_staging.py:\d+\)"):
+        exported(_t(-1.0))
+
+
+def test_none_and_strings_in_what_a_compiled_function_returns():
+    # Dynamo refuses them from an opaque call ("Unsupported output type for nonstrict_trace-ed
+    # function"); they travel in the structure it records instead.
+    compiled = torch.compile(convert(maybe_nothing), fullgraph=True, backend="aot_eager")
+    assert compiled(_t(2.0), True) is None and float(compiled(_t(2.0), False)) == 4.0
+    assert torch.compile(convert(no_return_statement), fullgraph=True,
+                         backend="aot_eager")(_t(1.0)) is None
+    compiled = torch.compile(convert(labelled), fullgraph=True, backend="aot_eager")
+    for value, expected in ((1.0, 2.0), (-1.0, -1.0)):
+        text, nothing, y = compiled(torch.full((2,), value))
+        assert (text, nothing) == ("done", None) and torch.equal(y, torch.full((2,), expected))
+
+
+def test_a_refusal_under_torch_compile_keeps_its_message():
+    # Dynamo reports any error of the opaque call as its own; the refusal is the root cause.
+    with pytest.raises(Exception) as caught:
+        torch.compile(convert(label_by_value), fullgraph=True, backend="aot_eager")(_t(1.0))
+    causes, error = [], caught.value
+    while error is not None:
+        causes.append(error)
+        error = error.__cause__ or error.__context__
+    assert re.search(r"'the value' is 'big' in the true branch and 'small' in the false branch "
+                     r"of the conditional expression on a traced PyTorch tensor at "
+                     r"test_torch_staging.py:\d+", str(causes[-1]))
+
+
+def test_many_converted_functions_each_compile_as_their_own_function():
+    # torch.compile of one marked function wraps it in a frame whose code every such function
+    # shared, so after Dynamo's 8 recompilations of that code the ninth failed (fullgraph) or
+    # ran eagerly.
+    def over(limit):
+        def doubled_over_limit(x):
+            if x.sum() > limit:
+                return x * 2
+            return x - 1
+        return doubled_over_limit
+
+    with torch._dynamo.config.patch(recompile_limit=8):
+        for limit in range(10):
+            compiled = torch.compile(convert(over(limit)), fullgraph=True, backend="aot_eager")
+            assert float(compiled(_t(4.5))) == (9.0 if limit < 4.5 else 3.5)

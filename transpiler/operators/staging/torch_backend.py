@@ -25,7 +25,7 @@ import runtime as rt
 from runtime import nest
 from runtime.control_flow import Unset
 from transpiler.operators import control_flow as cf
-from transpiler.operators.staging import StagedRange, is_torch_traced
+from transpiler.operators.staging import StagedRange, is_torch_traced, torch_builtins
 from transpiler.operators.staging.expressions import StagedExpressions
 from transpiler.operators.staging.torch_lifting import (Captured, as_output, discover, made,
                                                         substituting)
@@ -111,16 +111,16 @@ def staged_cond(pred, true_fn: Callable[[], tuple], false_fn: Callable[[], tuple
     for values in (then_values, else_values):
         captured.note_outputs([leaf for value in values if not isinstance(value, Unset)
                                for leaf in nest.flatten(value)])
-    outer = list(captured.tensors)
+    outer, operands = list(captured.tensors), captured.operands()
 
     def branch(fn: Callable) -> Callable:
         def run(*inputs):
-            with substituting(outer, inputs) as mapping:
+            with substituting(outer, captured.per_tensor(inputs)) as mapping:
                 leaves = _outputs(prepare(tuple(fn())), targets)
                 return tuple(as_output(leaf, mapping, inputs) for leaf in leaves)
         return run
 
-    flat = iter(made(cond_op(pred, branch(true_fn), branch(false_fn), captured.operands())))
+    flat = iter(made(cond_op(pred, branch(true_fn), branch(false_fn), operands)))
     result = []
     for value, target in zip(then_values, targets):
         if target is None:
@@ -139,6 +139,7 @@ class TorchBackend(StagedExpressions):
     staged_cond = staticmethod(staged_cond)
     condition = staticmethod(condition)
     logical_not = staticmethod(torch.logical_not)
+    builtins = torch_builtins  # int, float, min, max, assert... on traced tensors
 
     # defined below the class (torch_loops imports it from here too)
     refuse_staged_lists = staticmethod(lambda *args: _refuse_staged_lists(*args))

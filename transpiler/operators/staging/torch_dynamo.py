@@ -12,15 +12,63 @@ real tensors, as Python. Imported only when PyTorch is.
 
 from __future__ import annotations
 
+import functools
+from typing import Callable
+
 import torch
 
+# What an opaque call returns must be tensors, numbers and containers of them; a static value
+# (None, a string) stands in the result as a one-key dict whose key holds it. Dict keys are part
+# of the structure Dynamo records, so Dynamo knows the value and the wrapper it traces puts it
+# back.
+_STATIC_KEY = "__eager2graph_static_output__"
+_STATIC_TYPES = (type(None), str, bytes, type(Ellipsis))
 
-def outside_dynamo(public):
-    """``public`` (what ``convert`` hands out) marked as a call Dynamo does not trace into.
 
-    The marked wrapper gets a code object of its own: Dynamo caches what it compiled per code
-    object, and with one code shared by every converted function a compiled function could
-    run another's graph."""
-    marked = torch._dynamo.nonstrict_trace(public)
-    marked.__code__ = marked.__code__.replace(co_name=getattr(public, "__name__", "converted"))
-    return marked
+def outside_dynamo(public: Callable) -> Callable:
+    """``public`` (what ``convert`` hands out) as a call Dynamo does not trace into.
+
+    The result is a small function of its own (with its own code object: Dynamo caches what it
+    compiled per code object, and ``torch.compile`` of the marked function itself would share
+    one wrapper code among every converted function, and its limit of 8 recompilations) that
+    calls the marked function and restores the static values of its result; run as Python
+    (eagerly), it calls ``public`` directly."""
+    marked = torch._dynamo.nonstrict_trace(lambda *args, **kwargs: _boxed(public(*args, **kwargs)))
+
+    def call(*args, **kwargs):
+        if not torch.compiler.is_compiling():
+            return public(*args, **kwargs)
+        return _unboxed(marked(*args, **kwargs))
+
+    functools.update_wrapper(call, public)
+    call.__code__ = call.__code__.replace(co_name=getattr(public, "__name__", "converted"))
+    return call
+
+
+def _boxed(value):
+    if isinstance(value, _STATIC_TYPES):
+        return {_STATIC_KEY: {value: ()}}
+    if type(value) in (tuple, list):
+        return type(value)(_boxed(item) for item in value)
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*(_boxed(item) for item in value))
+    if type(value) is dict:
+        if _STATIC_KEY in value:
+            raise ValueError(f"A converted function returned a dict with the key "
+                             f"{_STATIC_KEY!r}, which eager2graph reserves to pass static "
+                             f"values through torch.compile. Rename the key.")
+        return {key: _boxed(item) for key, item in value.items()}
+    return value
+
+
+def _unboxed(value):
+    if type(value) in (tuple, list):
+        return type(value)(_unboxed(item) for item in value)
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*(_unboxed(item) for item in value))
+    if type(value) is dict:
+        if len(value) == 1 and _STATIC_KEY in value:
+            (static,) = value[_STATIC_KEY]
+            return static
+        return {key: _unboxed(item) for key, item in value.items()}
+    return value

@@ -107,6 +107,7 @@ class Captured:
         self._inside: set[int] = set()
         self._given: set[int] = set()
         self._alive: list[torch.Tensor] = []
+        self._slots: list[int] = []
 
     def given(self, tensors: Sequence) -> None:
         """Tensors the block receives as inputs (loop variables): not captured."""
@@ -132,8 +133,35 @@ class Captured:
                 self.note(leaf)
 
     def operands(self) -> tuple:
-        """The captured tensors as the enclosing block sees them (its own inputs)."""
-        return tuple(resolve(tensor) for tensor in self.tensors)
+        """The captured tensors as the enclosing block sees them (its own inputs), each once.
+
+        Two captured tensors may be one there: a nested block notes both a tensor from outside
+        and the enclosing block's input that stands for it (which reaches it as an operand of
+        the inner cond or while_loop). The engines refuse operands that alias each other."""
+        unique: dict[int, int] = {}
+        operands, self._slots = [], []
+        for tensor in map(resolve, self.tensors):
+            if id(tensor) not in unique:
+                unique[id(tensor)] = len(operands)
+                operands.append(tensor)
+            self._slots.append(unique[id(tensor)])
+        return tuple(operands)
+
+    def per_tensor(self, inputs: Sequence[torch.Tensor]) -> list:
+        """The block's ``inputs`` (one per operand) in the order of ``tensors``."""
+        return [inputs[slot] for slot in self._slots]
+
+
+def unaliased(tensors: Sequence[torch.Tensor]) -> list:
+    """``tensors``, each one that is given twice copied: the inputs of cond and while_loop may
+    not alias each other (``y = x`` before a loop, and ``x`` also read inside it)."""
+    seen, result = set(), []
+    for tensor in tensors:
+        if id(tensor) in seen:
+            tensor = tensor.clone()
+        seen.add(id(tensor))
+        result.append(tensor)
+    return result
 
 
 def resolve(tensor):

@@ -26,7 +26,7 @@ from transpiler.operators.control_flow import TensorEnumerate, TensorZip, naming
 from transpiler.operators.staging import StagedRange, is_torch_traced
 from transpiler.operators.staging.torch_backend import _refuse_staged_lists
 from transpiler.operators.staging.torch_lifting import (Captured, as_output, discover, made,
-                                                        stand_ins, substituting)
+                                                        stand_ins, substituting, unaliased)
 from transpiler.operators.staging.torch_values import (Spec, as_tensor, condition, is_carried,
                                                        kind, same_static)
 from transpiler.operators.variables import Undefined, UndefinedReturnValue
@@ -203,17 +203,17 @@ class _Loop:
         """Runs the loop from ``leading`` (tensors before the state); ``test(*lead)`` and
         ``step(*lead) -> lead`` see the state through ``get_state``/``set_state``."""
         lead_count, flag = len(leading), bool(self.first_set_inside)
-        outer = list(self.captured.tensors)
+        outer, operands = list(self.captured.tensors), self.captured.operands()
         names = self._leaf_names()
         start = [as_tensor(leaf, spec) for leaf, spec in zip(
             [leaf for value in self.values for leaf in nest.flatten(value) if is_carried(leaf)],
             self._specs())]
 
         def split(args):
-            carried, extra = args[:len(args) - len(outer)], args[len(args) - len(outer):]
+            carried, extra = args[:len(args) - len(operands)], args[len(args) - len(operands):]
             if flag:
                 carried = carried[:-1]
-            return carried[:lead_count], carried[lead_count:], extra
+            return carried[:lead_count], carried[lead_count:], self.captured.per_tensor(extra)
 
         def cond_fn(*args):
             lead, carried, extra = split(args)
@@ -233,13 +233,7 @@ class _Loop:
                 return tuple(as_output(leaf, mapping, args) for leaf in out)
 
         init = [*leading, *start] + ([torch.zeros((), dtype=torch.bool)] if flag else [])
-        # Inputs may not alias each other (`y = x` before the loop, or `x` also read inside).
-        operands = self.captured.operands()
-        seen = {id(tensor) for tensor in operands}
-        for index, tensor in enumerate(init):
-            if id(tensor) in seen:
-                init[index] = tensor.clone()
-            seen.add(id(init[index]))
+        init = unaliased([*operands, *init])[len(operands):]
         final = made(while_loop_op(cond_fn, body_fn, tuple(init), operands))
         if flag:
             listed = ", ".join(f"'{name}'" for name in self.first_set_inside)

@@ -1,0 +1,129 @@
+"""Builtins on traced PyTorch tensors in converted code: ``int``, ``float``, ``abs``, ``round``,
+``min``, ``max`` and ``len`` give what Python gives on the concrete values, as tensors (Python
+would ask the tensor for its value, which a trace does not know: "Could not extract
+specialized integer from data-dependent expression"); ``assert`` checks when the program runs.
+
+``transpiler.operators.builtins`` (and ``asserts``) hand a call here when one of its values is a
+traced tensor (``TorchBackend.builtins``). ``print`` keeps Python's meaning: it prints while
+PyTorch traces (PyTorch's own print operator is not kept by ``torch.export`` nor run by
+``torch.compile`` here), as unconverted code does under ``torch.export``.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import torch
+
+from transpiler.operators import control_flow as cf
+from transpiler.operators.staging.torch_values import condition
+
+__all__ = ["int_", "float_", "abs_", "round_", "min_", "max_", "len_", "print_", "assert_",
+           "in_staged_block"]
+
+
+def _one_value(name: str, value: torch.Tensor) -> None:
+    if value.numel() != 1:
+        raise TypeError(
+            f"{name}() of a tensor of shape {tuple(value.shape)}{cf._where()}: only a tensor "
+            f"with one element converts to a Python number, as in PyTorch. Index one element, "
+            f"or use .to(...) for the whole tensor.")
+    if value.dtype.is_complex:
+        raise TypeError(
+            f"{name}() of a complex tensor{cf._where()} is not defined, as for Python complex "
+            f"numbers. Take .real first.")
+
+
+def int_(value: torch.Tensor) -> torch.Tensor:
+    """``int(x)``: an int64 scalar (PyTorch's type for Python ints), truncated toward zero. NaN
+    and infinities, where Python raises, fail the program's run-time check."""
+    _one_value("int", value)
+    value = value.reshape(())
+    if value.dtype.is_floating_point:
+        torch._assert_async(torch.isfinite(value),
+                            f"int() of a NaN or infinite value{cf._where()}: Python raises, as "
+                            f"no integer holds it.")
+        value = torch.trunc(value)
+    return value.to(torch.int64)
+
+
+def float_(value: torch.Tensor) -> torch.Tensor:
+    """``float(x)``: a float scalar of ``x``'s width and at least 32 bits (int64 → float64),
+    as the other engines give."""
+    _one_value("float", value)
+    value = value.reshape(())
+    if value.dtype.is_floating_point and value.dtype.itemsize >= 4:
+        return value
+    return value.to(torch.float64 if value.dtype.itemsize == 8 else torch.float32)
+
+
+def abs_(value: torch.Tensor) -> torch.Tensor:
+    return torch.abs(value)
+
+
+def round_(number: torch.Tensor, ndigits=None) -> torch.Tensor:
+    """``round(x)``: like ``int(x)`` of ``x`` rounded half to even (Python's rule, and
+    PyTorch's); with ``ndigits``, a value of ``x``'s dtype."""
+    if ndigits is not None:
+        return torch.round(number, decimals=ndigits)
+    return int_(torch.round(number) if number.dtype.is_floating_point else number)
+
+
+def _extreme(name: str, args: tuple, kwargs: dict, better):
+    if kwargs:
+        raise TypeError(
+            f"{name}() with {', '.join(kwargs)} on a traced PyTorch tensor{cf._where()} would "
+            f"compare traced values in Python. Compute the key as a tensor and use "
+            f"torch.argmin/argmax.")
+    if len(args) == 1:
+        (items,) = args
+        if isinstance(items, (list, tuple)):
+            args = tuple(items)
+        elif isinstance(items, torch.Tensor) and items.dim() == 1:
+            return torch.amin(items) if name == "min" else torch.amax(items)
+        else:
+            raise TypeError(
+                f"{name}() of a tensor of shape {tuple(getattr(items, 'shape', ()))}"
+                f"{cf._where()}: Python compares its rows, whose truth is ambiguous (or a "
+                f"scalar, which is not iterable). Reduce it with torch.{name}.")
+        if not args:
+            raise ValueError(f"{name}() arg is an empty sequence")
+    result = args[0]
+    for value in args[1:]:
+        # Python keeps the earlier value unless the later one is strictly better.
+        new = value if isinstance(value, torch.Tensor) else torch.tensor(value)
+        result = torch.where(better(new, result), new, result)
+    return result
+
+
+def min_(*args, **kwargs):
+    return _extreme("min", args, kwargs, lambda new, old: new < old)
+
+
+def max_(*args, **kwargs):
+    return _extreme("max", args, kwargs, lambda new, old: new > old)
+
+
+def len_(value: torch.Tensor):
+    if value.dim() == 0:
+        raise TypeError(f"len() of a 0-d tensor{cf._where()}: a scalar has no length. Use "
+                        f"x.numel() for the number of elements.")
+    return value.shape[0]
+
+
+def in_staged_block() -> bool:
+    """Prints in staged blocks print while PyTorch traces them (see the module's docstring)."""
+    return False
+
+
+def print_(values: tuple, sep: str, end: str) -> None:
+    builtins.print(*values, sep=sep, end=end)
+
+
+def assert_(test, message) -> None:
+    """``assert test, message()`` on a traced test: checked each time the program runs. The
+    message is fixed while tracing (a tensor in it shows as traced)."""
+    truth = condition(test, "an assert statement")
+    said = "Assertion failed" if message is None else str(message())
+    location = cf._where()
+    torch._assert_async(truth, f"{said} (the assert{location})" if location else said)

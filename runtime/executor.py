@@ -27,12 +27,14 @@ from typing import Callable
 
 import numpy as np
 
-from runtime import numpy_warnings
+from runtime import numpy_warnings, plan_lowering
 from runtime.errors import (AssertionFailedError, InvalidArgumentError, LoopLimitError,
                             OutOfRangeError)
 from runtime.graph import Graph, Node
 from runtime.ops.registry import COND, CONST, PLACEHOLDER, WHILE_LOOP
+from runtime.plan_writes import variable_writer
 from runtime.tensor import EagerTensor
+from runtime.variables import ASSIGN
 
 _plan_ids = itertools.count(1)
 
@@ -44,6 +46,12 @@ _OPERATORS = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "
               np.greater: ">", np.greater_equal: ">=", np.equal: "==", np.not_equal: "!=",
               np.bitwise_and: "&", np.bitwise_or: "|", np.bitwise_xor: "^"}
 _COMPARISONS = {"<", "<=", ">", ">=", "==", "!="}
+# Ufuncs given ``out`` by position, which they parse faster than a keyword (NumPy deprecates
+# it for maximum and minimum).
+_POSITIONAL_OUT = frozenset(_OPERATORS) | {np.negative, np.absolute, np.square, np.sqrt, np.exp,
+                                           np.log, np.tanh, np.sin, np.cos, np.reciprocal}
+# Constants up to this size are checked for being one value repeated (see array_constant).
+_UNIFORM_SIZE = 4096
 # Branches and loops nested deeper than this in one generated function go to a function of
 # their own (CPython allows 20 nested loops and 100 levels of indentation per function).
 _MAX_NESTING = 10
@@ -225,19 +233,27 @@ class _Emitter:
     def block(self, graph: Graph, indent: str, keep) -> None:
         """Emits the nodes of ``graph``; values not in ``keep`` are deleted after last use."""
         last_use = _last_uses(graph, keep)
-        kernels = {id(node): node.op.bound_kernel(node.attrs, [(v.dtype, v.shape) for v in node.inputs])
-                   for node in graph.nodes if node.op.kernel is not None or node.op.bind is not None}
+        kernels = {id(node): self.kernel(node) for node in graph.nodes
+                   if node.op.kernel is not None or node.op.bind is not None}
         # Values some consumer may alias (a view from reshape, a loop variable carried as it
-        # is, a branch result): never overwritten in place.
+        # is, a branch result): never overwritten in place. A variable write copies its value
+        # unless it is the value's last use (see runtime.plan_writes).
         self.shared |= {id(v) for node in graph.nodes for v in node.inputs
-                        if id(node) not in kernels or not _is_elementwise(kernels[id(node)])}
+                        if node.op is not ASSIGN and (
+                            id(node) not in kernels or not _is_elementwise(kernels[id(node)]))}
         emitted_any = False
+        pairs = plan_lowering.paired(graph.nodes, keep)
+        done_early = {id(pair.second) for pair in pairs.values()}
         for position, node in enumerate(graph.nodes):
             if node.op is CONST:
                 self.constant(node)
                 continue
             emitted_any = True
-            if (node.op is COND or node.op is WHILE_LOOP) and self.too_deep(indent):
+            if id(node) in pairs:
+                self.pair(node, pairs[id(node)], indent)
+            elif id(node) in done_early:
+                pass
+            elif (node.op is COND or node.op is WHILE_LOOP) and self.too_deep(indent):
                 self.part(node, indent)
             elif node.op is COND:
                 self.cond(node, indent)
@@ -248,7 +264,8 @@ class _Emitter:
                           dying={id(v) for v in last_use.get(position, ())})
             # Scalars are not worth a `del` (it costs more than it frees, inside loops too).
             dead = [self.names[id(v)] for v in last_use.get(position, ())
-                    if not self.names[id(v)].startswith("c") and v.shape != ()]
+                    if id(v) in self.names and not self.names[id(v)].startswith("c")
+                    and v.shape != ()]
             if dead:
                 self.emit(f"{indent}del {', '.join(dead)}")
         if not emitted_any:
@@ -262,11 +279,42 @@ class _Emitter:
         self.globals[name] = value[()] if value.ndim == 0 else value
         self.names[id(node.outputs[0])] = name
 
+    @staticmethod
+    def kernel(node: Node):
+        """What runs ``node``: a lowered ufunc (runtime.plan_lowering), or its bound kernel."""
+        lowered = plan_lowering.lower(node)
+        if isinstance(lowered, plan_lowering.UfuncCall):
+            return lowered.ufunc
+        return node.op.bound_kernel(node.attrs, [(v.dtype, v.shape) for v in node.inputs])
+
     def call(self, node: Node, kernel, indent: str, dying: set[int]) -> None:
         args = [self.names[id(v)] for v in node.inputs]
         targets = self.define(node)
         number = self.number(node)
         prefix = f"{targets} = " if targets else ""
+        lowered = plan_lowering.lower(node)
+        if isinstance(lowered, plan_lowering.Expression):
+            for name, value in lowered.globals.items():
+                self.globals[name.format(n=number)] = value
+            if lowered.fresh:
+                self.fresh.update(id(v) for v in node.outputs if _is_array_shape(v.shape))
+            self.emit(f"{indent}{prefix}{lowered.text.format(*args, n=number)}", node)
+            return
+        if node.op is ASSIGN:
+            self.write(node, args[0], indent, owned=id(node.inputs[0]) in dying
+                       and id(node.inputs[0]) in self.fresh and id(node.inputs[0]) not in self.shared)
+            return
+        array_result = len(node.outputs) == 1 and _is_array_shape(node.outputs[0].shape)
+        if isinstance(lowered, plan_lowering.UfuncCall):
+            for position, constant in enumerate(lowered.constants):
+                args.append(f"k{number}_{position}")
+                self.globals[args[-1]] = constant if array_result else constant[()]
+        elif isinstance(kernel, np.ufunc) and array_result:
+            # Next to an array, a 0-d constant is cheaper to a ufunc as a 0-d array than as a
+            # NumPy scalar (NumPy converts the scalar on every call), and a constant of equal
+            # elements that only repeats a value along the others' shape cheaper as one
+            # value (a mean's gradient); the bits are the same.
+            args = [self.array_constant(v, node) or arg for arg, v in zip(args, node.inputs)]
         elementwise = _is_elementwise(kernel) and len(node.outputs) == 1
         reusable = [arg for arg, value in zip(args, node.inputs)
                     if elementwise and id(value) in dying and id(value) in self.fresh
@@ -275,17 +323,72 @@ class _Emitter:
         operator = _OPERATORS.get(kernel) if isinstance(kernel, np.ufunc) else None
         if reusable:
             # An intermediate array that dies here receives the result: no new allocation.
+            # (``out`` given by position: a keyword costs the ufunc more to parse.)
             self.globals[f"k{number}"] = kernel
-            expression = f"k{number}({', '.join(args)}, out={reusable[0]})"
+            out = f", {reusable[0]}" if isinstance(kernel, np.ufunc) and kernel in _POSITIONAL_OUT \
+                and len(args) == kernel.nin \
+                else f", out={reusable[0]}"
+            expression = f"k{number}({', '.join(args)}{out})"
         elif operator is not None and len(args) == 2 and (
                 operator in _COMPARISONS or node.outputs[0].dtype.kind in "fc" or self.in_loop):
             expression = f"{args[0]} {operator} {args[1]}"
+        elif node.op.bind is None and node.attrs and kernel is not node.op.kernel:
+            # The kernel itself, its attributes as keywords: no binding lambda in between.
+            self.globals[f"k{number}"] = node.op.kernel
+            keywords = []
+            for key, value in node.attrs.items():
+                self.globals[f"k{number}_{key}"] = value
+                keywords.append(f"{key}=k{number}_{key}")
+            expression = f"k{number}({', '.join(args + keywords)})"
         else:
             self.globals[f"k{number}"] = kernel
             expression = f"k{number}({', '.join(args)})"
         if elementwise or isinstance(kernel, np.ufunc) or getattr(kernel, "fresh_result", False):
             self.fresh.update(id(v) for v in node.outputs if _is_array_shape(v.shape))
         self.emit(f"{indent}{prefix}{expression}", node)
+
+    def pair(self, first: Node, pair: plan_lowering.Pair, indent: str) -> None:
+        """Two nodes computed by one kernel call, at the first one's place (see
+        runtime.plan_lowering.paired); the line maps to the first. A first result left out
+        gets no name, so nothing deletes it."""
+        number = self.number(first)
+        self.globals[f"k{number}"] = pair.kernel
+        arguments = [self.names[id(v)] for v in first.inputs]
+        for position, value in enumerate(pair.arguments):
+            self.globals[f"k{number}_{position}"] = value
+            arguments.append(f"k{number}_{position}")
+        targets = self.define(pair.second)
+        if not pair.only_second:
+            targets = f"{self.define(first)}, {targets}"
+        self.fresh.update(id(v) for v in pair.second.outputs if _is_array_shape(v.shape))
+        if not pair.only_second:
+            self.fresh.update(id(v) for v in first.outputs if _is_array_shape(v.shape))
+        self.emit(f"{indent}{targets} = k{number}({', '.join(arguments)})", first)
+
+    def array_constant(self, value, node: Node) -> str | None:
+        """The name of constant ``value`` as a 0-d array for the ufunc ``node``, when it is
+        0-d or repeats one value where ``node``'s other inputs set the shape; else None."""
+        if value.node.op is not CONST:
+            return None
+        array = value.node.attrs["value"]
+        if array.ndim > 0:
+            others = [v.shape for v in node.inputs if v is not value]
+            if array.size > _UNIFORM_SIZE or not all(map(_is_array_shape, others)) \
+                    or np.broadcast_shapes(*others) != tuple(node.outputs[0].shape) \
+                    or array.tobytes() != array.reshape(-1)[:1].tobytes() * array.size:
+                return None
+            array = array.reshape(-1)[0:1].reshape(())
+        name = self.names[id(value)] + "a"
+        self.globals[name] = array
+        return name
+
+    def write(self, node: Node, value: str, indent: str, owned: bool) -> None:
+        """A variable write, by a writer made for the value's static type."""
+        name = f"k{self.number(node)}"
+        source = node.inputs[0]
+        self.globals[name] = variable_writer(node.attrs["variable"], node.attrs["mode"],
+                                             (source.dtype, source.shape), owned)
+        self.emit(f"{indent}{name}({value})", node)
 
     def define(self, node: Node) -> str:
         number = self.number(node)

@@ -1,0 +1,182 @@
+"""Ops a plan runs without calling their kernel: what the kernel does, written into the plan.
+
+A kernel call costs a Python frame or two (the kernel, the lambda that binds its attributes,
+NumPy's function wrappers) on top of the work, and on the small arrays of a training step the
+frames are most of the time. For the ops below, the plan writes the NumPy call the kernel
+would make, with the attributes and the dtypes known when the plan is compiled:
+
+    read_variable       var._value              (what the bound reader returns)
+    transpose           x.T, x.transpose(perm)  (np.transpose's own method call)
+    reshape             x.reshape(shape)        (np.reshape's own method call)
+    cast                x.astype(dtype)         (the bound cast, for real inputs)
+    reduce_mean         add.reduce(x, axis, dtype, None, keepdims) / count
+                                                (the kernel's float path; count from the shape)
+    relu                maximum(x, 0)           (a ufunc call: the plan may give it ``out=``)
+
+Two nodes may also run as one call (``paired``): a training step's loss
+``softmax_cross_entropy_with_logits(labels, logits)`` and its gradient's ``softmax(logits)``
+compute the same shifted exponentials and their sums, which one kernel computes once for both
+results; a sum with ``keepdims`` only reshaped to drop the kept axes (a bias gradient) is the
+sum without them.
+
+Each rule gives the bits of the kernel it stands for (tests/runtime/test_plan_lowering.py
+compares them on every dtype the op takes). A rule applies only when the static types say the
+kernel would take the path written here; otherwise the kernel runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from runtime.graph import Node
+from runtime.ops.array_ops import RESHAPE, TRANSPOSE
+from runtime.ops.conversion_ops import CAST
+from runtime.ops.nn_ops import RELU, SOFTMAX, SOFTMAX_XENT
+from runtime.ops.reduce_ops import REDUCE_MAX, REDUCE_MEAN, REDUCE_MIN, REDUCE_PROD, REDUCE_SUM
+from runtime.variables import READ
+
+
+@dataclass(frozen=True)
+class Expression:
+    """``text`` formatted with the input names ({0}, {1}, ...) and the globals it reads (named
+    with ``{n}``, the node's number in the plan). ``fresh``: it makes a new array no one else
+    holds."""
+
+    text: str
+    globals: dict = field(default_factory=dict)
+    fresh: bool = False
+
+
+@dataclass(frozen=True)
+class UfuncCall:
+    """``ufunc(*inputs, *constants)``: the plan runs it as it runs any ufunc node."""
+
+    ufunc: np.ufunc
+    constants: tuple
+
+
+def lower(node: Node) -> Expression | UfuncCall | None:
+    """How the plan runs ``node`` instead of calling its kernel, or None."""
+    rule = _RULES.get(node.op)
+    return rule(node) if rule is not None else None
+
+
+def _read(node: Node) -> Expression:
+    return Expression("var{n}._value", {"var{n}": node.attrs["variable"]})
+
+
+def _is_array(value) -> bool:
+    """A known shape of rank 1 or more: the plan holds an ndarray (0-d values are NumPy
+    scalars, which have these methods too, but are left to the kernels)."""
+    return value.shape is not None and len(value.shape) > 0
+
+
+def _transpose(node: Node) -> Expression | None:
+    value, perm = node.inputs[0], node.attrs["perm"]
+    if not _is_array(value):
+        return None
+    if perm is None or tuple(perm) == tuple(reversed(range(len(value.shape)))):
+        return Expression("{0}.T")
+    return Expression(f"{{0}}.transpose({tuple(int(p) for p in perm)!r})")
+
+
+def _reshape(node: Node) -> Expression | None:
+    if not _is_array(node.inputs[0]):
+        return None
+    return Expression(f"{{0}}.reshape({tuple(int(d) for d in node.attrs['shape'])!r})")
+
+
+def _cast(node: Node) -> Expression | None:
+    if node.inputs[0].dtype.kind == "c":
+        return None
+    return Expression("{0}.astype(dtype{n})", {"dtype{n}": node.attrs["dtype"]})
+
+
+def _mean(node: Node) -> Expression | None:
+    value = node.inputs[0]
+    if value.dtype.kind != "f" or value.shape is None or None in value.shape:
+        return None
+    axis, keepdims = node.attrs.get("axis"), node.attrs.get("keepdims", False)
+    reduced = range(len(value.shape)) if axis is None else axis
+    count = int(np.prod([value.shape[a] for a in reduced], dtype=np.int64))
+    if count == 0:
+        return None
+    single = axis if axis is None or len(axis) != 1 else axis[0]  # as the kernel passes it
+    return Expression(f"sum{{n}}({{0}}, axis{{n}}, dtype{{n}}, None, {bool(keepdims)}) / {count}",
+                      {"sum{n}": np.add.reduce, "axis{n}": single, "dtype{n}": value.dtype},
+                      fresh=True)
+
+
+def _relu(node: Node) -> UfuncCall:
+    return UfuncCall(np.maximum, (np.zeros((), node.inputs[0].dtype),))
+
+
+_RULES = {READ: _read, TRANSPOSE: _transpose, RESHAPE: _reshape, CAST: _cast, REDUCE_MEAN: _mean,
+          RELU: _relu}
+
+
+
+
+@dataclass(frozen=True)
+class Pair:
+    """``second`` computed with the node it is paired to, at that node's place, by
+    ``kernel(*that node's inputs, *arguments)``: it returns both nodes' results, or only
+    ``second``'s when ``only_second`` (the first node's result has no other use)."""
+
+    second: Node
+    kernel: object
+    arguments: tuple = ()
+    only_second: bool = False
+
+
+def paired(nodes, keep) -> dict[int, Pair]:
+    """id(node) -> the Pair that computes it with a later node of ``nodes`` (a block of the
+    plan; ``keep``: the block's results)."""
+    uses: dict[int, int] = {id(v): 1 for v in keep}
+    for node in nodes:
+        for value in node.inputs:
+            uses[id(value)] = uses.get(id(value), 0) + 1
+    pairs, losses = {}, {}
+    for node in nodes:
+        if node.op is SOFTMAX_XENT:
+            losses.setdefault((id(node.inputs[1]), node.attrs["axis"]), node)
+        elif node.op is SOFTMAX:
+            loss = losses.pop((id(node.inputs[0]), node.attrs["axis"]), None)
+            if loss is not None:
+                pairs[id(loss)] = Pair(node, _softmax_xent_and_softmax, (loss.attrs["axis"],))
+        elif node.op is RESHAPE and uses[id(node.inputs[0])] == 1:
+            kernel = _reduction_without_kept_axes(node.inputs[0].node, node.outputs[0].shape)
+            if kernel is not None:
+                pairs[id(node.inputs[0].node)] = Pair(node, kernel, only_second=True)
+    return pairs
+
+
+def _softmax_xent_and_softmax(labels, logits, axis):
+    """``softmax_cross_entropy_with_logits(labels, logits, axis)`` and ``softmax(logits,
+    axis)``, each step as their kernels take it (runtime.ops.nn_ops)."""
+    shifted = logits - np.maximum.reduce(logits, axis, keepdims=True)
+    exps = np.exp(shifted)
+    sums = np.add.reduce(exps, axis, keepdims=True)
+    log_probs = shifted - np.log(sums)
+    return np.add.reduce(labels * -log_probs, axis), exps / sums
+
+
+def _reduction_without_kept_axes(node: Node, shape):
+    """For a reduction with ``keepdims`` whose result is only reshaped to ``shape``, the
+    result without the kept axes, when it has that shape (a bias gradient's sum): the same
+    sums, one call less."""
+    if node.op not in _REDUCTIONS or not node.attrs.get("keepdims"):
+        return None
+    value = node.inputs[0]
+    axis = node.attrs.get("axis")
+    if value.shape is None or None in value.shape or shape is None:
+        return None
+    axes = range(len(value.shape)) if axis is None else axis
+    if tuple(shape) != tuple(d for i, d in enumerate(value.shape) if i not in axes):
+        return None
+    return node.op.bound_kernel({**node.attrs, "keepdims": False}, [(value.dtype, value.shape)])
+
+
+_REDUCTIONS = {REDUCE_SUM, REDUCE_PROD, REDUCE_MAX, REDUCE_MIN}

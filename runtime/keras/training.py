@@ -20,11 +20,12 @@ from runtime import nest
 from runtime.autodiff.tape import GradientTape
 from runtime.function import function
 from runtime.keras import callbacks as callbacks_module
+from runtime.keras import custom_step
 from runtime.keras import losses as losses_module
 from runtime.keras import metrics as metrics_module
 from runtime.keras import optimizers as optimizers_module
 from runtime.keras.progress import Progbar
-from runtime.ops.array_ops import cast, convert_to_tensor, stack
+from runtime.ops.array_ops import cast, convert_to_tensor, shape as shape_of, stack
 from runtime.ops.reduce_ops import reduce_mean, reduce_sum
 from runtime.tensor import EagerTensor, Tensor
 
@@ -79,20 +80,20 @@ class Trainer:
         callback_list.on_train_begin()
         rng = np.random.default_rng()
         logs = {}
+        train_step = compiled.custom_train_step() if custom_step.overrides_train_step(self) \
+            else compiled.default_train_step()
         for epoch in range(initial_epoch, epochs):
             callback_list.on_epoch_begin(epoch)
             if verbose:
                 print(f"Epoch {epoch + 1}/{epochs}")
             progress = Progbar(data.steps(), verbose) if verbose else None
-            totals = _Totals()
-            step = 0
+            train_step.start_epoch()
+            step, batch_logs = 0, {}
             for step, (xb, yb, wb, count) in enumerate(data.batches(shuffle, rng), start=1):
                 callback_list.on_train_batch_begin(step - 1)
                 if class_weight is not None:
                     wb = class_weights_of(yb, class_weight)
-                values = compiled.train_step(xb, yb, wb)
-                totals.add(compiled.names(), values, count)
-                batch_logs = totals.logs()
+                batch_logs = train_step(xb, yb, wb, count)
                 callback_list.on_train_batch_end(step - 1, batch_logs)
                 if progress:
                     progress.update(step, batch_logs)
@@ -100,7 +101,7 @@ class Trainer:
                     break
                 if steps_per_epoch and step >= steps_per_epoch:
                     break
-            logs = totals.logs()
+            logs = dict(batch_logs)
             if validation is not None and (epoch + 1) % validation_freq == 0:
                 logs.update({f"val_{k}": v for k, v in
                              self._evaluate_data(validation, compiled).items()})
@@ -188,6 +189,45 @@ class Trainer:
                                                      "predict_step"))
         return fn
 
+    # -- Keras' API for custom training steps (see runtime.keras.custom_step) ---------------
+
+    def train_step(self, data) -> dict:
+        """One training step on ``data`` (``(x, y)``, ``(x, y, sample_weight)`` or ``x``);
+        returns the results of ``self.metrics``. Override it to change what ``fit`` does."""
+        compiled = self._require_compiled("train_step")
+        x, y, sample_weight = _unpack_data(data)
+        with GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = compiled.total_loss(y, y_pred, sample_weight)
+        variables = self.trainable_variables
+        self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        for metric in self.metrics:
+            if metric is compiled.loss_tracker:  # a batch's loss counts once per sample
+                metric.update_state(loss, sample_weight=shape_of(nest.flatten(x)[0])[0])
+            else:
+                metric.update_state(y, y_pred, sample_weight)
+        return {metric.name: metric.result() for metric in self.metrics}
+
+    _default_train_step = train_step
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        """The compiled loss of ``y_pred`` against ``y`` plus the model's extra losses."""
+        return self._require_compiled("compute_loss").total_loss(y, y_pred, sample_weight)
+
+    @property
+    def metrics(self) -> list:
+        """After ``compile``: the loss tracker (a ``Mean`` named "loss") and the compiled
+        metrics (one object whose result is a dict)."""
+        compiled = self._compiled
+        if compiled is None:
+            return []
+        return [compiled.loss_tracker] + ([compiled.compile_metrics]
+                                          if compiled.metric_specs else [])
+
+    def reset_metrics(self) -> None:
+        for metric in self.metrics:
+            metric.reset_state()
+
     def _require_compiled(self, what):
         if self._compiled is None:
             raise RuntimeError(f"{what}: compile the model first, e.g. "
@@ -199,15 +239,25 @@ class _Compiled:
     """The loss, metrics and traced steps of one ``compile``."""
 
     def __init__(self, model, loss, metrics, run_eagerly):
-        if loss is None:
-            raise ValueError("compile needs a loss (a name such as 'mse', a Loss or a function).")
         self.model = model
-        self.loss = losses_module.as_loss_object(loss)
+        # No loss is allowed for a model whose own train_step computes one.
+        self.loss = None if loss is None else losses_module.as_loss_object(loss)
         self.metric_specs = list(metrics) if isinstance(metrics, (list, tuple)) else [metrics]
         self.metrics = None  # resolved on the first batch ("accuracy" needs shapes)
-        wrap = (lambda f: f) if run_eagerly else function
-        self.train_step = wrap(_Step(self._train_step, "train_step"))
-        self.test_step = wrap(_Step(self._test_step, "test_step"))
+        self.loss_tracker = metrics_module.Mean(name="loss")
+        self.compile_metrics = custom_step.CompileMetrics(self.metric_specs)
+        self._wrap = (lambda f: f) if run_eagerly else function
+        self.train_step = self._wrap(_Step(self._train_step, "train_step"))
+        self.test_step = self._wrap(_Step(self._test_step, "test_step"))
+        self._custom_train_step = None
+
+    def default_train_step(self) -> "_DefaultTrainStep":
+        return _DefaultTrainStep(self)
+
+    def custom_train_step(self) -> custom_step.CustomTrainStep:
+        if self._custom_train_step is None:
+            self._custom_train_step = custom_step.CustomTrainStep(self.model, _Step)
+        return self._custom_train_step
 
     def names(self) -> list[str]:
         return ["loss"] + [m.name for m in self.metrics or []]
@@ -222,9 +272,13 @@ class _Compiled:
         self._resolve_metrics(y, y_pred)
         return [loss] + [reduce_mean(metric.values(y, y_pred)) for metric in self.metrics]
 
-    def _total_loss(self, y, y_pred, sample_weight):
+    def total_loss(self, y, y_pred, sample_weight):
         """The compiled loss plus the model's extra losses (regularizers, ``add_loss``), as
         Keras' ``compute_loss`` adds them."""
+        if self.loss is None:
+            raise ValueError(f"{self.model.name} was compiled without a loss: give "
+                             f"compile(loss=...), or override train_step (and test_step) to "
+                             f"compute one.")
         loss = self.loss(y, y_pred, sample_weight=sample_weight)
         extra = self.model.losses
         if not extra:
@@ -236,7 +290,7 @@ class _Compiled:
         model = self.model
         with GradientTape() as tape:
             y_pred = model(x, training=True)
-            loss = self._total_loss(y, y_pred, sample_weight)
+            loss = self.total_loss(y, y_pred, sample_weight)
         variables = model.trainable_variables
         gradients = tape.gradient(loss, variables)
         model.optimizer.apply_gradients(zip(gradients, variables))
@@ -244,7 +298,30 @@ class _Compiled:
 
     def _test_step(self, x, y, sample_weight=None):
         y_pred = self.model(x, training=False)
-        return self._outputs(y, y_pred, self._total_loss(y, y_pred, sample_weight))
+        return self._outputs(y, y_pred, self.total_loss(y, y_pred, sample_weight))
+
+
+class _DefaultTrainStep:
+    """``fit``'s step when ``train_step`` is Keras' own: the compiled, traced step, its loss
+    and metrics averaged over the epoch's samples in Python."""
+
+    def __init__(self, compiled: _Compiled):
+        self.compiled = compiled
+        self.totals = _Totals()
+
+    def start_epoch(self) -> None:
+        self.totals = _Totals()
+
+    def __call__(self, x, y, sample_weight, count) -> dict:
+        values = self.compiled.train_step(x, y, sample_weight)
+        self.totals.add(self.compiled.names(), values, count)
+        return self.totals.logs()
+
+
+def _unpack_data(data):
+    if isinstance(data, (list, tuple)) and len(data) in (2, 3):
+        return data[0], data[1], data[2] if len(data) == 3 else None
+    return data, None, None
 
 
 class _Step:

@@ -148,6 +148,10 @@ class Optimizer:
         self.iterations.assign_add(np.int64(1))
         return self.iterations
 
+    def apply(self, grads, trainable_variables) -> Variable:
+        """Keras 3's spelling: ``apply_gradients(zip(grads, trainable_variables))``."""
+        return self.apply_gradients(zip(grads, trainable_variables))
+
     def _step_size(self, learning_rate: Tensor) -> Tensor:
         """What ``_update`` receives, from the learning rate in one variable dtype; called
         before ``iterations`` is incremented."""

@@ -73,3 +73,67 @@ def metrics_with_sample_weights_and_results_as_tensors(tf):
     value = mse(np.array([[1.0, 2.0]], "float32"), np.array([[2.0, 4.0]], "float32"))
     return (mean.result(), accuracy.result(), value, mse.result(),
             tf.keras.metrics.Mean()(np.array([3.0, 5.0], "float32")))
+
+
+def _regression_data():
+    rng = np.random.default_rng(96)
+    x = rng.normal(size=(12, 3)).astype("float32")
+    return x, (x @ np.array([[0.5], [-1.0], [0.25]], "float32") + 0.1).astype("float32")
+
+
+def custom_train_step_with_compiled_metrics(tf):
+    class CustomModel(tf.keras.Model):
+        def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as tape:
+                y_pred = self(x, training=True)
+                loss = self.compute_loss(y=y, y_pred=y_pred)
+            trainable_vars = self.trainable_variables
+            gradients = tape.gradient(loss, trainable_vars)
+            self.optimizer.apply(gradients, trainable_vars)
+            for metric in self.metrics:
+                if metric.name == "loss":
+                    metric.update_state(loss)
+                else:
+                    metric.update_state(y, y_pred)
+            return {m.name: m.result() for m in self.metrics}
+
+    x, y = _regression_data()
+    inputs = tf.keras.Input(shape=(3,))
+    model = CustomModel(inputs, tf.keras.layers.Dense(1)(
+        tf.keras.layers.Dense(4, activation="tanh")(inputs)))
+    deterministic_weights(model, seed=96)
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss="mse", metrics=["mae"])
+    history = model.fit(x, y, epochs=3, batch_size=4, shuffle=False, verbose=0)
+    return history.history, model.get_weights(), model.evaluate(x, y, verbose=0)
+
+
+def custom_train_step_with_own_metrics(tf):
+    class CustomModel(tf.keras.Model):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.loss_tracker = tf.keras.metrics.Mean(name="loss")
+            self.mae_metric = tf.keras.metrics.MeanAbsoluteError(name="mae")
+
+        def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as tape:
+                y_pred = self(x, training=True)
+                loss = tf.reduce_mean(tf.square(y - y_pred))
+            gradients = tape.gradient(loss, self.trainable_variables)
+            self.optimizer.apply_gradients(zip(gradients, self.trainable_variables))
+            self.loss_tracker.update_state(loss)
+            self.mae_metric.update_state(y, y_pred)
+            return {"loss": self.loss_tracker.result(), "mae": self.mae_metric.result()}
+
+        @property
+        def metrics(self):
+            return [self.loss_tracker, self.mae_metric]
+
+    x, y = _regression_data()
+    inputs = tf.keras.Input(shape=(3,))
+    model = CustomModel(inputs, tf.keras.layers.Dense(1)(inputs))
+    deterministic_weights(model, seed=97)
+    model.compile(optimizer=tf.keras.optimizers.Adam(0.05))
+    history = model.fit(x, y, epochs=3, batch_size=5, shuffle=False, verbose=1)
+    return history.history, model.get_weights()

@@ -142,3 +142,29 @@ def test_callback_hooks_reach_subclasses_and_lambda_callbacks_only():
     model.fit(X, Y, batch_size=5, epochs=1, verbose=0,
               callbacks=[OnBatch(), lambda_callback, tf.keras.callbacks.History()])
     assert seen == [("lambda", 0), ("subclass", 0), ("lambda", 1), ("subclass", 1)]
+
+
+def test_a_model_compiled_without_a_loss_needs_its_own_train_step():
+    model = _model()
+    model.compile("sgd")
+    with pytest.raises(ValueError, match="compiled without a loss: give compile\\(loss=...\\), "
+                                         "or override train_step"):
+        model.fit(X, Y, verbose=0)
+    assert [m.name for m in model.metrics] == ["loss"]
+
+
+def test_super_train_step_updates_the_compiled_metrics():
+    class Logged(tf.keras.Model):
+        def train_step(self, data):
+            return super().train_step(data)
+
+    inputs = tf.keras.Input(shape=(3,))
+    model = Logged(inputs, tf.keras.layers.Dense(1)(inputs))
+    plain = tf.keras.Model(inputs, model.layers[1](inputs))
+    for m in (model, plain):
+        m.compile(tf.keras.optimizers.SGD(0.0), "mse", metrics=["mae"])
+    logged = model.fit(X, Y, batch_size=4, epochs=1, verbose=0).history
+    expected = plain.fit(X, Y, batch_size=4, epochs=1, verbose=0).history
+    assert logged.keys() == expected.keys() == {"loss", "mae"}
+    for key in expected:
+        assert logged[key] == pytest.approx(expected[key], rel=1e-6)

@@ -12,22 +12,21 @@ reach are converted as the layers are called (``Layer.__call__``, ``runtime.conv
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 
 from runtime import nest
 from runtime.autodiff.tape import GradientTape
 from runtime.function import function
+from runtime.keras import batches
 from runtime.keras import callbacks as callbacks_module
+from runtime.keras import compiled_loss
 from runtime.keras import custom_step
-from runtime.keras import losses as losses_module
 from runtime.keras import metrics as metrics_module
 from runtime.keras import optimizers as optimizers_module
 from runtime.keras.progress import Progbar
 from runtime.ops.array_ops import cast, convert_to_tensor, shape as shape_of, stack
-from runtime.ops.reduce_ops import reduce_mean, reduce_sum
-from runtime.tensor import EagerTensor, Tensor
+from runtime.ops.reduce_ops import reduce_sum
 
 
 class Trainer:
@@ -44,12 +43,12 @@ class Trainer:
                 jit_compile="auto", **kwargs):
         self.optimizer = optimizers_module.get(optimizer)
         self.loss = loss
-        self._compiled = _Compiled(self, loss, metrics or [], run_eagerly)
+        self._compiled = _Compiled(self, loss, metrics or [], run_eagerly, loss_weights)
         self.compiled = True
 
     @property
     def metrics_names(self) -> list[str]:
-        return ["loss"] + [m.name for m in (self._compiled.metrics if self._compiled else [])]
+        return self._compiled.names() if self._compiled else ["loss"]
 
     # -- fit ---------------------------------------------------------------------------------
 
@@ -62,23 +61,23 @@ class Trainer:
             raise ValueError("fit: give class_weight or sample_weight, not both (Keras refuses "
                              "them together too); fold the class weights into sample_weight.")
         verbose = 1 if verbose == "auto" else verbose
-        data = _Data(x, y, batch_size, sample_weight)
+        data = batches.Data(x, y, batch_size, sample_weight)
         if validation_split and validation_data is None:
             if data.dataset is not None:
                 raise ValueError("validation_split needs arrays; give a dataset's validation "
                                  "data as validation_data.")
             data, validation = data.split(validation_split)
         else:
-            validation = None if validation_data is None else _Data(
-                *_unpack_validation(validation_data, validation_batch_size or batch_size
+            validation = None if validation_data is None else batches.Data(
+                *batches.unpack_validation(validation_data, validation_batch_size or batch_size
                                     or data.batch_size))
+        epochs_of = batches.Epochs(data, shuffle, np.random.default_rng(), steps_per_epoch)
         history = callbacks_module.History()
         callback_list = callbacks_module.CallbackList(
             list(callbacks or []) + [history], self,
-            {"verbose": verbose, "epochs": epochs, "steps": data.steps()})
+            {"verbose": verbose, "epochs": epochs, "steps": epochs_of.steps()})
         self.stop_training = False
         callback_list.on_train_begin()
-        rng = np.random.default_rng()
         logs = {}
         train_step = compiled.custom_train_step() if custom_step.overrides_train_step(self) \
             else compiled.default_train_step()
@@ -86,20 +85,18 @@ class Trainer:
             callback_list.on_epoch_begin(epoch)
             if verbose:
                 print(f"Epoch {epoch + 1}/{epochs}")
-            progress = Progbar(data.steps(), verbose) if verbose else None
+            progress = Progbar(epochs_of.steps(), verbose) if verbose else None
             train_step.start_epoch()
             step, batch_logs = 0, {}
-            for step, (xb, yb, wb, count) in enumerate(data.batches(shuffle, rng), start=1):
+            for step, (xb, yb, wb, count) in enumerate(epochs_of.epoch(), start=1):
                 callback_list.on_train_batch_begin(step - 1)
                 if class_weight is not None:
-                    wb = class_weights_of(yb, class_weight)
+                    wb = batches.class_weights_of(yb, class_weight)
                 batch_logs = train_step(xb, yb, wb, count)
                 callback_list.on_train_batch_end(step - 1, batch_logs)
                 if progress:
                     progress.update(step, batch_logs)
                 if self.stop_training:
-                    break
-                if steps_per_epoch and step >= steps_per_epoch:
                     break
             logs = dict(batch_logs)
             if validation is not None and (epoch + 1) % validation_freq == 0:
@@ -121,7 +118,7 @@ class Trainer:
                  steps=None, callbacks=None, return_dict=False, **kwargs):
         compiled = self._require_compiled("evaluate")
         verbose = 1 if verbose == "auto" else verbose
-        data = _Data(x, y, batch_size, sample_weight)
+        data = batches.Data(x, y, batch_size, sample_weight)
         logs = self._evaluate_data(data, compiled, verbose)
         if return_dict:
             return logs
@@ -144,7 +141,7 @@ class Trainer:
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
         verbose = 1 if verbose == "auto" else verbose
-        data = _Data(x, None, batch_size)
+        data = batches.Data(x, None, batch_size)
         predict_step = self._predict_function()
         outputs = []
         progress = Progbar(data.steps(), verbose) if verbose else None
@@ -162,24 +159,24 @@ class Trainer:
 
     def predict_on_batch(self, x):
         return nest.map_structure(lambda t: np.asarray(t.numpy()),
-                                  self._predict_function()(_as_tensors(x)))
+                                  self._predict_function()(batches.as_tensors(x)))
 
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
                        return_dict=False):
         """One training step on one batch; the batch's loss and metrics (as ``fit`` logs
         them, not averaged with earlier batches)."""
         compiled = self._require_compiled("train_on_batch")
-        y = None if y is None else _as_tensors(y)
-        weights = _as_tensors(sample_weight) if sample_weight is not None else \
-            class_weights_of(y, class_weight) if class_weight is not None else None
-        values = compiled.train_step(_as_tensors(x), y, weights)
+        y = None if y is None else batches.as_tensors(y)
+        weights = batches.as_tensors(sample_weight) if sample_weight is not None else \
+            batches.class_weights_of(y, class_weight) if class_weight is not None else None
+        values = compiled.train_step(batches.as_tensors(x), y, weights)
         return _batch_result(compiled.names(), values, return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         """The loss and metrics of one batch, without training."""
         compiled = self._require_compiled("test_on_batch")
-        values = compiled.test_step(_as_tensors(x), None if y is None else _as_tensors(y),
-                                    None if sample_weight is None else _as_tensors(sample_weight))
+        values = compiled.test_step(batches.as_tensors(x), None if y is None else batches.as_tensors(y),
+                                    None if sample_weight is None else batches.as_tensors(sample_weight))
         return _batch_result(compiled.names(), values, return_dict)
 
     def _predict_function(self):
@@ -238,12 +235,12 @@ class Trainer:
 class _Compiled:
     """The loss, metrics and traced steps of one ``compile``."""
 
-    def __init__(self, model, loss, metrics, run_eagerly):
+    def __init__(self, model, loss, metrics, run_eagerly, loss_weights=None):
         self.model = model
         # No loss is allowed for a model whose own train_step computes one.
-        self.loss = None if loss is None else losses_module.as_loss_object(loss)
+        self.loss = None if loss is None else \
+            compiled_loss.CompiledLoss(loss, loss_weights, metrics)
         self.metric_specs = list(metrics) if isinstance(metrics, (list, tuple)) else [metrics]
-        self.metrics = None  # resolved on the first batch ("accuracy" needs shapes)
         self.loss_tracker = metrics_module.Mean(name="loss")
         self.compile_metrics = custom_step.CompileMetrics(self.metric_specs)
         self._wrap = (lambda f: f) if run_eagerly else function
@@ -260,45 +257,43 @@ class _Compiled:
         return self._custom_train_step
 
     def names(self) -> list[str]:
-        return ["loss"] + [m.name for m in self.metrics or []]
+        return self.loss.names() if self.loss is not None else ["loss"]
 
-    def _resolve_metrics(self, y, y_pred) -> None:
-        if self.metrics is None:
-            y_shape = tuple(y.shape) if getattr(y, "shape", None) is not None else None
-            p_shape = tuple(y_pred.shape) if getattr(y_pred, "shape", None) is not None else None
-            self.metrics = [metrics_module.get(spec, y_shape, p_shape) for spec in self.metric_specs]
-
-    def _outputs(self, y, y_pred, loss) -> list:
-        self._resolve_metrics(y, y_pred)
-        return [loss] + [reduce_mean(metric.values(y, y_pred)) for metric in self.metrics]
+    def _outputs(self, y, y_pred, losses) -> list:
+        loss, parts = losses
+        return [loss] + parts + self.loss.metric_values(y, y_pred)
 
     def total_loss(self, y, y_pred, sample_weight):
+        return self._losses(y, y_pred, sample_weight)[0]
+
+    def _losses(self, y, y_pred, sample_weight):
         """The compiled loss plus the model's extra losses (regularizers, ``add_loss``), as
         Keras' ``compute_loss`` adds them."""
         if self.loss is None:
             raise ValueError(f"{self.model.name} was compiled without a loss: give "
                              f"compile(loss=...), or override train_step (and test_step) to "
                              f"compute one.")
-        loss = self.loss(y, y_pred, sample_weight=sample_weight)
+        self.loss.build(self.model, y, y_pred)
+        loss, parts = self.loss(y, y_pred, sample_weight)
         extra = self.model.losses
         if not extra:
-            return loss
+            return loss, parts
         return reduce_sum(stack([loss] + [reduce_sum(cast(convert_to_tensor(value), loss.dtype))
-                                          for value in extra]))
+                                          for value in extra])), parts
 
     def _train_step(self, x, y, sample_weight=None):
         model = self.model
         with GradientTape() as tape:
             y_pred = model(x, training=True)
-            loss = self.total_loss(y, y_pred, sample_weight)
+            losses = self._losses(y, y_pred, sample_weight)
         variables = model.trainable_variables
-        gradients = tape.gradient(loss, variables)
+        gradients = tape.gradient(losses[0], variables)
         model.optimizer.apply_gradients(zip(gradients, variables))
-        return self._outputs(y, y_pred, loss)
+        return self._outputs(y, y_pred, losses)
 
     def _test_step(self, x, y, sample_weight=None):
         y_pred = self.model(x, training=False)
-        return self._outputs(y, y_pred, self.total_loss(y, y_pred, sample_weight))
+        return self._outputs(y, y_pred, self._losses(y, y_pred, sample_weight))
 
 
 class _DefaultTrainStep:
@@ -353,132 +348,8 @@ class _Totals:
             else {}
 
 
-class _Data:
-    """Arrays (or nested lists/dicts of them) cut into batches of ``(x, y, sample_weight,
-    count)``, or an iterable dataset of ``(x, y)`` or ``(x, y, sample_weight)`` batches."""
-
-    def __init__(self, x, y, batch_size, sample_weight=None):
-        self.batch_size = batch_size
-        self.dataset = None
-        if _is_dataset(x):
-            if y is not None or sample_weight is not None:
-                raise ValueError("y and sample_weight must not be given when x is a dataset of "
-                                 "(x, y) or (x, y, sample_weight) batches.")
-            self.dataset = x
-            return
-        if x is None:
-            raise ValueError("no input data given (x is None).")
-        self.batch_size = batch_size or 32
-        self.x = nest.map_structure(_as_array, x)
-        self.y = None if y is None else nest.map_structure(_as_array, y)
-        self.w = None if sample_weight is None else _as_array(sample_weight)
-        sizes = {len(a) for a in nest.flatten((self.x, self.y, self.w)) if a is not None}
-        if len(sizes) != 1:
-            raise ValueError(f"x, y and sample_weight must have the same number of samples, got "
-                             f"sizes {sorted(sizes)}.")
-        self.n = sizes.pop()
-
-    def split(self, fraction):
-        if not 0 < fraction < 1:
-            raise ValueError(f"validation_split must be in (0, 1), got {fraction}.")
-        at = int(np.floor(self.n * (1.0 - fraction)))
-        parts = []
-        for sl in (slice(0, at), slice(at, self.n)):
-            part = _Data.__new__(_Data)
-            part.dataset, part.batch_size, part.n = None, self.batch_size, sl.stop - sl.start
-            part.x, part.y, part.w = nest.map_structure(
-                lambda a: None if a is None else a[sl], (self.x, self.y, self.w))
-            parts.append(part)
-        return tuple(parts)
-
-    def steps(self):
-        if self.dataset is not None:
-            try:
-                return len(self.dataset)
-            except TypeError:
-                return None
-        return -(-self.n // self.batch_size)
-
-    def batches(self, shuffle, rng):
-        if self.dataset is not None:
-            for batch in self.dataset:
-                if isinstance(batch, (list, tuple)) and len(batch) in (2, 3):
-                    xb, yb = batch[0], batch[1]
-                    wb = batch[2] if len(batch) == 3 else None
-                else:
-                    xb, yb, wb = batch, None, None
-                yield (_as_tensors(xb), None if yb is None else _as_tensors(yb),
-                       None if wb is None else _as_tensors(wb), _batch_count(xb))
-            return
-        order = rng.permutation(self.n) if shuffle and shuffle != "batch" else None
-        plain = all(a is None or isinstance(a, np.ndarray) for a in (self.x, self.y, self.w))
-        for start in range(0, self.n, self.batch_size):
-            index = slice(start, start + self.batch_size) if order is None else \
-                order[start:start + self.batch_size]
-            if plain:  # one array each (the usual case): no walk through nested structures
-                xb, yb, wb = (None if a is None else EagerTensor(a[index])
-                              for a in (self.x, self.y, self.w))
-            else:
-                xb, yb, wb = nest.map_structure(
-                    lambda a: None if a is None else convert_to_tensor(a[index]),
-                    (self.x, self.y, self.w))
-            yield xb, yb, wb, len(range(self.n)[index]) if order is None else len(index)
-
-
-def class_weights_of(y, class_weight: dict):
-    """The sample weights ``class_weight`` gives a batch of labels, as Keras computes them:
-    the class of a sample is its integer label, or the index of the largest value of a one-hot
-    (or probability) row; classes missing from ``class_weight`` weigh 1."""
-    if not isinstance(class_weight, dict):
-        raise TypeError(f"class_weight must be a dict {{class index: weight}}, got "
-                        f"{type(class_weight).__name__}.")
-    if y is None or len(nest.flatten(y)) != 1:
-        raise ValueError("class_weight needs one array of labels y (a model with one output).")
-    labels = np.asarray(nest.flatten(y)[0])
-    if labels.ndim > 1:
-        labels = np.argmax(labels, axis=-1) if labels.shape[-1] > 1 else labels[..., 0]
-    labels = np.round(labels).astype(np.int64).reshape(len(labels), -1)[:, 0]
-    weights = np.array([float(class_weight.get(int(label), 1.0)) for label in labels],
-                       np.float32)
-    return convert_to_tensor(weights)
-
-
 def _batch_result(names, values, return_dict):
     logs = {name: float(np.asarray(value)) for name, value in zip(names, values)}
     if return_dict:
         return logs
     return list(logs.values()) if len(logs) > 1 else logs["loss"]
-
-
-def _is_dataset(x) -> bool:
-    return x is not None and not isinstance(x, (np.ndarray, Tensor, list, tuple, dict)) \
-        and hasattr(x, "__iter__")
-
-
-def _as_array(value) -> np.ndarray:
-    if isinstance(value, Tensor):
-        return value.numpy()
-    array = np.asarray(value)
-    if array.dtype == np.float64:
-        array = array.astype(np.float32)  # as Keras converts float64 data to floatx
-    return array
-
-
-def _as_tensors(value):
-    return nest.map_structure(lambda v: v if isinstance(v, Tensor) else
-                              convert_to_tensor(_as_array(v)), value)
-
-
-def _batch_count(x) -> int:
-    leaf = nest.flatten(x)[0]
-    return int(leaf.shape[0])
-
-
-def _unpack_validation(validation_data, batch_size):
-    if _is_dataset(validation_data):
-        return validation_data, None, batch_size
-    if isinstance(validation_data, (list, tuple)) and len(validation_data) in (2, 3):
-        weights = validation_data[2] if len(validation_data) == 3 else None
-        return validation_data[0], validation_data[1], batch_size, weights
-    raise ValueError("validation_data must be (x_val, y_val), (x_val, y_val, sample_weight) "
-                     "or a dataset.")

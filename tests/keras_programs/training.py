@@ -104,3 +104,28 @@ def predict_batches_and_verbose(tf):
     x, _ = data(7, 3, seed=18)
     model = _regressor(tf, 18)
     return model.predict(x, batch_size=3, verbose=1), model.predict(x, verbose=0)
+
+
+def two_outputs_with_loss_weights(tf):
+    x, y = data(12, 3, outputs=2, seed=19)
+    inputs = tf.keras.Input(shape=(3,))
+    hidden = tf.keras.layers.Dense(4, activation="tanh")(inputs)
+    value = tf.keras.layers.Dense(1, name="value")(hidden)
+    label = tf.keras.layers.Dense(1, activation="sigmoid", name="label")(hidden)
+    model = tf.keras.Model(inputs, [value, label])
+    deterministic_weights(model, seed=19)
+    model.compile(tf.keras.optimizers.SGD(0.1), loss=["mse", "binary_crossentropy"],
+                  loss_weights=[1.0, 0.5], metrics=[["mae"], ["accuracy"]])
+    targets = [y[:, :1], (y[:, 1:] > 0.1).astype("float32")]
+    history = model.fit(x, targets, epochs=2, batch_size=4, shuffle=False, verbose=0)
+    return (history.history, model.get_weights(), model.predict(x[:2], verbose=0),
+            model.evaluate(x, targets, verbose=0, return_dict=True))
+
+
+def steps_per_epoch_on_a_repeated_dataset(tf):
+    x, y = data(16, 3, seed=20)
+    dataset = tf.data.Dataset.from_tensor_slices((x, y)).batch(4).repeat()
+    model = _regressor(tf, 20)
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    history = model.fit(dataset, steps_per_epoch=3, epochs=3, verbose=0)
+    return history.history, model.get_weights()

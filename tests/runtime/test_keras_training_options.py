@@ -168,3 +168,18 @@ def test_super_train_step_updates_the_compiled_metrics():
     assert logged.keys() == expected.keys() == {"loss", "mae"}
     for key in expected:
         assert logged[key] == pytest.approx(expected[key], rel=1e-6)
+
+
+def test_steps_per_epoch_carries_the_iterator_across_epochs_like_keras():
+    # TensorFlow 2.21 gives this sequence (and two warnings) for 4 batches, 3 steps per epoch.
+    seen = []
+    callback = tf.keras.callbacks.LambdaCallback(
+        on_train_batch_end=lambda batch, logs: seen.append(batch),
+        on_epoch_end=lambda epoch, logs: seen.append("|"))
+    model = tf.keras.Sequential([tf.keras.Input(shape=(3,)), tf.keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    with pytest.warns(UserWarning, match="Your input ran out of data") as caught:
+        model.fit(np.ones((16, 3)), np.ones((16, 1)), batch_size=4, steps_per_epoch=3, epochs=4,
+                  shuffle=False, verbose=0, callbacks=[callback])
+    assert seen == [0, 1, 2, "|", 0, "|", 0, 1, 2, "|", 0, "|"]
+    assert len(caught) == 2

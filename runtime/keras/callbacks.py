@@ -1,5 +1,6 @@
 """``rt.keras.callbacks``: hooks called by ``fit``: ``History``, ``EarlyStopping``,
-``LearningRateScheduler``, ``ModelCheckpoint``, ``LambdaCallback``, ``TerminateOnNaN``."""
+``LearningRateScheduler``, ``ReduceLROnPlateau``, ``ModelCheckpoint``, ``LambdaCallback``,
+``TerminateOnNaN``."""
 
 from __future__ import annotations
 
@@ -243,6 +244,61 @@ class ModelCheckpoint(Callback):
         elif self.verbose > 0:
             print(f"\nEpoch {epoch + 1}: saving model to {path}")
         self.model.save_weights(path)
+
+
+class ReduceLROnPlateau(Callback):
+    """Multiplies the learning rate by ``factor`` once ``monitor`` has not improved by more
+    than ``min_delta`` for ``patience`` epochs (not below ``min_lr``), then waits ``cooldown``
+    epochs before counting again; logs the learning rate as ``learning_rate``."""
+
+    def __init__(self, monitor="val_loss", factor=0.1, patience=10, verbose=0, mode="auto",
+                 min_delta=1e-4, cooldown=0, min_lr=0.0, **kwargs):
+        super().__init__()
+        if factor >= 1.0:
+            raise ValueError(f"ReduceLROnPlateau: factor must be below 1 (it multiplies the "
+                             f"learning rate), got {factor}.")
+        self.monitor, self.factor, self.patience = monitor, float(factor), patience
+        self.verbose, self.min_delta, self.cooldown = verbose, min_delta, cooldown
+        self.min_lr = float(min_lr)
+        self._max = _mode_is_max(mode, monitor)
+        self._reset()
+
+    def _reset(self):
+        self.best = -np.inf if self._max else np.inf
+        self.wait, self.cooldown_counter = 0, 0
+
+    def _improves(self, current) -> bool:
+        return current > self.best + self.min_delta if self._max else \
+            current < self.best - self.min_delta
+
+    def on_train_begin(self, logs=None):
+        self._reset()
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs if logs is not None else {}
+        optimizer = self.model.optimizer
+        logs["learning_rate"] = float(np.asarray(optimizer.learning_rate.numpy()))
+        current = logs.get(self.monitor)
+        if current is None:
+            warnings.warn(f"ReduceLROnPlateau: the monitored value {self.monitor!r} is not "
+                          f"among the logs ({', '.join(logs)}).", UserWarning, stacklevel=2)
+            return
+        if self.cooldown_counter > 0:
+            self.cooldown_counter -= 1
+            self.wait = 0
+        if self._improves(current):
+            self.best, self.wait = current, 0
+        elif self.cooldown_counter <= 0:
+            self.wait += 1
+            if self.wait >= self.patience:
+                old = float(np.float32(logs["learning_rate"]))  # Keras holds it in float32
+                if old > self.min_lr:
+                    new = max(old * self.factor, self.min_lr)
+                    optimizer.learning_rate = new
+                    if self.verbose > 0:
+                        print(f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing learning rate "
+                              f"to {new}.")
+                    self.cooldown_counter, self.wait = self.cooldown, 0
 
 
 __getattr__ = _missing("keras.callbacks")

@@ -14,7 +14,6 @@ from __future__ import annotations
 from runtime import nest
 from runtime.keras import losses as losses_module
 from runtime.keras import metrics as metrics_module
-from runtime.ops.reduce_ops import reduce_mean
 
 
 class CompiledLoss:
@@ -86,11 +85,13 @@ class CompiledLoss:
 
     # -- the step -----------------------------------------------------------------------------
 
-    def names(self) -> list[str]:
+    def loss_names(self) -> list[str]:
         if self.output_names is None:
-            return ["loss"] + [m.name for m in (self.metrics or [[]])[0]]
-        return (["loss"] + [f"{name}_loss" for name in self.output_names] +
-                [m.name for metrics in self.metrics for m in metrics])
+            return ["loss"]
+        return ["loss"] + [f"{name}_loss" for name in self.output_names]
+
+    def all_metrics(self) -> list:
+        return [m for metrics in self.metrics or [] for m in metrics]
 
     def __call__(self, y, y_pred, sample_weight=None):
         """The weighted total loss, and each output's (unweighted) loss."""
@@ -106,13 +107,16 @@ class CompiledLoss:
             total = term if total is None else total + term
         return total, parts
 
-    def metric_values(self, y, y_pred) -> list:
+    def update_metrics(self, y, y_pred) -> None:
+        """Updates each metric's state with the batch (unweighted, as Keras' ``metrics=``)."""
         if self.output_names is None:
-            return [reduce_mean(m.values(y, y_pred)) for m in self.metrics[0]]
-        return [reduce_mean(m.values(t, p))
-                for metrics, t, p in zip(self.metrics, self.split(y, self.output_names),
-                                         self.split(y_pred, self.output_names))
-                for m in metrics]
+            for m in self.metrics[0]:
+                m.update_state(y, y_pred)
+            return
+        for metrics, t, p in zip(self.metrics, self.split(y, self.output_names),
+                                 self.split(y_pred, self.output_names)):
+            for m in metrics:
+                m.update_state(t, p)
 
 
 def output_names(model, y_pred) -> list[str]:

@@ -371,6 +371,13 @@ def _match_inputs(structure, inputs) -> list:
     flat = nest.flatten(structure)
     if isinstance(structure, dict) and isinstance(inputs, dict):
         return [inputs[key] for key in sorted(structure)]
+    if isinstance(inputs, dict):  # by the names given to Input(name=...), as Keras matches
+        missing = [t.name for t in flat if t.name not in inputs]
+        if missing:
+            raise ValueError(f"the model's inputs are named {', '.join(t.name for t in flat)}; "
+                             f"the dict given has no {', '.join(missing)} (it has "
+                             f"{', '.join(map(str, inputs))}).")
+        return [inputs[t.name] for t in flat]
     if len(flat) == 1:
         if isinstance(inputs, (list, tuple)) and len(inputs) == 1:
             return list(inputs)

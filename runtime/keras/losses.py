@@ -9,6 +9,7 @@ softmax activation they use its logits instead, as Keras does (see ``runtime.ker
 from __future__ import annotations
 
 from runtime.keras import logits as _logits
+from runtime.keras import more_losses as _more
 from runtime.ops import nn as _nn
 from runtime.ops.array_ops import cast, clip_by_value, convert_to_tensor, reshape, size
 from runtime.ops.math_ops import abs, log, square  # noqa: A004
@@ -151,6 +152,76 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         self.from_logits = from_logits
 
 
+class Huber(LossFunctionWrapper):
+    def __init__(self, delta=1.0, reduction="sum_over_batch_size",
+                 name="huber_loss"):
+        super().__init__(_more.huber, name, reduction, delta=delta)
+
+
+class LogCosh(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size",
+                 name="log_cosh"):
+        super().__init__(_more.log_cosh, name, reduction)
+
+
+class KLDivergence(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size",
+                 name="kl_divergence"):
+        super().__init__(_more.kl_divergence, name, reduction)
+
+
+class Poisson(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size",
+                 name="poisson"):
+        super().__init__(_more.poisson, name, reduction)
+
+
+class MeanSquaredLogarithmicError(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size",
+                 name="mean_squared_logarithmic_error"):
+        super().__init__(_more.mean_squared_logarithmic_error, name, reduction)
+
+
+class MeanAbsolutePercentageError(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size",
+                 name="mean_absolute_percentage_error"):
+        super().__init__(_more.mean_absolute_percentage_error, name, reduction)
+
+
+class CosineSimilarity(LossFunctionWrapper):
+    def __init__(self, axis=-1, reduction="sum_over_batch_size",
+                 name="cosine_similarity"):
+        super().__init__(_more.cosine_similarity, name, reduction, axis=axis)
+
+
+class Hinge(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size",
+                 name="hinge"):
+        super().__init__(_more.hinge, name, reduction)
+
+
+class SquaredHinge(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size",
+                 name="squared_hinge"):
+        super().__init__(_more.squared_hinge, name, reduction)
+
+
+class CategoricalHinge(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size",
+                 name="categorical_hinge"):
+        super().__init__(_more.categorical_hinge, name, reduction)
+
+
+huber, log_cosh, kl_divergence, poisson = (_more.huber, _more.log_cosh, _more.kl_divergence,
+                                           _more.poisson)
+mean_squared_logarithmic_error = _more.mean_squared_logarithmic_error
+mean_absolute_percentage_error = _more.mean_absolute_percentage_error
+cosine_similarity, hinge = _more.cosine_similarity, _more.hinge
+squared_hinge, categorical_hinge = _more.squared_hinge, _more.categorical_hinge
+logcosh, kld, KLD, kullback_leibler_divergence = log_cosh, kl_divergence, kl_divergence, \
+    kl_divergence
+msle = MSLE = mean_squared_logarithmic_error
+mape = MAPE = mean_absolute_percentage_error
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
 
@@ -158,8 +229,19 @@ _FUNCTIONS = {"mean_squared_error": mean_squared_error, "mse": mean_squared_erro
               "mean_absolute_error": mean_absolute_error, "mae": mean_absolute_error,
               "binary_crossentropy": binary_crossentropy,
               "categorical_crossentropy": categorical_crossentropy,
-              "sparse_categorical_crossentropy": sparse_categorical_crossentropy}
+              "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
+              "huber": huber, "log_cosh": log_cosh, "logcosh": log_cosh,
+              "kl_divergence": kl_divergence, "kld": kl_divergence, "poisson": poisson,
+              "mean_squared_logarithmic_error": msle, "msle": msle,
+              "mean_absolute_percentage_error": mape, "mape": mape,
+              "cosine_similarity": cosine_similarity, "hinge": hinge,
+              "squared_hinge": squared_hinge, "categorical_hinge": categorical_hinge}
 _CLASSES = {"MeanSquaredError": MeanSquaredError, "MeanAbsoluteError": MeanAbsoluteError,
+            "Huber": Huber, "LogCosh": LogCosh, "KLDivergence": KLDivergence,
+            "Poisson": Poisson, "MeanSquaredLogarithmicError": MeanSquaredLogarithmicError,
+            "MeanAbsolutePercentageError": MeanAbsolutePercentageError,
+            "CosineSimilarity": CosineSimilarity, "Hinge": Hinge, "SquaredHinge": SquaredHinge,
+            "CategoricalHinge": CategoricalHinge,
             "BinaryCrossentropy": BinaryCrossentropy,
             "CategoricalCrossentropy": CategoricalCrossentropy,
             "SparseCategoricalCrossentropy": SparseCategoricalCrossentropy}

@@ -17,7 +17,7 @@ from runtime.keras import losses as _losses
 from runtime.ops.array_ops import cast, convert_to_tensor, reshape, shape as shape_of, size
 from runtime.ops.broadcast_ops import broadcast_to
 from runtime.ops.math_composites import divide_no_nan
-from runtime.ops.math_ops import equal, greater
+from runtime.ops.math_ops import equal, greater, sqrt
 from runtime.ops.reduce_ops import argmax, reduce_mean, reduce_sum
 from runtime.variables import Variable
 from runtime.keras.missing import missing as _missing
@@ -172,6 +172,17 @@ class SparseCategoricalAccuracy(Metric):
         super().__init__(name, dtype)
 
 
+class RootMeanSquaredError(Metric):
+    """``sqrt`` of the mean squared error over every sample seen (not a mean of roots)."""
+    fn = staticmethod(mean_squared_error)
+
+    def __init__(self, name="root_mean_squared_error", dtype=None):
+        super().__init__(name, dtype)
+
+    def result(self):
+        return sqrt(super().result())
+
+
 class Accuracy(Metric):
     """Exact equality of labels and predictions."""
 
@@ -190,7 +201,12 @@ _FUNCTIONS = {"mse": mean_squared_error, "mean_squared_error": mean_squared_erro
               "sparse_categorical_accuracy": sparse_categorical_accuracy,
               "binary_crossentropy": binary_crossentropy,
               "categorical_crossentropy": categorical_crossentropy,
-              "sparse_categorical_crossentropy": sparse_categorical_crossentropy}
+              "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
+              "mape": _losses.mape, "mean_absolute_percentage_error": _losses.mape,
+              "msle": _losses.msle, "mean_squared_logarithmic_error": _losses.msle,
+              "kld": _losses.kld, "kl_divergence": _losses.kld, "poisson": _losses.poisson,
+              "hinge": _losses.hinge, "squared_hinge": _losses.squared_hinge,
+              "categorical_hinge": _losses.categorical_hinge, "logcosh": _losses.log_cosh}
 
 
 def get(identifier, y_true_shape=None, y_pred_shape=None, y_true_dtype=None) -> Metric:

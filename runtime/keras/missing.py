@@ -34,29 +34,25 @@ _TABLE = {
     Rescaling Resizing ReversibleEmbedding STFTSpectrogram SeparableConv1D SeparableConv2D
     SeparableConvolution1D SeparableConvolution2D SimpleRNNCell Solarization
     SpatialDropout1D SpatialDropout2D SpatialDropout3D SpectralNormalization StackedRNNCells
-    StringLookup TFSMLayer TextVectorization ThresholdedReLU
-    TorchModuleWrapper UnitNormalization UpSampling1D UpSampling2D UpSampling3D Wrapper
-    ZeroPadding1D ZeroPadding2D ZeroPadding3D deserialize dot serialize
+    StringLookup TFSMLayer TextVectorization ThresholdedReLU TorchModuleWrapper
+    UnitNormalization UpSampling1D UpSampling2D UpSampling3D Wrapper ZeroPadding1D
+    ZeroPadding2D ZeroPadding3D deserialize dot serialize
     """,
     "keras.losses": """
     BinaryFocalCrossentropy CTC CategoricalFocalCrossentropy
-    CategoricalGeneralizedCrossEntropy CategoricalHinge Circle CosineSimilarity Dice Hinge
-    Huber KLD KLDivergence LogCosh MAPE MSLE MeanAbsolutePercentageError
-    MeanSquaredLogarithmicError Poisson Reduction SquaredHinge Tversky
+    CategoricalGeneralizedCrossEntropy Circle Dice Reduction Tversky
     binary_focal_crossentropy categorical_focal_crossentropy
-    categorical_generalized_cross_entropy categorical_hinge circle cosine_similarity ctc
-    deserialize dice hinge huber kld kullback_leibler_divergence logcosh mape msle poisson
-    serialize squared_hinge tversky
+    categorical_generalized_cross_entropy circle ctc deserialize dice serialize tversky
     """,
     "keras.metrics": """
     AUC BinaryCrossentropy BinaryIoU CategoricalCrossentropy CategoricalHinge
     ConcordanceCorrelation CosineSimilarity F1Score FBetaScore FalseNegatives FalsePositives
     Hinge IoU KLD KLDivergence LogCoshError MAPE MSLE MeanAbsolutePercentageError MeanIoU
     MeanSquaredLogarithmicError OneHotIoU OneHotMeanIoU PearsonCorrelation Poisson Precision
-    PrecisionAtRecall R2Score Recall RecallAtPrecision RootMeanSquaredError
-    SensitivityAtSpecificity SparseCategoricalCrossentropy SparseTopKCategoricalAccuracy
-    SpecificityAtSensitivity SquaredHinge Sum TopKCategoricalAccuracy TrueNegatives
-    TruePositives binary_focal_crossentropy categorical_focal_crossentropy categorical_hinge
+    PrecisionAtRecall R2Score Recall RecallAtPrecision SensitivityAtSpecificity
+    SparseCategoricalCrossentropy SparseTopKCategoricalAccuracy SpecificityAtSensitivity
+    SquaredHinge Sum TopKCategoricalAccuracy TrueNegatives TruePositives
+    binary_focal_crossentropy categorical_focal_crossentropy categorical_hinge
     concordance_correlation deserialize hinge huber kld kullback_leibler_divergence logcosh
     mape msle pearson_correlation poisson serialize sparse_top_k_categorical_accuracy
     squared_hinge top_k_categorical_accuracy
@@ -69,8 +65,8 @@ _TABLE = {
     CosineDecayRestarts deserialize serialize
     """,
     "keras.callbacks": """
-    BackupAndRestore CSVLogger OrbaxCheckpoint ProgbarLogger ReduceLROnPlateau RemoteMonitor
-    SwapEMAWeights TensorBoard
+    BackupAndRestore CSVLogger OrbaxCheckpoint ProgbarLogger RemoteMonitor SwapEMAWeights
+    TensorBoard
     """,
     "keras.initializers": """
     STFT STFTInitializer deserialize serialize stft

@@ -127,14 +127,15 @@ class Trainer:
 
     def _evaluate_data(self, data, compiled, verbose=0) -> dict:
         totals = _Totals()
+        compiled.reset_metric_states()
         progress = Progbar(data.steps(), verbose) if verbose else None
         step = 0
         for step, (xb, yb, wb, count) in enumerate(data.batches(False, None), start=1):
             values = compiled.test_step(xb, yb, wb)  # the first call resolves the metrics' names
-            totals.add(compiled.names(), values, count)
+            totals.add(compiled.loss_names(), values, count)
             if progress:
-                progress.update(step, totals.logs())
-        logs = totals.logs()
+                progress.update(step, {**totals.logs(), **compiled.metric_logs()})
+        logs = {**totals.logs(), **compiled.metric_logs()}
         if progress:
             progress.update(step, logs, finalize=True)
         return logs
@@ -169,15 +170,18 @@ class Trainer:
         y = None if y is None else batches.as_tensors(y)
         weights = batches.as_tensors(sample_weight) if sample_weight is not None else \
             batches.class_weights_of(y, class_weight) if class_weight is not None else None
+        compiled.reset_metric_states()
         values = compiled.train_step(batches.as_tensors(x), y, weights)
-        return _batch_result(compiled.names(), values, return_dict)
+        return _batch_result(compiled, values, return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         """The loss and metrics of one batch, without training."""
         compiled = self._require_compiled("test_on_batch")
-        values = compiled.test_step(batches.as_tensors(x), None if y is None else batches.as_tensors(y),
-                                    None if sample_weight is None else batches.as_tensors(sample_weight))
-        return _batch_result(compiled.names(), values, return_dict)
+        compiled.reset_metric_states()
+        values = compiled.test_step(
+            batches.as_tensors(x), None if y is None else batches.as_tensors(y),
+            None if sample_weight is None else batches.as_tensors(sample_weight))
+        return _batch_result(compiled, values, return_dict)
 
     def _predict_function(self):
         fn = self.__dict__.get("_predict_step")
@@ -257,11 +261,28 @@ class _Compiled:
         return self._custom_train_step
 
     def names(self) -> list[str]:
-        return self.loss.names() if self.loss is not None else ["loss"]
+        """What ``fit`` logs: the losses, then the metrics."""
+        if self.loss is None:
+            return ["loss"]
+        return self.loss.loss_names() + [m.name for m in self.loss.all_metrics()]
+
+    def loss_names(self) -> list[str]:
+        """What a traced step returns: the loss (and each output's)."""
+        return self.loss.loss_names() if self.loss is not None else ["loss"]
+
+    def metric_logs(self) -> dict:
+        """The compiled metrics' results so far (their state, updated by each step)."""
+        return {m.name: float(np.asarray(m.result())) for m in self.loss.all_metrics()} \
+            if self.loss is not None else {}
+
+    def reset_metric_states(self) -> None:
+        for metric in self.loss.all_metrics() if self.loss is not None else []:
+            metric.reset_state()
 
     def _outputs(self, y, y_pred, losses) -> list:
         loss, parts = losses
-        return [loss] + parts + self.loss.metric_values(y, y_pred)
+        self.loss.update_metrics(y, y_pred)  # variable updates, in the traced step
+        return [loss] + parts
 
     def total_loss(self, y, y_pred, sample_weight):
         return self._losses(y, y_pred, sample_weight)[0]
@@ -306,11 +327,12 @@ class _DefaultTrainStep:
 
     def start_epoch(self) -> None:
         self.totals = _Totals()
+        self.compiled.reset_metric_states()
 
     def __call__(self, x, y, sample_weight, count) -> dict:
         values = self.compiled.train_step(x, y, sample_weight)
-        self.totals.add(self.compiled.names(), values, count)
-        return self.totals.logs()
+        self.totals.add(self.compiled.loss_names(), values, count)
+        return {**self.totals.logs(), **self.compiled.metric_logs()}
 
 
 def _unpack_data(data):
@@ -348,8 +370,9 @@ class _Totals:
             else {}
 
 
-def _batch_result(names, values, return_dict):
-    logs = {name: float(np.asarray(value)) for name, value in zip(names, values)}
+def _batch_result(compiled, values, return_dict):
+    logs = {name: float(np.asarray(value)) for name, value in zip(compiled.loss_names(), values)}
+    logs.update(compiled.metric_logs())
     if return_dict:
         return logs
     return list(logs.values()) if len(logs) > 1 else logs["loss"]

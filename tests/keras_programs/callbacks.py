@@ -4,6 +4,8 @@ Callback subclass."""
 import os
 import tempfile
 
+import numpy as np
+
 from tests.keras_programs import data, deterministic_weights
 
 
@@ -93,3 +95,15 @@ def callback_subclass_sees_logs(tf):
     history = model.fit(x, y, epochs=5, batch_size=4, shuffle=False, callbacks=[Recorder()],
                         verbose=0)
     return seen, history.epoch, model.history is history
+
+
+def reduce_lr_on_plateau_and_validation_weights(tf):
+    x, y = data(20, 3, seed=45)
+    model = _model(tf, 45)
+    model.compile(tf.keras.optimizers.SGD(0.8), "mse")
+    reduce = tf.keras.callbacks.ReduceLROnPlateau(monitor="loss", factor=0.5, patience=1,
+                                                  min_lr=0.05, verbose=1)
+    weights = np.linspace(0.5, 1.5, 4).astype("float32")
+    history = model.fit(x[:16], y[:16], epochs=6, batch_size=4, shuffle=False, verbose=0,
+                        callbacks=[reduce], validation_data=(x[16:], y[16:], weights))
+    return history.history, model.get_weights(), float(model.optimizer.learning_rate)

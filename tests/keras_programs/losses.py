@@ -89,3 +89,28 @@ def metric_objects_update_and_result(tf):
     mae.reset_state()
     mae.update_state(np.array([[1.0]]), np.array([[3.0]]))
     return float(mean.result()), float(accuracy.result()), first, float(mae.result())
+
+
+def more_losses_called_directly(tf):
+    y_true = np.array([[0.0, 1.0, 0.5], [1.0, 0.0, 2.0]], "float32")
+    y_pred = np.array([[0.3, 0.6, 1.9], [0.8, 0.4, 0.1]], "float32")
+    labels = np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 0.0]], "float32")
+    losses = tf.keras.losses
+    return [float(losses.Huber()(y_true, y_pred)), float(losses.Huber(delta=0.5)(y_true, y_pred)),
+            float(losses.LogCosh()(y_true, y_pred)),
+            float(losses.KLDivergence()(labels / 2.0 + 0.1, y_pred / 3.0 + 0.05)),
+            float(losses.Poisson()(y_true, y_pred)),
+            float(losses.MeanSquaredLogarithmicError()(y_true, y_pred)),
+            float(losses.MeanAbsolutePercentageError()(y_true + 1.0, y_pred)),
+            float(losses.CosineSimilarity()(y_true, y_pred)),
+            float(losses.Hinge()(labels, y_pred - 0.5)),
+            float(losses.SquaredHinge()(labels, y_pred - 0.5)),
+            float(losses.CategoricalHinge()(labels, y_pred)),
+            np.asarray(losses.huber(y_true, y_pred)), np.asarray(losses.logcosh(y_true, y_pred))]
+
+
+def huber_loss_fit_with_metrics(tf):
+    x, y = data(12, 4, outputs=2, seed=36)
+    model = _dense(tf, 2, seed=36)
+    return _fit(tf, model, tf.keras.losses.Huber(delta=0.3), x, y * 3.0,
+                metrics=["mse", tf.keras.metrics.RootMeanSquaredError()])

@@ -122,3 +122,16 @@ def functional_layer_and_weight_order(tf):
     model = tf.keras.Model([inputs, late], tf.keras.layers.Dense(1, name="out")(merged))
     return ([layer.name for layer in model.layers[1:]],
             [tuple(w.shape) for w in model.get_weights()])
+
+
+def functional_inputs_by_name(tf):
+    x, y = data(12, 5, seed=7)
+    first = tf.keras.Input(shape=(3,), name="first")
+    second = tf.keras.Input(shape=(2,), name="second")
+    merged = tf.keras.layers.concatenate([tf.keras.layers.Dense(2)(first), second])
+    model = tf.keras.Model(inputs=[first, second], outputs=tf.keras.layers.Dense(1)(merged))
+    deterministic_weights(model, seed=7)
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    inputs = {"second": x[:, 3:], "first": x[:, :3]}
+    history = model.fit(inputs, y, epochs=2, batch_size=4, shuffle=False, verbose=0)
+    return history.history, model.predict(inputs, verbose=0)[:3], model(inputs)[:2]

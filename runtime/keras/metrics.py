@@ -10,17 +10,13 @@ a sparse categorical one, otherwise a categorical one.
 
 from __future__ import annotations
 
-import numpy as np
-
-from runtime import tracing
 from runtime.keras import losses as _losses
-from runtime.ops.array_ops import cast, convert_to_tensor, reshape, shape as shape_of, size
-from runtime.ops.broadcast_ops import broadcast_to
-from runtime.ops.math_composites import divide_no_nan
-from runtime.ops.math_ops import equal, greater, sqrt
-from runtime.ops.reduce_ops import argmax, reduce_mean, reduce_sum
-from runtime.variables import Variable
+from runtime.keras.confusion_metrics import AUC, Precision, Recall  # noqa: F401
+from runtime.keras.metric_base import Mean, MeanMetricWrapper, Metric  # noqa: F401
 from runtime.keras.missing import missing as _missing
+from runtime.ops.array_ops import cast, convert_to_tensor, reshape
+from runtime.ops.math_ops import equal, greater, sqrt
+from runtime.ops.reduce_ops import argmax, reduce_mean
 
 mean_squared_error = mse = MSE = _losses.mean_squared_error
 mean_absolute_error = mae = MAE = _losses.mean_absolute_error
@@ -50,91 +46,6 @@ def sparse_categorical_accuracy(y_true, y_pred):
     predicted = argmax(y_pred, axis=-1)
     hit = equal(cast(labels, predicted.dtype), predicted)
     return cast(hit, y_pred.dtype if y_pred.dtype.kind == "f" else "float32")
-
-
-class Metric:
-    """A running, weighted mean of per-sample values, held in two ``rt.Variable``s (``total``
-    and ``count``), so ``update_state`` works eagerly and inside a traced function (a
-    hand-written training step), as Keras' metrics do. ``metric(...)`` updates and returns
-    ``result()``, a scalar tensor. Subclasses give ``fn``; ``values(y_true, y_pred)`` is what
-    it computes per sample (``compile``'s metrics call it inside the training step)."""
-
-    fn = None
-
-    def __init__(self, name=None, dtype=None, **fn_kwargs):
-        self.name = name or _losses._snake(type(self).__name__)
-        self.dtype = np.dtype(dtype or "float32")
-        self.fn_kwargs = fn_kwargs
-        # A metric may be made while a step is traced (compile resolves "accuracy" there):
-        # its state outlives the trace.
-        with tracing.eager_scope():
-            self.total = Variable(np.zeros((), self.dtype), name=f"{self.name}/total",
-                                  trainable=False)
-            self.count = Variable(np.zeros((), self.dtype), name=f"{self.name}/count",
-                                  trainable=False)
-
-    def values(self, y_true, y_pred):
-        return type(self).fn(y_true, y_pred, **self.fn_kwargs)
-
-    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
-        self.accumulate(self.values(y_true, y_pred), sample_weight)
-
-    def accumulate(self, values, sample_weight=None) -> None:
-        """Adds ``values`` (one per sample; a value of higher rank is first averaged over its
-        other axes), weighted by ``sample_weight``, as Keras' ``Mean`` does."""
-        values = cast(convert_to_tensor(values), self.dtype)
-        rank = values.ndim if values.ndim is not None else 1
-        if sample_weight is None:
-            if rank > 1:
-                values = reduce_mean(values, axis=list(range(1, rank)))
-            self.total.assign_add(reduce_sum(values))
-            self.count.assign_add(cast(size(values), self.dtype) if rank else
-                                  convert_to_tensor(np.ones((), self.dtype)))
-            return
-        weight = cast(convert_to_tensor(sample_weight), self.dtype)
-        if weight.ndim is not None and weight.ndim > rank:
-            weight = reshape(weight, shape_of(values))
-        if weight.ndim is not None and rank > weight.ndim:
-            values = reduce_mean(values, axis=list(range(weight.ndim, rank)))
-        weight = broadcast_to(weight, shape_of(values))
-        self.total.assign_add(reduce_sum(values * weight))
-        self.count.assign_add(reduce_sum(weight))
-
-    def result(self):
-        return divide_no_nan(self.total.value(), self.count.value())
-
-    def reset_state(self) -> None:
-        self.total.assign(np.zeros((), self.dtype))
-        self.count.assign(np.zeros((), self.dtype))
-
-    reset_states = reset_state
-
-    def __call__(self, *args, **kwargs):
-        self.update_state(*args, **kwargs)
-        return self.result()
-
-    @property
-    def variables(self) -> list:
-        return [self.total, self.count]
-
-    def __repr__(self) -> str:
-        return f"<rt.keras.metrics.{type(self).__name__} {self.name!r}>"
-
-
-class MeanMetricWrapper(Metric):
-    def __init__(self, fn, name=None, dtype=None, **kwargs):
-        self._fn = fn
-        super().__init__(name or fn.__name__, dtype, **kwargs)
-
-    def values(self, y_true, y_pred):
-        return self._fn(y_true, y_pred, **self.fn_kwargs)
-
-
-class Mean(Metric):
-    """The running mean of the values given to ``update_state(values, sample_weight=None)``."""
-
-    def update_state(self, values, sample_weight=None) -> None:
-        self.accumulate(values, sample_weight)
 
 
 class MeanSquaredError(Metric):

@@ -45,11 +45,11 @@ _TABLE = {
     categorical_generalized_cross_entropy circle ctc deserialize dice serialize tversky
     """,
     "keras.metrics": """
-    AUC BinaryCrossentropy BinaryIoU CategoricalCrossentropy CategoricalHinge
+    BinaryCrossentropy BinaryIoU CategoricalCrossentropy CategoricalHinge
     ConcordanceCorrelation CosineSimilarity F1Score FBetaScore FalseNegatives FalsePositives
     Hinge IoU KLD KLDivergence LogCoshError MAPE MSLE MeanAbsolutePercentageError MeanIoU
-    MeanSquaredLogarithmicError OneHotIoU OneHotMeanIoU PearsonCorrelation Poisson Precision
-    PrecisionAtRecall R2Score Recall RecallAtPrecision SensitivityAtSpecificity
+    MeanSquaredLogarithmicError OneHotIoU OneHotMeanIoU PearsonCorrelation Poisson
+    PrecisionAtRecall R2Score RecallAtPrecision SensitivityAtSpecificity
     SparseCategoricalCrossentropy SparseTopKCategoricalAccuracy SpecificityAtSensitivity
     SquaredHinge Sum TopKCategoricalAccuracy TrueNegatives TruePositives
     binary_focal_crossentropy categorical_focal_crossentropy categorical_hinge

@@ -114,3 +114,20 @@ def huber_loss_fit_with_metrics(tf):
     model = _dense(tf, 2, seed=36)
     return _fit(tf, model, tf.keras.losses.Huber(delta=0.3), x, y * 3.0,
                 metrics=["mse", tf.keras.metrics.RootMeanSquaredError()])
+
+
+def precision_recall_auc_in_fit_and_alone(tf):
+    x, _ = data(16, 4, seed=37)
+    y = (x[:, :1] + 0.3 * x[:, 1:2] > 0).astype("float32")
+    model = _dense(tf, 1, "sigmoid", seed=37)
+    metrics = ["accuracy", tf.keras.metrics.Precision(), tf.keras.metrics.Recall(),
+               tf.keras.metrics.AUC(), tf.keras.metrics.AUC(num_thresholds=7, curve="PR",
+                                                            summation_method="minoring",
+                                                            name="pr_auc")]
+    history, weights = _fit(tf, model, "binary_crossentropy", x, y, metrics=metrics)
+    auc = tf.keras.metrics.AUC(num_thresholds=11)
+    auc.update_state([0, 1, 1, 0, 1], [0.1, 0.8, 0.35, 0.4, 0.9],
+                     sample_weight=[1.0, 2.0, 1.0, 0.5, 1.0])
+    precision = tf.keras.metrics.Precision(thresholds=0.3)
+    precision.update_state([[0, 1], [1, 1]], [[0.5, 0.2], [0.9, 0.4]])
+    return history, weights, float(auc.result()), float(precision.result())

@@ -64,3 +64,29 @@ def weights_of_layers_with_constant_initializers(tf):
     zeros = tf.keras.layers.Dense(2, kernel_initializer="zeros", use_bias=False)
     zeros.build((None, 3))
     return out, layer.get_weights(), zeros.get_weights(), len(zeros.weights)
+
+
+def save_and_load_sequence_models(tf):
+    x = np.random.default_rng(55).normal(size=(3, 6, 2)).astype("float32")
+    sequential = tf.keras.Sequential([
+        tf.keras.Input(shape=(6, 2)),
+        tf.keras.layers.Conv1D(3, 2, padding="same", activation="relu",
+                               kernel_regularizer=tf.keras.regularizers.l2(0.1)),
+        tf.keras.layers.MaxPooling1D(2),
+        tf.keras.layers.GRU(3, return_sequences=True, reset_after=False),
+        tf.keras.layers.LSTM(2, go_backwards=True),
+        tf.keras.layers.Dense(1)])
+    inputs = tf.keras.Input(shape=(6, 2))
+    attended = tf.keras.layers.MultiHeadAttention(num_heads=2, key_dim=3)(inputs, inputs)
+    functional = tf.keras.Model(inputs, tf.keras.layers.SimpleRNN(2)(attended))
+    results = []
+    with tempfile.TemporaryDirectory() as folder:
+        for index, model in enumerate((sequential, functional)):
+            deterministic_weights(model, seed=55 + index)
+            path = os.path.join(folder, f"model{index}.keras")
+            model.save(path)
+            loaded = tf.keras.models.load_model(path)
+            results += [loaded.predict(x, verbose=0), model.predict(x, verbose=0),
+                        [type(layer).__name__ for layer in loaded.layers],
+                        [float(loss) for loss in loaded.losses]]
+    return results

@@ -1,9 +1,10 @@
 """``rt.keras.callbacks``: hooks called by ``fit``: ``History``, ``EarlyStopping``,
-``LearningRateScheduler``, ``ReduceLROnPlateau``, ``ModelCheckpoint``, ``LambdaCallback``,
-``TerminateOnNaN``."""
+``LearningRateScheduler``, ``ReduceLROnPlateau``, ``ModelCheckpoint``, ``CSVLogger``,
+``LambdaCallback``, ``TerminateOnNaN``."""
 
 from __future__ import annotations
 
+import csv
 import math
 import os
 import warnings
@@ -299,6 +300,41 @@ class ReduceLROnPlateau(Callback):
                         print(f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing learning rate "
                               f"to {new}.")
                     self.cooldown_counter, self.wait = self.cooldown, 0
+
+
+class CSVLogger(Callback):
+    """Writes one line per epoch to ``filename``: the epoch, then each logged value, in
+    columns ``epoch`` and the log names sorted (plus ``val_`` columns, written ``NA``, when
+    the first epoch logged no validation values, as Keras does). ``append=True`` adds to an
+    existing file (its header kept)."""
+
+    def __init__(self, filename, separator=",", append=False):
+        super().__init__()
+        self.filename, self.separator, self.append = os.fspath(filename), separator, append
+        self._file, self._columns = None, None
+
+    def on_train_begin(self, logs=None):
+        has_header = self.append and os.path.exists(self.filename) and \
+            os.path.getsize(self.filename) > 0
+        self._file = open(self.filename, "a" if self.append else "w", newline="")
+        self._columns = None
+        self._write_header = not has_header
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs or {}
+        if self._columns is None:
+            self._columns = sorted(logs)
+            if self._columns and not any(key.startswith("val_") for key in self._columns):
+                self._columns += [f"val_{key}" for key in self._columns]
+            self._writer = csv.writer(self._file, delimiter=self.separator)
+            if self._write_header:
+                self._writer.writerow(["epoch"] + self._columns)
+        self._writer.writerow([epoch] + [logs.get(key, "NA") for key in self._columns])
+        self._file.flush()
+
+    def on_train_end(self, logs=None):
+        if self._file is not None and not self._file.closed:
+            self._file.close()
 
 
 __getattr__ = _missing("keras.callbacks")

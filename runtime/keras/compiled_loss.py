@@ -17,10 +17,11 @@ from runtime.keras import metrics as metrics_module
 
 
 class CompiledLoss:
-    def __init__(self, loss, loss_weights=None, metrics=None):
+    def __init__(self, loss, loss_weights=None, metrics=None, weighted_metrics=None):
         self.loss_spec, self.weight_spec = loss, loss_weights
-        self.metric_specs = [] if metrics is None else \
-            metrics if isinstance(metrics, (list, tuple, dict)) else [metrics]
+        self.metric_specs = _specs(metrics)
+        self.weighted_specs = _specs(weighted_metrics)
+        self.weighted: list | None = None  # per output: metrics given the sample weights
         self.output_names: list[str] | None = None  # None until built: one output
         self.losses: list = []
         self.weights: list[float] = []
@@ -35,10 +36,11 @@ class CompiledLoss:
             self.losses = [losses_module.as_loss_object(self.loss_spec)]
             self.weights = [1.0 if self.weight_spec is None else
                             float(nest.flatten(self.weight_spec)[0])]
-            specs = [self.metric_specs] if not isinstance(self.metric_specs, dict) else \
-                [list(nest.flatten(list(self.metric_specs.values())))]
-            self.metrics = [[metrics_module.get(spec, _shape(y), _shape(y_pred))
-                             for spec in specs[0]]]
+            self.metrics, self.weighted = (
+                [[metrics_module.get(spec, _shape(y), _shape(y_pred)) for spec in
+                  (list(nest.flatten(list(specs.values()))) if isinstance(specs, dict)
+                   else specs)]] for specs in (self.metric_specs, self.weighted_specs))
+            self._name_weighted(None)
             return
         names = output_names(model, y_pred)
         self.output_names = names
@@ -48,10 +50,27 @@ class CompiledLoss:
                         self._per_output(self.weight_spec, names, "loss_weights", default=1.0)]
         per_output = self._per_output(self.metric_specs if self.metric_specs else None,
                                       names, "metrics", default=[], lists=True)
+        weighted = self._per_output(self.weighted_specs if self.weighted_specs else None,
+                                    names, "weighted_metrics", default=[], lists=True)
         ys, preds = self.split(y, names), self.split(y_pred, names)
-        self.metrics = [[_named(metrics_module.get(spec, _shape(t), _shape(p)), name)
-                         for spec in ([specs] if isinstance(specs, str) else specs or [])]
-                        for name, specs, t, p in zip(names, per_output, ys, preds)]
+        self.metrics, self.weighted = (
+            [[_named(metrics_module.get(spec, _shape(t), _shape(p)), name)
+              for spec in ([specs] if isinstance(specs, str) else specs or [])]
+             for name, specs, t, p in zip(names, chosen, ys, preds)]
+            for chosen in (per_output, weighted))
+        self._name_weighted(names)
+
+    def _name_weighted(self, names) -> None:
+        """A weighted metric named like an unweighted one becomes ``weighted_<name>`` (after
+        the output's name), as Keras names it."""
+        taken = {m.name for m in self.all_metrics(weighted=False)}
+        for index, metrics in enumerate(self.weighted):
+            for metric in metrics:
+                if metric.name in taken:
+                    base = metric.name[len(names[index]) + 1:] if names else metric.name
+                    metric.name = f"{names[index]}_weighted_{base}" if names else \
+                        f"weighted_{base}"
+                taken.add(metric.name)
 
     @staticmethod
     def _per_output(spec, names, what, default=None, lists=False):
@@ -90,8 +109,9 @@ class CompiledLoss:
             return ["loss"]
         return ["loss"] + [f"{name}_loss" for name in self.output_names]
 
-    def all_metrics(self) -> list:
-        return [m for metrics in self.metrics or [] for m in metrics]
+    def all_metrics(self, weighted: bool = True) -> list:
+        groups = (self.metrics or []) + ((self.weighted or []) if weighted else [])
+        return [m for metrics in groups for m in metrics]
 
     def __call__(self, y, y_pred, sample_weight=None):
         """The weighted total loss, and each output's (unweighted) loss."""
@@ -107,16 +127,18 @@ class CompiledLoss:
             total = term if total is None else total + term
         return total, parts
 
-    def update_metrics(self, y, y_pred) -> None:
-        """Updates each metric's state with the batch (unweighted, as Keras' ``metrics=``)."""
+    def update_metrics(self, y, y_pred, sample_weight=None) -> None:
+        """Updates each metric's state with the batch: ``metrics`` unweighted,
+        ``weighted_metrics`` with the sample weights."""
         if self.output_names is None:
-            for m in self.metrics[0]:
-                m.update_state(y, y_pred)
-            return
-        for metrics, t, p in zip(self.metrics, self.split(y, self.output_names),
-                                 self.split(y_pred, self.output_names)):
+            ys, preds = [y], [y_pred]
+        else:
+            ys, preds = self.split(y, self.output_names), self.split(y_pred, self.output_names)
+        for metrics, weighted, t, p in zip(self.metrics, self.weighted, ys, preds):
             for m in metrics:
                 m.update_state(t, p)
+            for m in weighted:
+                m.update_state(t, p, sample_weight)
 
 
 def output_names(model, y_pred) -> list[str]:
@@ -131,6 +153,12 @@ def output_names(model, y_pred) -> list[str]:
         if len(set(names)) == len(names):
             return names
     return [f"output_{i + 1}" for i in range(len(y_pred))]
+
+
+def _specs(metrics) -> list | dict:
+    if metrics is None:
+        return []
+    return metrics if isinstance(metrics, (list, tuple, dict)) else [metrics]
 
 
 def _named(metric, output: str):

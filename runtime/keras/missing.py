@@ -65,8 +65,7 @@ _TABLE = {
     CosineDecayRestarts deserialize serialize
     """,
     "keras.callbacks": """
-    BackupAndRestore CSVLogger OrbaxCheckpoint ProgbarLogger RemoteMonitor SwapEMAWeights
-    TensorBoard
+    BackupAndRestore OrbaxCheckpoint ProgbarLogger RemoteMonitor SwapEMAWeights TensorBoard
     """,
     "keras.initializers": """
     STFT STFTInitializer deserialize serialize stft

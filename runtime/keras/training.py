@@ -43,7 +43,8 @@ class Trainer:
                 jit_compile="auto", **kwargs):
         self.optimizer = optimizers_module.get(optimizer)
         self.loss = loss
-        self._compiled = _Compiled(self, loss, metrics or [], run_eagerly, loss_weights)
+        self._compiled = _Compiled(self, loss, metrics or [], run_eagerly, loss_weights,
+                                   weighted_metrics)
         self.compiled = True
 
     @property
@@ -239,11 +240,12 @@ class Trainer:
 class _Compiled:
     """The loss, metrics and traced steps of one ``compile``."""
 
-    def __init__(self, model, loss, metrics, run_eagerly, loss_weights=None):
+    def __init__(self, model, loss, metrics, run_eagerly, loss_weights=None,
+                 weighted_metrics=None):
         self.model = model
         # No loss is allowed for a model whose own train_step computes one.
         self.loss = None if loss is None else \
-            compiled_loss.CompiledLoss(loss, loss_weights, metrics)
+            compiled_loss.CompiledLoss(loss, loss_weights, metrics, weighted_metrics)
         self.metric_specs = list(metrics) if isinstance(metrics, (list, tuple)) else [metrics]
         self.loss_tracker = metrics_module.Mean(name="loss")
         self.compile_metrics = custom_step.CompileMetrics(self.metric_specs)
@@ -279,9 +281,9 @@ class _Compiled:
         for metric in self.loss.all_metrics() if self.loss is not None else []:
             metric.reset_state()
 
-    def _outputs(self, y, y_pred, losses) -> list:
+    def _outputs(self, y, y_pred, losses, sample_weight=None) -> list:
         loss, parts = losses
-        self.loss.update_metrics(y, y_pred)  # variable updates, in the traced step
+        self.loss.update_metrics(y, y_pred, sample_weight)  # variable updates, in the step
         return [loss] + parts
 
     def total_loss(self, y, y_pred, sample_weight):
@@ -310,11 +312,11 @@ class _Compiled:
         variables = model.trainable_variables
         gradients = tape.gradient(losses[0], variables)
         model.optimizer.apply_gradients(zip(gradients, variables))
-        return self._outputs(y, y_pred, losses)
+        return self._outputs(y, y_pred, losses, sample_weight)
 
     def _test_step(self, x, y, sample_weight=None):
         y_pred = self.model(x, training=False)
-        return self._outputs(y, y_pred, self._losses(y, y_pred, sample_weight))
+        return self._outputs(y, y_pred, self._losses(y, y_pred, sample_weight), sample_weight)
 
 
 class _DefaultTrainStep:

@@ -107,3 +107,21 @@ def reduce_lr_on_plateau_and_validation_weights(tf):
     history = model.fit(x[:16], y[:16], epochs=6, batch_size=4, shuffle=False, verbose=0,
                         callbacks=[reduce], validation_data=(x[16:], y[16:], weights))
     return history.history, model.get_weights(), float(model.optimizer.learning_rate)
+
+
+def csv_logger_lines(tf):
+    x, y = data(8, 3, seed=46)
+    model = _model(tf, 46)
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse", metrics=["mae"])
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "log.csv")
+        model.fit(x, y, epochs=2, batch_size=4, shuffle=False, verbose=0,
+                  callbacks=[tf.keras.callbacks.CSVLogger(path)])
+        model.fit(x, y, epochs=1, batch_size=4, shuffle=False, verbose=0,
+                  callbacks=[tf.keras.callbacks.CSVLogger(path, separator=";", append=True)])
+        with open(path) as file:
+            lines = file.read().splitlines()
+    header = lines[0].split(",")
+    rows = [[float(v) if v != "NA" else v for v in line.replace(";", ",").split(",")]
+            for line in lines[1:]]
+    return header, rows

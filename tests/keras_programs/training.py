@@ -129,3 +129,15 @@ def steps_per_epoch_on_a_repeated_dataset(tf):
     model.compile(tf.keras.optimizers.SGD(0.1), "mse")
     history = model.fit(dataset, steps_per_epoch=3, epochs=3, verbose=0)
     return history.history, model.get_weights()
+
+
+def weighted_metrics_with_sample_weights(tf):
+    x, y = data(12, 3, seed=21)
+    weights = np.linspace(0.2, 2.0, 12).astype("float32")
+    model = _regressor(tf, 21)
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse", metrics=["mae"],
+                  weighted_metrics=["mae", "mse"])
+    history = model.fit(x, y, sample_weight=weights, epochs=2, batch_size=4, shuffle=False,
+                        verbose=0)
+    return (history.history, model.evaluate(x, y, sample_weight=weights, verbose=0,
+                                            return_dict=True))

@@ -9,9 +9,11 @@ softmax activation they use its logits instead, as Keras does (see ``runtime.ker
 from __future__ import annotations
 
 from runtime.keras import logits as _logits
+from runtime.keras import masks
 from runtime.keras import more_losses as _more
 from runtime.ops import nn as _nn
-from runtime.ops.array_ops import cast, clip_by_value, convert_to_tensor, reshape, size
+from runtime.ops.array_ops import (cast, clip_by_value, convert_to_tensor, expand_dims, reshape,
+                                   size)
 from runtime.ops.math_ops import abs, log, square  # noqa: A004
 from runtime.ops.reduce_ops import reduce_mean, reduce_sum
 from runtime.keras.missing import missing as _missing
@@ -94,12 +96,17 @@ class Loss:
         raise NotImplementedError
 
     def __call__(self, y_true, y_pred, sample_weight=None):
+        mask = masks.mask_of(y_pred)  # padded steps of a sequence model's output
         values = self.call(y_true, y_pred)
+        weight = None
         if sample_weight is not None:
             weight = cast(convert_to_tensor(sample_weight), values.dtype)
             if weight.shape is not None and values.shape is not None \
                     and len(weight.shape) > len(values.shape):
                 weight = reshape(weight, [-1])
+        if mask is not None:
+            weight = self._masked(cast(convert_to_tensor(mask), values.dtype), weight)
+        if weight is not None:
             values = values * weight
         if self.reduction in ("none", None):
             return values
@@ -107,6 +114,18 @@ class Loss:
         if self.reduction == "sum":
             return total
         return total / cast(size(values), values.dtype)
+
+
+    def _masked(self, mask, weight):
+        """The weights that leave the padded values out: as Keras does, the real ones are
+        scaled by (all values / real values), so the mean is over the real values."""
+        if self.reduction == "sum_over_batch_size":
+            mask = mask * (cast(size(mask), mask.dtype) / (reduce_sum(mask) + EPSILON))
+        if weight is None:
+            return mask
+        while weight.ndim is not None and mask.ndim is not None and weight.ndim < mask.ndim:
+            weight = expand_dims(weight, -1)
+        return weight * mask
 
 
 class LossFunctionWrapper(Loss):

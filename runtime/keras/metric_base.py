@@ -6,8 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from runtime import tracing
+from runtime.keras import masks
 from runtime.keras.losses import _snake
-from runtime.ops.array_ops import cast, convert_to_tensor, reshape, shape as shape_of, size
+from runtime.ops.array_ops import (cast, convert_to_tensor, expand_dims, reshape,
+                                   shape as shape_of, size)
 from runtime.ops.broadcast_ops import broadcast_to
 from runtime.ops.math_composites import divide_no_nan
 from runtime.ops.reduce_ops import reduce_mean, reduce_sum
@@ -39,7 +41,16 @@ class Metric:
         return type(self).fn(y_true, y_pred, **self.fn_kwargs)
 
     def update_state(self, y_true, y_pred, sample_weight=None) -> None:
-        self.accumulate(self.values(y_true, y_pred), sample_weight)
+        mask = masks.mask_of(y_pred)  # padded steps count for nothing, as in Keras
+        values = self.values(y_true, y_pred)
+        if mask is not None:
+            mask = cast(convert_to_tensor(mask), self.dtype)
+            if sample_weight is not None:
+                sample_weight = cast(convert_to_tensor(sample_weight), self.dtype)
+                while sample_weight.ndim is not None and sample_weight.ndim < mask.ndim:
+                    sample_weight = expand_dims(sample_weight, -1)
+            sample_weight = mask if sample_weight is None else sample_weight * mask
+        self.accumulate(values, sample_weight)
 
     def accumulate(self, values, sample_weight=None) -> None:
         """Adds ``values`` (one per sample; a value of higher rank is first averaged over its

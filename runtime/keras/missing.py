@@ -25,7 +25,7 @@ _TABLE = {
     Dot EinsumDense Equalization FlaxLayer GRUCell GaussianDropout GaussianNoise
     GlobalAveragePooling3D GlobalAvgPool3D GlobalMaxPool3D GlobalMaxPooling3D
     GroupNormalization GroupQueryAttention HashedCrossing Hashing Identity InputSpec
-    IntegerLookup JaxLayer LSTMCell Masking MaxNumBoundingBoxes MaxPool3D MaxPooling3D
+    IntegerLookup JaxLayer LSTMCell MaxNumBoundingBoxes MaxPool3D MaxPooling3D
     MelSpectrogram MixUp Normalization PReLU Pipeline RMSNormalization RNN RandAugment
     RandomBrightness RandomColorDegeneration RandomColorJitter RandomContrast RandomCrop
     RandomElasticTransform RandomErasing RandomFlip RandomGaussianBlur RandomGrayscale

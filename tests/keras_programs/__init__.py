@@ -28,7 +28,7 @@ import numpy as np
 from tests.tf_programs import compare, plain  # noqa: F401  (the same records and comparison)
 
 KINDS = ("models", "training", "optimizers", "losses", "callbacks", "weights", "datasets",
-         "recurrent", "layers", "attention", "custom_loops")
+         "recurrent", "layers", "attention", "custom_loops", "masking")
 
 EXPECTED = pathlib.Path(__file__).with_name("expected.json")
 

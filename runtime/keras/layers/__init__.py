@@ -15,6 +15,7 @@ from runtime.keras.layers.embedding import Embedding
 from runtime.keras.layers.gru import GRU
 from runtime.keras.layers.input_layer import InputLayer
 from runtime.keras.layers.lstm import LSTM
+from runtime.keras.layers.masking import Masking
 from runtime.keras.layers.merging import (Average, Maximum, Minimum, Multiply, Subtract, average,
                                          maximum, minimum, multiply, subtract)
 from runtime.keras.layers.normalization import BatchNormalization, LayerNormalization
@@ -36,7 +37,7 @@ __all__ = ["Activation", "Add", "Average", "AveragePooling1D", "AveragePooling2D
            "GRU", "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalAvgPool1D",
            "GlobalAvgPool2D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPooling1D",
            "GlobalMaxPooling2D", "Input", "InputLayer", "KerasTensor", "LSTM", "Lambda", "Layer",
-           "LayerNormalization", "LeakyReLU", "MaxPool1D", "MaxPool2D", "MaxPooling1D",
+           "LayerNormalization", "LeakyReLU", "Masking", "MaxPool1D", "MaxPool2D", "MaxPooling1D",
            "MaxPooling2D", "Maximum", "Minimum", "MultiHeadAttention", "Multiply", "Permute",
            "ReLU", "RepeatVector", "Reshape", "SimpleRNN", "Softmax", "Subtract",
            "TimeDistributed", "add", "average", "concatenate", "maximum", "minimum", "multiply",

@@ -7,6 +7,8 @@ from runtime.keras.layers.base import Layer
 
 
 class ReLU(Layer):
+    supports_masking = True
+
     """``max(x, 0)``, capped at ``max_value``, with ``negative_slope * (x - threshold)``
     below ``threshold``."""
 
@@ -24,6 +26,8 @@ class ReLU(Layer):
 
 
 class LeakyReLU(Layer):
+    supports_masking = True
+
     """``x`` above 0, ``negative_slope * x`` below (Keras 3's default slope: 0.3)."""
 
     def __init__(self, negative_slope=0.3, **kwargs):
@@ -38,6 +42,8 @@ class LeakyReLU(Layer):
 
 
 class ELU(Layer):
+    supports_masking = True
+
     def __init__(self, alpha=1.0, **kwargs):
         super().__init__(**kwargs)
         self.alpha = alpha

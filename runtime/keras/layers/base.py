@@ -28,7 +28,7 @@ from collections import defaultdict
 import numpy as np
 
 from runtime import conversion, nest, tracing
-from runtime.keras import initializers, regularizers
+from runtime.keras import initializers, masks, regularizers
 from runtime.module import Module
 from runtime.ops.array_ops import cast, constant, shape as shape_of
 from runtime.tensor import Tensor
@@ -83,6 +83,8 @@ class Layer(Module):
             batch_input_shape = (None,) + _shape_tuple(input_shape)
         self._batch_input_shape = tuple(batch_input_shape) if batch_input_shape else None
         self._call_takes_training = "training" in _parameters(self.call)
+        self._call_takes_mask = "mask" in _parameters(self.call)
+        self._makes_masks = type(self).compute_mask is not Layer.compute_mask
         self._call_takes_kwargs = any(p.kind is p.VAR_KEYWORD
                                       for p in _parameters(self.call).values())
 
@@ -243,8 +245,18 @@ class Layer(Module):
         inputs = args[0] if args else kwargs.get("inputs")
         if not self.built:
             self._build_for(inputs)
-        if not _context.training and _layers_with_call_losses:
-            clear_call_losses()  # the outermost call: the last call's losses are gone
+        masking = self._makes_masks or masks.active() or kwargs.get("mask") is not None
+        if masking:
+            mask = kwargs.get("mask")
+            if mask is None:
+                mask = masks.input_mask(inputs)
+                if mask is not None and self._call_takes_mask:
+                    kwargs["mask"] = mask
+        if not _context.training:  # the outermost call: the last call's losses and masks go
+            if _layers_with_call_losses:
+                clear_call_losses()
+            if masking:
+                masks.clear()
         explicit = kwargs.get("training", None)
         if explicit is None:
             inherited = _context.training[-1] if _context.training else None
@@ -266,6 +278,8 @@ class Layer(Module):
             _context.training.pop()
         if self.activity_regularizer is not None:
             self._add_activity_losses(result)
+        if masking:
+            masks.set_masks(result, self.compute_mask(inputs, mask))
         shape = getattr(result, "shape", None)
         if shape is not None:  # for summary()
             self._output_shape = (None,) + tuple(shape)[1:] if len(shape) else tuple(shape)
@@ -293,6 +307,14 @@ class Layer(Module):
         if type(self).build is not Layer.build:
             self.build(shapes)
         self.built = True
+
+    # Layers that pass a mask on unchanged (Dense, Dropout, normalization...) say so.
+    supports_masking = False
+
+    def compute_mask(self, inputs, mask=None):
+        """The mask of this layer's output, from its input's: the same mask when the layer
+        ``supports_masking`` (it works step by step), else none."""
+        return mask if self.supports_masking else None
 
     def compute_output_shape(self, input_shape):
         raise NotImplementedError(f"{type(self).__name__} does not compute output shapes "

@@ -35,14 +35,16 @@ class Bidirectional(Layer):
             layer.reversed_copy(f"backward_{layer.name}")
         self.return_sequences = layer.return_sequences
         self.return_state = layer.return_state
+        for direction in (self.forward_layer, self.backward_layer):  # as Keras forces it
+            direction.zero_output_for_mask = direction.return_sequences
 
-    def call(self, inputs, initial_state=None, training=None):
+    def call(self, inputs, initial_state=None, training=None, mask=None):
         forward_state = backward_state = None
         if initial_state is not None:
             half = len(initial_state) // 2
             forward_state, backward_state = initial_state[:half], initial_state[half:]
-        forward = self.forward_layer(inputs, initial_state=forward_state)
-        backward = self.backward_layer(inputs, initial_state=backward_state)
+        forward = self.forward_layer(inputs, initial_state=forward_state, mask=mask)
+        backward = self.backward_layer(inputs, initial_state=backward_state, mask=mask)
         states = []
         if self.return_state:
             forward, states = forward[0], list(forward[1:]) + list(backward[1:])
@@ -54,6 +56,14 @@ class Bidirectional(Layer):
         if self.return_state:
             return (output if isinstance(output, list) else [output]) + states
         return output
+
+    def compute_mask(self, inputs, mask=None):
+        output_mask = mask if self.return_sequences else None
+        if not self.return_state:
+            return output_mask
+        states = 2 * self.forward_layer.state_count
+        return ([output_mask] if self.merge_mode is not None else [output_mask] * 2) + \
+            [None] * states
 
     def get_config(self):
         raise NotImplementedError(f"{self.name}: model.save does not store Bidirectional "

@@ -7,8 +7,8 @@ from __future__ import annotations
 from runtime.keras import activations, initializers, regularizers
 from runtime.keras.layers.base import Layer
 from runtime.ops import nn
-from runtime.ops.array_ops import cast
-from runtime.ops.reduce_ops import reduce_max, reduce_mean
+from runtime.ops.array_ops import cast, expand_dims
+from runtime.ops.reduce_ops import reduce_max, reduce_mean, reduce_sum
 
 
 def _pair(name: str, value) -> tuple[int, int]:
@@ -154,8 +154,16 @@ class GlobalMaxPooling2D(_GlobalPooling):
 
 
 class GlobalAveragePooling1D(_GlobalPooling):
-    """The mean over steps: (batch, steps, features) -> (batch, features)."""
+    """The mean over steps: (batch, steps, features) -> (batch, features); with a mask, over
+    the real steps only."""
     _axes, _reduce = (1,), staticmethod(reduce_mean)
+
+    def call(self, inputs, mask=None):
+        if mask is None:
+            return super().call(inputs)
+        weights = expand_dims(cast(mask, inputs.dtype), 2)
+        return reduce_sum(inputs * weights, axis=1, keepdims=self.keepdims) / \
+            reduce_sum(weights, axis=1, keepdims=self.keepdims)
 
 
 class GlobalMaxPooling1D(_GlobalPooling):

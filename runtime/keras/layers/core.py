@@ -17,6 +17,8 @@ class Dense(Layer):
     """``activation(inputs @ kernel + bias)``; ``kernel`` has shape (input units, ``units``).
     Inputs of rank above 2 are multiplied along their last axis."""
 
+    supports_masking = True
+
     def __init__(self, units, activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
@@ -99,6 +101,8 @@ class Dropout(Layer):
     """Zeroes each input with probability ``rate`` and scales the others by
     ``1 / (1 - rate)``, only when called with ``training=True`` (as ``fit`` does)."""
 
+    supports_masking = True
+
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
         if not 0 <= rate <= 1:
@@ -121,6 +125,8 @@ class Dropout(Layer):
 
 
 class Activation(Layer):
+    supports_masking = True
+
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
         self.activation = activations.get(activation)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from runtime.keras import initializers, regularizers
 from runtime.keras.layers.base import Layer
-from runtime.ops.array_ops import cast, gather
+from runtime.ops.array_ops import cast, convert_to_tensor, gather
+from runtime.ops.math_ops import not_equal
 
 
 class Embedding(Layer):
@@ -17,12 +18,13 @@ class Embedding(Layer):
                  input_length=None, lora_rank=None, **kwargs):
         super().__init__(**kwargs)
         unsupported = [name for name, value in (
-            ("embeddings_constraint", embeddings_constraint), ("mask_zero", mask_zero or None),
+            ("embeddings_constraint", embeddings_constraint),
             ("lora_rank", lora_rank)) if value is not None]
         if unsupported:
             raise NotImplementedError(f"Embedding: {', '.join(unsupported)} is not supported yet "
                                       f"by rt.keras (it would be ignored).")
         self.input_dim, self.output_dim = int(input_dim), int(output_dim)
+        self.mask_zero = bool(mask_zero)
         self.embeddings_initializer = initializers.get(embeddings_initializer)
         self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
 
@@ -37,12 +39,16 @@ class Embedding(Layer):
             inputs = cast(inputs, "int32")
         return gather(self.embeddings, inputs)
 
+    def compute_mask(self, inputs, mask=None):
+        """With ``mask_zero=True``, the id 0 is padding: masked."""
+        return not_equal(convert_to_tensor(inputs), 0) if self.mask_zero else None
+
     def compute_output_shape(self, input_shape):
         return tuple(input_shape) + (self.output_dim,)
 
     def get_config(self):
         config = {**super().get_config(), "input_dim": self.input_dim,
-                  "output_dim": self.output_dim}
+                  "output_dim": self.output_dim, "mask_zero": self.mask_zero}
         if self.embeddings_regularizer is not None:
             config["embeddings_regularizer"] = regularizers.serialize(self.embeddings_regularizer)
         return config

@@ -23,6 +23,8 @@ class BatchNormalization(Layer):
     ``gamma``, ``beta`` (trainable), ``moving_mean``, ``moving_variance`` (not trainable). A
     layer set ``trainable = False`` runs in inference mode, as in Keras 3."""
 
+    supports_masking = True
+
     def __init__(self, axis=-1, momentum=0.99, epsilon=0.001, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones",
                  moving_mean_initializer="zeros", moving_variance_initializer="ones",
@@ -81,6 +83,8 @@ class BatchNormalization(Layer):
 class LayerNormalization(Layer):
     """Normalizes each sample over ``axis`` (the last by default) by its own mean and
     variance, then scales by ``gamma`` and shifts by ``beta``."""
+
+    supports_masking = True
 
     def __init__(self, axis=-1, epsilon=0.001, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones", rms_scaling=False,

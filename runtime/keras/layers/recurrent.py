@@ -18,7 +18,7 @@ from runtime import nest
 from runtime.functional_ops import scan
 from runtime.keras import activations, initializers, regularizers
 from runtime.keras.layers.base import Layer
-from runtime.ops.array_ops import cast, convert_to_tensor, transpose, zeros_like
+from runtime.ops.array_ops import cast, convert_to_tensor, expand_dims, transpose, zeros_like
 from runtime.ops.layout_ops import reverse
 from runtime.ops.linalg_ops import matmul
 
@@ -35,7 +35,8 @@ class Recurrent(Layer):
                  bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
                  recurrent_constraint=None, bias_constraint=None, dropout=0.0,
                  recurrent_dropout=0.0, return_sequences=False, return_state=False,
-                 go_backwards=False, stateful=False, unroll=False, seed=None, **kwargs):
+                 go_backwards=False, stateful=False, unroll=False, seed=None,
+                 zero_output_for_mask=False, **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         name = type(self).__name__
         unsupported = [option for option, value in (
@@ -60,6 +61,7 @@ class Recurrent(Layer):
         self.bias_regularizer = regularizers.get(bias_regularizer)
         self.return_sequences, self.return_state = return_sequences, return_state
         self.go_backwards, self.unroll = go_backwards, unroll
+        self.zero_output_for_mask = zero_output_for_mask
 
     # -- weights -----------------------------------------------------------------------------
 
@@ -97,21 +99,39 @@ class Recurrent(Layer):
         raise NotImplementedError
 
     def call(self, inputs, initial_state=None, training=None, mask=None):
-        if mask is not None:
-            raise NotImplementedError(f"{self.name}: masks are not supported yet by rt.keras "
-                                      f"(padded steps would be counted).")
         inputs = convert_to_tensor(inputs)
         if inputs.dtype != self.kernel.dtype:
             inputs = cast(inputs, self.kernel.dtype)
         steps = transpose(self.project(inputs), [1, 0, 2])  # time first, for scan
+        if mask is not None:
+            mask = transpose(cast(convert_to_tensor(mask), steps.dtype), [1, 0])
         if self.go_backwards:
             steps = reverse(steps, [0])
+            mask = None if mask is None else reverse(mask, [0])
         states = self._initial_states(steps, initial_state)
-        history = scan(lambda carried, x: self.step(x, tuple(carried)), steps,
-                       initializer=states)
+        if mask is None:
+            history = scan(lambda carried, x: self.step(x, tuple(carried)), steps,
+                           initializer=states)
+            outputs = history[0]
+        else:
+            # A padded step keeps the states it was given, and repeats the last output (or
+            # gives zeros, with zero_output_for_mask, as Bidirectional asks).
+            history = scan(lambda carried, x: self._masked_step(x[0], x[1], tuple(carried)),
+                           (steps, mask), initializer=states)
+            outputs = history[0] * expand_dims(mask, -1) if self.zero_output_for_mask \
+                else history[0]
         last = [state[-1] for state in history]
-        output = transpose(history[0], [1, 0, 2]) if self.return_sequences else last[0]
+        output = transpose(outputs, [1, 0, 2]) if self.return_sequences else last[0]
         return [output] + last if self.return_state else output
+
+    def _masked_step(self, projected, real, states: tuple) -> tuple:
+        new = self.step(projected, states)
+        keep = expand_dims(real, -1)
+        return tuple(keep * n + (1.0 - keep) * s for n, s in zip(new, states))
+
+    def compute_mask(self, inputs, mask=None):
+        output_mask = mask if self.return_sequences else None
+        return [output_mask] + [None] * self.state_count if self.return_state else output_mask
 
     def _initial_states(self, steps, initial_state) -> tuple:
         if initial_state is None:

@@ -9,6 +9,8 @@ from runtime.ops.array_ops import concat, convert_to_tensor, reshape, shape as s
 
 
 class TimeDistributed(Layer):
+    supports_masking = True
+
     def __init__(self, layer, **kwargs):
         super().__init__(**kwargs)
         if not isinstance(layer, Layer):

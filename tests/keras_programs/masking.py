@@ -1,0 +1,68 @@
+"""Masks: padded steps (token 0 with Embedding(mask_zero=True), or Masking) skipped by
+recurrent layers, averaged out by pooling, and left out of the loss."""
+
+import numpy as np
+
+from tests.keras_programs import deterministic_weights
+
+TOKENS = np.array([[3, 1, 4, 0, 0], [1, 5, 0, 0, 0], [2, 6, 5, 3, 5], [5, 0, 0, 0, 0],
+                   [4, 4, 2, 1, 0], [6, 2, 0, 0, 0]], "int32")
+
+
+def embedding_mask_zero_lstm(tf):
+    labels = np.array([0, 1, 1, 0, 1, 0], "int32")
+    model = tf.keras.Sequential([tf.keras.Input(shape=(5,), dtype="int32"),
+                                 tf.keras.layers.Embedding(7, 3, mask_zero=True),
+                                 tf.keras.layers.LSTM(3),
+                                 tf.keras.layers.Dense(2, activation="softmax")])
+    deterministic_weights(model, seed=100)
+    model.compile(tf.keras.optimizers.SGD(0.5), "sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    history = model.fit(TOKENS, labels, epochs=2, batch_size=3, shuffle=False, verbose=0)
+    return history.history, model.get_weights(), model.predict(TOKENS[:2], verbose=0)
+
+
+def masked_sequence_outputs_and_loss(tf):
+    targets = np.random.default_rng(101).normal(size=(6, 5, 2)).astype("float32")
+    model = tf.keras.Sequential([tf.keras.Input(shape=(5,), dtype="int32"),
+                                 tf.keras.layers.Embedding(7, 3, mask_zero=True),
+                                 tf.keras.layers.GRU(3, return_sequences=True),
+                                 tf.keras.layers.Dense(2)])
+    deterministic_weights(model, seed=101)
+    sequences = model.layers[1](model.layers[0](TOKENS[:2]))
+    model.compile(tf.keras.optimizers.SGD(0.2), "mse", metrics=["mae"])
+    history = model.fit(TOKENS, targets, epochs=2, batch_size=3, shuffle=False, verbose=0)
+    return sequences, history.history, model.get_weights(), model.evaluate(TOKENS, targets,
+                                                                           verbose=0)
+
+
+def masking_layer_pooling_and_bidirectional(tf):
+    x = np.random.default_rng(102).normal(size=(6, 5, 2)).astype("float32")
+    x[TOKENS == 0] = 0.0
+    y = x.sum(axis=(1, 2)).reshape(6, 1)
+    inputs = tf.keras.Input(shape=(5, 2))
+    masked = tf.keras.layers.Masking(mask_value=0.0)(inputs)
+    rnn = tf.keras.layers.SimpleRNN(3, return_sequences=True)(masked)
+    pooled = tf.keras.layers.GlobalAveragePooling1D()(rnn)
+    both = tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(2))(masked)
+    outputs = tf.keras.layers.Dense(1)(tf.keras.layers.concatenate([pooled, both]))
+    model = tf.keras.Model(inputs, outputs)
+    deterministic_weights(model, seed=102)
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    history = model.fit(x, y, epochs=2, batch_size=3, shuffle=False, verbose=0)
+    return history.history, model.get_weights(), model.predict(x[:2], verbose=0)
+
+
+def masked_bidirectional_sequences_and_backwards(tf):
+    targets = np.random.default_rng(103).normal(size=(6, 5, 1)).astype("float32")
+    model = tf.keras.Sequential([
+        tf.keras.Input(shape=(5,), dtype="int32"),
+        tf.keras.layers.Embedding(7, 2, mask_zero=True),
+        tf.keras.layers.Bidirectional(tf.keras.layers.GRU(2, return_sequences=True),
+                                      merge_mode="ave"),
+        tf.keras.layers.LSTM(2, return_sequences=True, go_backwards=True),
+        tf.keras.layers.TimeDistributed(tf.keras.layers.Dense(1))])
+    deterministic_weights(model, seed=103)
+    model.compile(tf.keras.optimizers.SGD(0.2), "mae")
+    history = model.fit(TOKENS, targets, epochs=2, batch_size=3, shuffle=False, verbose=0)
+    return history.history, model.get_weights(), model.predict(TOKENS[:2], verbose=0)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import numpy as np
 
 from runtime import nest
-from runtime.function import function
 from runtime.keras import metrics as metrics_module
 
 
@@ -57,11 +56,11 @@ def overrides_train_step(model) -> bool:
 
 
 class CustomTrainStep:
-    """``fit``'s step for an overridden ``train_step``: traced once, results as floats."""
+    """``fit``'s step for an overridden ``train_step`` (``fn``: it, traced unless the model
+    was compiled with ``run_eagerly=True``), its results as floats."""
 
-    def __init__(self, model, step_type):
-        self.model = model
-        self.fn = function(step_type(lambda data: model.train_step(data), "train_step"))
+    def __init__(self, model, fn):
+        self.model, self.fn = model, fn
 
     def start_epoch(self) -> None:
         self.model.reset_metrics()

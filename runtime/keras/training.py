@@ -259,7 +259,9 @@ class _Compiled:
 
     def custom_train_step(self) -> custom_step.CustomTrainStep:
         if self._custom_train_step is None:
-            self._custom_train_step = custom_step.CustomTrainStep(self.model, _Step)
+            self._custom_train_step = custom_step.CustomTrainStep(
+                self.model, self._wrap(_Step(lambda data: self.model.train_step(data),
+                                             "train_step")))
         return self._custom_train_step
 
     def names(self) -> list[str]:

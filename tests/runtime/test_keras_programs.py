@@ -8,6 +8,7 @@ The expected records were made by running the same programs with TensorFlow
 
 from __future__ import annotations
 
+import importlib.util
 import warnings
 
 import pytest
@@ -50,3 +51,16 @@ def test_program_matches_tensorflow(name):
     differences = keras_programs.progress_differences(expected["output"], actual["output"])
     assert not differences, "\n".join(differences) + \
         f"\n--- TensorFlow\n{expected['output']}--- eager2graph\n{actual['output']}"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None,
+                    reason="TensorFlow is not installed")
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_expected_records_are_current(name):
+    import tensorflow
+    tensorflow.keras.backend.clear_session()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Keras' own advice is not part of a program's output
+        live = keras_programs.run(PROGRAMS[name], tensorflow)
+    assert not keras_programs.compare(EXPECTED[name]["value"], live["value"]) \
+        if "value" in live else EXPECTED[name].get("error") == live.get("error")

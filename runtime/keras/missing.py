@@ -26,8 +26,8 @@ _TABLE = {
     GlobalAveragePooling3D GlobalAvgPool3D GlobalMaxPool3D GlobalMaxPooling3D
     GroupNormalization GroupQueryAttention HashedCrossing Hashing Identity InputSpec
     IntegerLookup JaxLayer LSTMCell MaxNumBoundingBoxes MaxPool3D MaxPooling3D
-    MelSpectrogram MixUp Normalization PReLU Pipeline RMSNormalization RNN RandAugment
-    RandomBrightness RandomColorDegeneration RandomColorJitter RandomContrast RandomCrop
+    MelSpectrogram MixUp PReLU Pipeline RMSNormalization RNN RandAugment RandomBrightness
+    RandomColorDegeneration RandomColorJitter RandomContrast RandomCrop
     RandomElasticTransform RandomErasing RandomFlip RandomGaussianBlur RandomGrayscale
     RandomHeight RandomHue RandomInvert RandomPerspective RandomPosterization RandomRotation
     RandomSaturation RandomSharpness RandomShear RandomTranslation RandomWidth RandomZoom

@@ -95,3 +95,24 @@ def merge_activation_and_reshaping_layers(tf):
     model = tf.keras.Model([a, b], activated + [repeated, merged[4]])
     x = [rng.normal(size=(2, 3)).astype("float32") for _ in range(2)]
     return model.predict(x, verbose=0), [type(layer).__name__ for layer in model.layers]
+
+
+def normalization_adapted_regression(tf):
+    rng = np.random.default_rng(86)
+    features = (rng.normal(size=(20, 3)) * [1.0, 10.0, 100.0] + [0.0, 5.0, -50.0]).astype(
+        "float32")
+    target = (features @ np.array([[0.5], [0.1], [0.01]], "float32") + 1.0).astype("float32")
+    normalizer = tf.keras.layers.Normalization(axis=-1)
+    model = tf.keras.Sequential([tf.keras.Input(shape=(3,)), normalizer,
+                                 tf.keras.layers.Dense(4, activation="relu"),
+                                 tf.keras.layers.Dense(1)])
+    deterministic_weights(model, seed=86)
+    normalizer.adapt(features)
+    single = tf.keras.layers.Normalization(axis=None)
+    single.adapt(tf.data.Dataset.from_tensor_slices(features[:, 2:]).batch(8))
+    fixed = tf.keras.layers.Normalization(mean=[1.0, 2.0, 3.0], variance=[4.0, 1.0, 0.25])
+    inverted = tf.keras.layers.Normalization(mean=2.0, variance=9.0, invert=True)
+    model.compile(tf.keras.optimizers.Adam(0.05), "mae")
+    history = model.fit(features, target, epochs=3, batch_size=5, shuffle=False, verbose=0)
+    return (history.history, model.get_weights(), normalizer.get_weights(),
+            single(features[:4, 2:]), fixed(features[:2]), inverted(np.ones((1, 2), "float32")))

@@ -19,6 +19,7 @@ from runtime.keras.layers.masking import Masking
 from runtime.keras.layers.merging import (Average, Maximum, Minimum, Multiply, Subtract, average,
                                          maximum, minimum, multiply, subtract)
 from runtime.keras.layers.normalization import BatchNormalization, LayerNormalization
+from runtime.keras.layers.preprocessing import Normalization
 from runtime.keras.layers.reshaping import Permute, RepeatVector
 from runtime.keras.layers.simple_rnn import SimpleRNN
 from runtime.keras.layers.time_distributed import TimeDistributed
@@ -38,8 +39,8 @@ __all__ = ["Activation", "Add", "Average", "AveragePooling1D", "AveragePooling2D
            "GlobalAvgPool2D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPooling1D",
            "GlobalMaxPooling2D", "Input", "InputLayer", "KerasTensor", "LSTM", "Lambda", "Layer",
            "LayerNormalization", "LeakyReLU", "Masking", "MaxPool1D", "MaxPool2D", "MaxPooling1D",
-           "MaxPooling2D", "Maximum", "Minimum", "MultiHeadAttention", "Multiply", "Permute",
-           "ReLU", "RepeatVector", "Reshape", "SimpleRNN", "Softmax", "Subtract",
+           "MaxPooling2D", "Maximum", "Minimum", "MultiHeadAttention", "Multiply", "Normalization",
+           "Permute", "ReLU", "RepeatVector", "Reshape", "SimpleRNN", "Softmax", "Subtract",
            "TimeDistributed", "add", "average", "concatenate", "maximum", "minimum", "multiply",
            "subtract"]
 

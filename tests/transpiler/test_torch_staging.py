@@ -417,3 +417,72 @@ def test_many_converted_functions_each_compile_as_their_own_function():
         for limit in range(10):
             compiled = torch.compile(convert(over(limit)), fullgraph=True, backend="aot_eager")
             assert float(compiled(_t(4.5))) == (9.0 if limit < 4.5 else 3.5)
+
+
+def scaled_when_positive(x, k):
+    if x.sum() > 0:
+        x = x * k
+    return x
+
+
+def shifted_until(x, n, step):
+    i = 0
+    while x.sum() < n:
+        x = x + step
+        i += 1
+    return x, i
+
+
+def rows_over_half(x):
+    m = x.shape[0]
+    total = x[0] * 0
+    for i in range(m):
+        if x[i].sum() > m / 2:
+            total = total + x[i]
+    return total
+
+
+def indexed_in_a_loop(x, n):
+    total = x[0, 0] * 0
+    for i in range(n):
+        j = n - 1 - i
+        total = total + x[i, j] + x[:, i].sum() * 2 + x[i][1:].sum() * 3 + x[..., j][0] * 5
+        if x[-1 - i, 0] > 4:
+            total = total - x[i][j]
+    return total
+
+
+def test_indexing_by_the_variable_of_a_staged_loop():
+    # A 0-d integer tensor in an index is read as its integer, which a trace does not know
+    # ("Could not extract specialized integer from data-dependent expression").
+    x = torch.arange(16.0).reshape(4, 4)
+    _check_both(indexed_in_a_loop, [(x, _t(n)) for n in (0, 1, 3, 4)] +
+                [(x.flip(0), _t(2)), (x.to(torch.float64), _t(4))])
+
+
+def test_python_numbers_that_torch_compile_makes_symbolic_are_block_inputs():
+    # After a second value Dynamo makes a Python int or float argument symbolic; a branch or
+    # loop body reading it got "s10 is not tracked with proxy" (and a number specialized per
+    # value would hit the recompile limit).
+    compiled = torch.compile(convert(scaled_when_positive), fullgraph=True, backend="aot_eager")
+    for k in (2, 3, 4, -5, 2.5, 3.5, 0.25):
+        for value in (1.0, -1.0):
+            assert float(compiled(_t(value), k)) == float(scaled_when_positive(_t(value), k))
+    compiled = torch.compile(convert(shifted_until), fullgraph=True, backend="aot_eager")
+    for n, step in ((3, 1), (7, 2), (20, 0.5), (50, 3.25)):
+        x, i = compiled(torch.ones(2), n, step)
+        expected_x, expected_i = shifted_until(torch.ones(2), n, step)
+        assert torch.equal(x, expected_x) and int(i) == expected_i
+
+
+def test_a_size_of_a_dynamic_shape_read_inside_a_block():
+    x = torch.arange(12.0).reshape(4, 3)
+    batch = torch.export.Dim("batch", min=2)
+    exported = torch.export.export(_Calls(convert(rows_over_half)), (x,),
+                                   dynamic_shapes=((({0: batch}),),)).module()
+    compiled = torch.compile(convert(rows_over_half), fullgraph=True, backend="aot_eager",
+                             dynamic=True)
+    for rows in (2, 4, 7):
+        x = torch.arange(rows * 3.0).reshape(rows, 3) - 4.0
+        expected = rows_over_half(x)
+        assert torch.equal(exported(x), expected) and torch.equal(compiled(x), expected)

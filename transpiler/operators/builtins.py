@@ -48,7 +48,7 @@ def _print_engine(values):
 
 def range_(*args):
     """``range``; with a tensor bound, a range tensor that a ``for`` loop iterates in the graph."""
-    backend = staging.backend_for_any(args)
+    backend = staging.backend_for_bounds(args)
     if backend is not None:
         return backend.range(*args)
     return builtins.range(*args)

@@ -904,7 +904,7 @@ def _for_backend(iterable):
     if isinstance(iterable, TensorZip):
         return staging.backend_for_any(iterable.tensors)
     if isinstance(iterable, staging.StagedRange):
-        return staging.backend_for_any((iterable.start, iterable.limit, iterable.delta))
+        return staging.backend_for_bounds((iterable.start, iterable.limit, iterable.delta))
     return staging.backend_for(iterable)
 
 

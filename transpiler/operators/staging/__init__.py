@@ -91,6 +91,22 @@ def backend_for_any(values: Iterable):
     return None
 
 
+def backend_for_bounds(bounds: Iterable):
+    """The backend staging ``range(*bounds)``: the one of a staged bound, or PyTorch's for a
+    symbolic size (``x.shape[0]`` of a dynamic dimension, an int argument ``torch.compile``
+    made dynamic), which Python's range would fix to the value traced (specializing it)."""
+    backend = backend_for_any(bounds)
+    if backend is None and any(_is_torch_symbolic_int(bound) for bound in bounds):
+        return _backend("torch")
+    return backend
+
+
+def _is_torch_symbolic_int(value) -> bool:
+    torch = sys.modules.get("torch")
+    return (torch is not None and isinstance(value, getattr(torch, "SymInt", ()))
+            and value.node.is_symbolic())
+
+
 class StagedRange:
     """``range(start, limit, delta)`` with a bound an engine stages (a JAX tracer): iterated by
     that engine's loop. (Runtime tensors have their own range op, ``rt.range``.)"""

@@ -20,7 +20,8 @@ import contextlib
 from typing import Callable, Sequence
 
 import torch
-from torch.fx.experimental.proxy_tensor import disable_proxy_modes_tracing
+from torch.fx.experimental.proxy_tensor import (disable_proxy_modes_tracing, get_proxy_mode,
+                                               get_proxy_slot)
 from torch.overrides import TorchFunctionMode
 from torch.utils import _pytree as pytree
 
@@ -57,6 +58,52 @@ _OUT_OF_PLACE = {
 _SHOWING = frozenset(getattr(torch.Tensor, name) for name in ("__repr__", "__str__", "__format__"))
 
 
+# What a block may read from outside: tensors, and the symbolic numbers of the trace.
+_CAPTURABLE = (torch.Tensor, torch.SymInt, torch.SymFloat)
+
+
+_GETITEM = torch.Tensor.__getitem__
+
+
+def _is_integer_scalar(item) -> bool:
+    return (isinstance(item, torch.Tensor) and item.dim() == 0 and item.dtype != torch.bool
+            and not item.dtype.is_floating_point and not item.dtype.is_complex)
+
+
+def _indexes_by_integer_tensors(index) -> bool:
+    """Whether ``x[index]`` uses 0-d integer tensors as integers (and no other tensor)."""
+    items = index if isinstance(index, tuple) else (index,)
+    return any(map(_is_integer_scalar, items)) and not any(
+        isinstance(item, torch.Tensor) and not _is_integer_scalar(item) for item in items)
+
+
+def _select_integers(x: torch.Tensor, index) -> torch.Tensor:
+    """``x[index]`` where each 0-d integer tensor of ``index`` is read as the integer it holds,
+    as PyTorch reads it, through ``select`` with its ``.item()``: PyTorch's indexing asks the
+    tensor for its value, which a trace does not know ("Could not extract specialized integer
+    from data-dependent expression"), while ``select`` keeps a symbolic int (the loop variable
+    of a staged ``for i in range(n)``, used as ``x[i]``)."""
+    items = index if isinstance(index, tuple) else (index,)
+    consumed = sum(item is not None and item is not Ellipsis for item in items)
+    selected, position = [], 0
+    for item in items:
+        if _is_integer_scalar(item):
+            selected.append((position, item))
+            position += 1
+        elif item is None or isinstance(item, slice):
+            position += 1
+        elif item is Ellipsis:
+            position += x.dim() - consumed
+    result = x[tuple(slice(None) if _is_integer_scalar(item) else item for item in items)]
+    fake_mode = torch._guards.detect_fake_mode()
+    shape_env = getattr(fake_mode, "shape_env", None)
+    # The symbols stay inside: no shape of the result depends on them.
+    with shape_env.ignore_fresh_unbacked_symbols() if shape_env else contextlib.nullcontext():
+        for position, item in reversed(selected):
+            result = result.select(position, item.item())
+    return result
+
+
 class _Capturing(TorchFunctionMode):
     """Replaces captured tensors by the subgraph's inputs (``mapping``), and, when
     ``recorded`` is given, notes the tensors from outside the block that operations receive.
@@ -75,14 +122,16 @@ class _Capturing(TorchFunctionMode):
             args, kwargs = pytree.tree_map(self._substituted, (args, kwargs))
         if func in _OUT_OF_PLACE and args and self._outside(args[0]):
             func = _OUT_OF_PLACE[func]
+        if func is _GETITEM and len(args) == 2 and _indexes_by_integer_tensors(args[1]):
+            func = _select_integers
         if self.recorded is not None and func not in _SHOWING:
             for leaf in pytree.tree_leaves((args, kwargs)):
-                if isinstance(leaf, torch.Tensor):
+                if isinstance(leaf, _CAPTURABLE):
                     self.recorded.note(leaf)
         result = func(*args, **kwargs)
         if self.recorded is not None:
             for leaf in pytree.tree_leaves(result):
-                if isinstance(leaf, torch.Tensor):
+                if isinstance(leaf, _CAPTURABLE):
                     self.recorded.made(leaf)
         return result
 
@@ -92,7 +141,7 @@ class _Capturing(TorchFunctionMode):
         return id(tensor) in self.inputs
 
     def _substituted(self, leaf):
-        if isinstance(leaf, torch.Tensor):
+        if isinstance(leaf, _CAPTURABLE):
             return self.mapping.get(id(leaf), leaf)
         return leaf
 
@@ -107,7 +156,7 @@ class Captured:
         self._inside: set[int] = set()
         self._given: set[int] = set()
         self._alive: list[torch.Tensor] = []
-        self._slots: list[int] = []
+        self._readers: list[Callable[[Sequence], object]] = []
 
     def given(self, tensors: Sequence) -> None:
         """Tensors the block receives as inputs (loop variables): not captured."""
@@ -139,17 +188,36 @@ class Captured:
         and the enclosing block's input that stands for it (which reaches it as an operand of
         the inner cond or while_loop). The engines refuse operands that alias each other."""
         unique: dict[int, int] = {}
-        operands, self._slots = [], []
-        for tensor in map(resolve, self.tensors):
-            if id(tensor) not in unique:
-                unique[id(tensor)] = len(operands)
-                operands.append(tensor)
-            self._slots.append(unique[id(tensor)])
+        operands, self._readers = [], []
+        for value in map(resolve, self.tensors):
+            if not isinstance(value, torch.Tensor) and not _traced_here(value):
+                # made from the block's own values while it was discovered: stays itself
+                self._readers.append(lambda inputs, value=value: value)
+                continue
+            if id(value) not in unique:
+                unique[id(value)] = len(operands)
+                # the engines take tensors and ints: a float goes in as a tensor
+                operands.append(torch.scalar_tensor(value, dtype=torch.float64)
+                                if isinstance(value, torch.SymFloat) else value)
+            index = unique[id(value)]
+            self._readers.append((lambda inputs, index=index: inputs[index].item())
+                                 if isinstance(value, torch.SymFloat) else
+                                 (lambda inputs, index=index: inputs[index]))
         return tuple(operands)
 
     def per_tensor(self, inputs: Sequence[torch.Tensor]) -> list:
-        """The block's ``inputs`` (one per operand) in the order of ``tensors``."""
-        return [inputs[slot] for slot in self._slots]
+        """The values standing for ``tensors`` in the block, from its ``inputs`` (one per
+        operand)."""
+        return [read(inputs) for read in self._readers]
+
+
+def _traced_here(number) -> bool:
+    """Whether the trace being recorded knows ``number`` (a symbolic int or float of the
+    enclosing program, such as a Python number argument that ``torch.compile`` made dynamic):
+    the blocks of cond and while_loop then take it as an input, as they cannot read it from
+    outside."""
+    mode = get_proxy_mode()
+    return mode is None or get_proxy_slot(number, mode.tracer, None) is not None
 
 
 def unaliased(tensors: Sequence[torch.Tensor]) -> list:
@@ -167,7 +235,7 @@ def unaliased(tensors: Sequence[torch.Tensor]) -> list:
 def resolve(tensor):
     """``tensor`` as the innermost block being traced sees it."""
     for mapping in reversed(_active):
-        if isinstance(tensor, torch.Tensor) and id(tensor) in mapping:
+        if isinstance(tensor, _CAPTURABLE) and id(tensor) in mapping:
             return mapping[id(tensor)]
     return tensor
 

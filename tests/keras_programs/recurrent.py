@@ -148,3 +148,53 @@ def sequences_of_any_length(tf):
     history = model.fit(x, y, epochs=2, batch_size=3, shuffle=False, verbose=0)
     longer = np.concatenate([x, x[:, :2]], axis=1)
     return history.history, model.predict(longer, verbose=0), model.predict(x[:, :2], verbose=0)
+
+
+def rnn_of_cells_and_a_feedback_model(tf):
+    x, y = _sequences(seed=81)
+
+    class MinimalRNNCell(tf.keras.layers.Layer):
+        def __init__(self, units, **kwargs):
+            super().__init__(**kwargs)
+            self.units = units
+            self.state_size = units
+
+        def build(self, input_shape):
+            self.kernel = self.add_weight(shape=(input_shape[-1], self.units), name="kernel")
+            self.recurrent_kernel = self.add_weight(shape=(self.units, self.units),
+                                                    name="recurrent_kernel")
+
+        def call(self, inputs, states):
+            output = tf.matmul(inputs, self.kernel) + tf.matmul(states[0],
+                                                                self.recurrent_kernel)
+            return tf.tanh(output), [tf.tanh(output)]
+
+    class FeedBack(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.lstm_cell = tf.keras.layers.LSTMCell(3)
+            self.lstm_rnn = tf.keras.layers.RNN(self.lstm_cell, return_state=True)
+            self.dense = tf.keras.layers.Dense(3)
+
+        def call(self, inputs, training=None):
+            x, *state = self.lstm_rnn(inputs)
+            prediction = self.dense(x)
+            predictions = [prediction]
+            for _ in range(2):
+                x, state = self.lstm_cell(prediction, states=state, training=training)
+                prediction = self.dense(x)
+                predictions.append(prediction)
+            return tf.transpose(tf.stack(predictions), [1, 0, 2])
+
+    minimal = tf.keras.layers.RNN(MinimalRNNCell(2), return_sequences=True)
+    minimal.build((None, 5, 3))
+    deterministic_weights(minimal, seed=81)
+    gru = tf.keras.layers.RNN(tf.keras.layers.GRUCell(2), go_backwards=True)
+    gru.build((None, 5, 3))
+    deterministic_weights(gru, seed=82)
+    model = FeedBack()
+    model(x[:1])
+    deterministic_weights(model, seed=83)
+    model.compile(tf.keras.optimizers.Adam(0.02), "mse")
+    history = model.fit(x, x[:, :3], epochs=2, batch_size=3, shuffle=False, verbose=0)
+    return minimal(x[:2]), gru(x[:2]), history.history, model.get_weights()

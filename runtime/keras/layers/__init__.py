@@ -8,6 +8,7 @@ from runtime.keras.layers.bidirectional import Bidirectional
 from runtime.keras.layers.convolutional import (AveragePooling2D, Conv2D, GlobalAveragePooling1D,
                                                 GlobalAveragePooling2D, GlobalMaxPooling1D,
                                                 GlobalMaxPooling2D, MaxPooling2D)
+from runtime.keras.layers.cells import GRUCell, LSTMCell, SimpleRNNCell
 from runtime.keras.layers.convolutional_1d import AveragePooling1D, Conv1D, MaxPooling1D
 from runtime.keras.layers.core import (Activation, Add, Concatenate, Dense, Dropout, Flatten,
                                        Lambda, Reshape, add, concatenate)
@@ -21,6 +22,7 @@ from runtime.keras.layers.merging import (Average, Maximum, Minimum, Multiply, S
 from runtime.keras.layers.normalization import BatchNormalization, LayerNormalization
 from runtime.keras.layers.preprocessing import Normalization
 from runtime.keras.layers.reshaping import Permute, RepeatVector
+from runtime.keras.layers.rnn import RNN
 from runtime.keras.layers.simple_rnn import SimpleRNN
 from runtime.keras.layers.time_distributed import TimeDistributed
 from runtime.keras.missing import missing as _missing
@@ -35,13 +37,13 @@ Convolution2D, Convolution1D = Conv2D, Conv1D
 __all__ = ["Activation", "Add", "Average", "AveragePooling1D", "AveragePooling2D", "AvgPool1D",
            "AvgPool2D", "BatchNormalization", "Bidirectional", "Concatenate", "Conv1D", "Conv2D",
            "Convolution1D", "Convolution2D", "Dense", "Dropout", "ELU", "Embedding", "Flatten",
-           "GRU", "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalAvgPool1D",
+           "GRU", "GRUCell", "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalAvgPool1D",
            "GlobalAvgPool2D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPooling1D",
-           "GlobalMaxPooling2D", "Input", "InputLayer", "KerasTensor", "LSTM", "Lambda", "Layer",
-           "LayerNormalization", "LeakyReLU", "Masking", "MaxPool1D", "MaxPool2D", "MaxPooling1D",
-           "MaxPooling2D", "Maximum", "Minimum", "MultiHeadAttention", "Multiply", "Normalization",
-           "Permute", "ReLU", "RepeatVector", "Reshape", "SimpleRNN", "Softmax", "Subtract",
-           "TimeDistributed", "add", "average", "concatenate", "maximum", "minimum", "multiply",
-           "subtract"]
+           "GlobalMaxPooling2D", "Input", "InputLayer", "KerasTensor", "LSTM", "LSTMCell",
+           "Lambda", "Layer", "LayerNormalization", "LeakyReLU", "Masking", "MaxPool1D",
+           "MaxPool2D", "MaxPooling1D", "MaxPooling2D", "Maximum", "Minimum", "MultiHeadAttention",
+           "Multiply", "Normalization", "Permute", "RNN", "ReLU", "RepeatVector", "Reshape",
+           "SimpleRNN", "SimpleRNNCell", "Softmax", "Subtract", "TimeDistributed", "add",
+           "average", "concatenate", "maximum", "minimum", "multiply", "subtract"]
 
 __getattr__ = _missing("keras.layers")

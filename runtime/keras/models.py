@@ -56,15 +56,18 @@ class Model(Trainer, Layer):
     def _build_for(self, inputs) -> None:
         self.built = True  # a model's layers build themselves as the call reaches them
 
-    def _probe_call(self, input_shape) -> None:
+    def _probe_call(self, input_shape):
+        """Calls the model on zeros of ``input_shape`` (which builds its layers); returns the
+        output, a value of no use but to build what comes after."""
         zeros = lambda s: EagerTensor(np.zeros(tuple(1 if d is None else d for d in s),  # noqa: E731
                                                self.dtype))
         shapes = _shape_structure(input_shape)
         self.built = True  # the call below builds the layers; it must not come back here
         probe = [zeros(s) for s in shapes] if isinstance(shapes, list) else zeros(shapes)
         with recording.paused(), np.errstate(all="ignore"):  # values thrown away
-            self(probe, training=False)
+            output = self(probe, training=False)
         layer_base.clear_call_losses()  # the probe's activity penalties are not the model's
+        return output
 
     @property
     def layers(self) -> list[Layer]:
@@ -112,6 +115,7 @@ class Sequential(Model):
         super().__init__(name=name, trainable=trainable)
         self._sequential = []
         self._input_shape = None
+        self._probe_output = None  # the last layer's output on the probe, for the next add
         for layer in layers or []:
             self.add(layer)
 
@@ -129,10 +133,20 @@ class Sequential(Model):
             self._input_shape = layer._batch_input_shape
         self._sequential.append(layer)
         self.built = False
-        if self._input_shape is not None:
-            self._probe_call(self._input_shape)
+        if self._input_shape is None:
+            return
+        if self._probe_output is None:
+            self._probe_output = self._probe_call(self._input_shape)
+            return
+        # Only the new layer runs, on the output the layers before it gave the probe: a
+        # Sequential of n layers is built in n layer calls, not n * (n + 1) / 2.
+        with recording.paused(), np.errstate(all="ignore"):
+            self._probe_output = layer(self._probe_output, training=False)
+        layer_base.clear_call_losses()
+        self.built = True
 
     def pop(self) -> Layer:
+        self._probe_output = None
         return self._sequential.pop()
 
     def call(self, inputs, training=None):
@@ -145,7 +159,7 @@ class Sequential(Model):
         if input_shape is not None:
             self._input_shape = tuple(input_shape)
         if self._input_shape is not None and not self.built:
-            self._probe_call(self._input_shape)
+            self._probe_output = self._probe_call(self._input_shape)
         self.built = True
 
     @property

@@ -183,3 +183,20 @@ def test_steps_per_epoch_carries_the_iterator_across_epochs_like_keras():
                   shuffle=False, verbose=0, callbacks=[callback])
     assert seen == [0, 1, 2, "|", 0, "|", 0, 1, 2, "|", 0, "|"]
     assert len(caught) == 2
+
+
+def test_a_sequential_model_is_built_in_one_call_per_layer():
+    # Each add ran the whole model again on the probe: n layers took n * (n + 1) / 2 calls.
+    calls = []
+
+    class Counted(tf.keras.layers.Layer):
+        def call(self, inputs):
+            calls.append(1)
+            return inputs
+
+    model = tf.keras.Sequential([tf.keras.Input(shape=(3,)), Counted()] +
+                                [tf.keras.layers.Dense(3) for _ in range(4)])
+    assert len(calls) == 1 and len(model.get_weights()) == 8
+    model.pop()
+    model.add(tf.keras.layers.Dense(2))
+    assert [w.shape for w in model.get_weights()][-2:] == [(3, 2), (2,)]

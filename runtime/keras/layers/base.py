@@ -345,6 +345,7 @@ class Layer(Module):
 # Attributes that hold other models' layers (the functional graph) or bookkeeping, not
 # sub-layers owned by this one.
 _UNTRACKED = frozenset({"_own_weights", "_weight_regularizers", "_call_losses", "_graph",
+                        "_probe_output",
                         "_inbound", "_compiled", "_history",
                         "_train_functions", "_test_functions", "_predict_functions"})
 _NOT_SYMBOLIC = object()

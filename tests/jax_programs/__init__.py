@@ -38,7 +38,8 @@ import numpy as np
 
 from transpiler import convert
 
-KINDS = ("conditionals", "while_loops", "for_loops", "algorithms", "containers", "transforms")
+KINDS = ("conditionals", "while_loops", "for_loops", "algorithms", "containers", "idioms",
+         "transforms")
 
 
 def F(value) -> jax.Array:

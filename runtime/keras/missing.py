@@ -21,21 +21,20 @@ _TABLE = {
     CategoryEncoding CenterCrop ContrastLimitedAdaptiveHistogramEqualization Conv1DTranspose
     Conv2DTranspose Conv3D Conv3DTranspose ConvLSTM1D ConvLSTM2D ConvLSTM3D
     Convolution1DTranspose Convolution2DTranspose Convolution3D Convolution3DTranspose
-    Cropping1D Cropping2D Cropping3D CutMix DepthwiseConv1D DepthwiseConv2D Discretization
-    Dot EinsumDense Equalization FlaxLayer GaussianDropout GaussianNoise
-    GlobalAveragePooling3D GlobalAvgPool3D GlobalMaxPool3D GlobalMaxPooling3D
-    GroupNormalization GroupQueryAttention HashedCrossing Hashing Identity InputSpec
-    IntegerLookup JaxLayer MaxNumBoundingBoxes MaxPool3D MaxPooling3D MelSpectrogram MixUp
-    PReLU Pipeline RMSNormalization RandAugment RandomBrightness RandomColorDegeneration
-    RandomColorJitter RandomContrast RandomCrop RandomElasticTransform RandomErasing
-    RandomFlip RandomGaussianBlur RandomGrayscale RandomHeight RandomHue RandomInvert
-    RandomPerspective RandomPosterization RandomRotation RandomSaturation RandomSharpness
-    RandomShear RandomTranslation RandomWidth RandomZoom Rescaling Resizing
-    ReversibleEmbedding STFTSpectrogram SeparableConv1D SeparableConv2D
-    SeparableConvolution1D SeparableConvolution2D Solarization SpatialDropout1D
-    SpatialDropout2D SpatialDropout3D SpectralNormalization StackedRNNCells StringLookup
-    TFSMLayer TextVectorization ThresholdedReLU TorchModuleWrapper UnitNormalization
-    UpSampling1D UpSampling2D UpSampling3D Wrapper ZeroPadding1D ZeroPadding2D ZeroPadding3D
+    Cropping3D CutMix DepthwiseConv1D DepthwiseConv2D Discretization Dot EinsumDense
+    Equalization FlaxLayer GaussianDropout GaussianNoise GlobalAveragePooling3D
+    GlobalAvgPool3D GlobalMaxPool3D GlobalMaxPooling3D GroupNormalization
+    GroupQueryAttention HashedCrossing Hashing Identity InputSpec IntegerLookup JaxLayer
+    MaxNumBoundingBoxes MaxPool3D MaxPooling3D MelSpectrogram MixUp PReLU Pipeline
+    RMSNormalization RandAugment RandomBrightness RandomColorDegeneration RandomColorJitter
+    RandomContrast RandomCrop RandomElasticTransform RandomErasing RandomFlip
+    RandomGaussianBlur RandomGrayscale RandomHeight RandomHue RandomInvert RandomPerspective
+    RandomPosterization RandomRotation RandomSaturation RandomSharpness RandomShear
+    RandomTranslation RandomWidth RandomZoom Rescaling Resizing ReversibleEmbedding
+    STFTSpectrogram SeparableConv1D SeparableConv2D SeparableConvolution1D
+    SeparableConvolution2D Solarization SpatialDropout1D SpatialDropout2D SpatialDropout3D
+    SpectralNormalization StackedRNNCells StringLookup TFSMLayer TextVectorization
+    ThresholdedReLU TorchModuleWrapper UnitNormalization UpSampling3D Wrapper ZeroPadding3D
     deserialize dot serialize
     """,
     "keras.losses": """

@@ -116,3 +116,25 @@ def normalization_adapted_regression(tf):
     history = model.fit(features, target, epochs=3, batch_size=5, shuffle=False, verbose=0)
     return (history.history, model.get_weights(), normalizer.get_weights(),
             single(features[:4, 2:]), fixed(features[:2]), inverted(np.ones((1, 2), "float32")))
+
+
+def upsampling_padding_and_cropping_autoencoder(tf):
+    rng = np.random.default_rng(87)
+    images = rng.normal(size=(4, 6, 6, 1)).astype("float32")
+    sequences = rng.normal(size=(2, 5, 2)).astype("float32")
+    layers = tf.keras.layers
+    model = tf.keras.Sequential([
+        tf.keras.Input(shape=(6, 6, 1)),
+        layers.Conv2D(2, 3, padding="same", activation="relu"),
+        layers.MaxPooling2D(2),
+        layers.ZeroPadding2D(((1, 0), (0, 1))),
+        layers.Cropping2D(((1, 0), (0, 1))),
+        layers.UpSampling2D((2, 2)),
+        layers.Conv2D(1, 3, padding="same")])
+    deterministic_weights(model, seed=87)
+    model.compile(tf.keras.optimizers.SGD(0.05), "mse")
+    history = model.fit(images, images, epochs=2, batch_size=2, shuffle=False, verbose=0)
+    one_d = [layers.UpSampling1D(3)(sequences), layers.ZeroPadding1D((2, 1))(sequences),
+             layers.Cropping1D((1, 2))(sequences), layers.ZeroPadding2D(1)(images[:1]).shape,
+             layers.UpSampling2D((1, 3))(images[:1, :2, :2])]
+    return history.history, model.get_weights(), one_d[:3], tuple(one_d[3]), one_d[4]

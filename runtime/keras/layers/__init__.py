@@ -24,6 +24,8 @@ from runtime.keras.layers.preprocessing import Normalization
 from runtime.keras.layers.reshaping import Permute, RepeatVector
 from runtime.keras.layers.rnn import RNN
 from runtime.keras.layers.simple_rnn import SimpleRNN
+from runtime.keras.layers.spatial import (Cropping1D, Cropping2D, UpSampling1D, UpSampling2D,
+                                          ZeroPadding1D, ZeroPadding2D)
 from runtime.keras.layers.time_distributed import TimeDistributed
 from runtime.keras.missing import missing as _missing
 
@@ -36,14 +38,15 @@ Convolution2D, Convolution1D = Conv2D, Conv1D
 
 __all__ = ["Activation", "Add", "Average", "AveragePooling1D", "AveragePooling2D", "AvgPool1D",
            "AvgPool2D", "BatchNormalization", "Bidirectional", "Concatenate", "Conv1D", "Conv2D",
-           "Convolution1D", "Convolution2D", "Dense", "Dropout", "ELU", "Embedding", "Flatten",
-           "GRU", "GRUCell", "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalAvgPool1D",
-           "GlobalAvgPool2D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPooling1D",
-           "GlobalMaxPooling2D", "Input", "InputLayer", "KerasTensor", "LSTM", "LSTMCell",
-           "Lambda", "Layer", "LayerNormalization", "LeakyReLU", "Masking", "MaxPool1D",
-           "MaxPool2D", "MaxPooling1D", "MaxPooling2D", "Maximum", "Minimum", "MultiHeadAttention",
-           "Multiply", "Normalization", "Permute", "RNN", "ReLU", "RepeatVector", "Reshape",
-           "SimpleRNN", "SimpleRNNCell", "Softmax", "Subtract", "TimeDistributed", "add",
-           "average", "concatenate", "maximum", "minimum", "multiply", "subtract"]
+           "Convolution1D", "Convolution2D", "Cropping1D", "Cropping2D", "Dense", "Dropout", "ELU",
+           "Embedding", "Flatten", "GRU", "GRUCell", "GlobalAveragePooling1D",
+           "GlobalAveragePooling2D", "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalMaxPool1D",
+           "GlobalMaxPool2D", "GlobalMaxPooling1D", "GlobalMaxPooling2D", "Input", "InputLayer",
+           "KerasTensor", "LSTM", "LSTMCell", "Lambda", "Layer", "LayerNormalization", "LeakyReLU",
+           "Masking", "MaxPool1D", "MaxPool2D", "MaxPooling1D", "MaxPooling2D", "Maximum",
+           "Minimum", "MultiHeadAttention", "Multiply", "Normalization", "Permute", "RNN", "ReLU",
+           "RepeatVector", "Reshape", "SimpleRNN", "SimpleRNNCell", "Softmax", "Subtract",
+           "TimeDistributed", "UpSampling1D", "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D",
+           "add", "average", "concatenate", "maximum", "minimum", "multiply", "subtract"]
 
 __getattr__ = _missing("keras.layers")

@@ -17,25 +17,24 @@ _TABLE = {
     "keras.layers": """
     ActivityRegularization AdaptiveAveragePooling1D AdaptiveAveragePooling2D
     AdaptiveAveragePooling3D AdaptiveMaxPooling1D AdaptiveMaxPooling2D AdaptiveMaxPooling3D
-    AdditiveAttention AlphaDropout Attention AugMix AutoContrast AveragePooling3D AvgPool3D
-    CategoryEncoding CenterCrop ContrastLimitedAdaptiveHistogramEqualization Conv1DTranspose
-    Conv2DTranspose Conv3D Conv3DTranspose ConvLSTM1D ConvLSTM2D ConvLSTM3D
-    Convolution1DTranspose Convolution2DTranspose Convolution3D Convolution3DTranspose
-    Cropping3D CutMix DepthwiseConv1D DepthwiseConv2D Discretization Dot EinsumDense
-    Equalization FlaxLayer GaussianDropout GaussianNoise GlobalAveragePooling3D
-    GlobalAvgPool3D GlobalMaxPool3D GlobalMaxPooling3D GroupNormalization
-    GroupQueryAttention HashedCrossing Hashing Identity InputSpec IntegerLookup JaxLayer
-    MaxNumBoundingBoxes MaxPool3D MaxPooling3D MelSpectrogram MixUp PReLU Pipeline
-    RMSNormalization RandAugment RandomBrightness RandomColorDegeneration RandomColorJitter
-    RandomContrast RandomCrop RandomElasticTransform RandomErasing RandomFlip
-    RandomGaussianBlur RandomGrayscale RandomHeight RandomHue RandomInvert RandomPerspective
-    RandomPosterization RandomRotation RandomSaturation RandomSharpness RandomShear
-    RandomTranslation RandomWidth RandomZoom Rescaling Resizing ReversibleEmbedding
-    STFTSpectrogram SeparableConv1D SeparableConv2D SeparableConvolution1D
-    SeparableConvolution2D Solarization SpatialDropout1D SpatialDropout2D SpatialDropout3D
-    SpectralNormalization StackedRNNCells StringLookup TFSMLayer TextVectorization
-    ThresholdedReLU TorchModuleWrapper UnitNormalization UpSampling3D Wrapper ZeroPadding3D
-    deserialize dot serialize
+    AlphaDropout AugMix AutoContrast AveragePooling3D AvgPool3D CategoryEncoding CenterCrop
+    ContrastLimitedAdaptiveHistogramEqualization Conv1DTranspose Conv2DTranspose Conv3D
+    Conv3DTranspose ConvLSTM1D ConvLSTM2D ConvLSTM3D Convolution1DTranspose
+    Convolution2DTranspose Convolution3D Convolution3DTranspose Cropping3D CutMix
+    DepthwiseConv1D DepthwiseConv2D Discretization Dot EinsumDense Equalization FlaxLayer
+    GaussianDropout GaussianNoise GlobalAveragePooling3D GlobalAvgPool3D GlobalMaxPool3D
+    GlobalMaxPooling3D GroupNormalization GroupQueryAttention HashedCrossing Hashing
+    Identity InputSpec IntegerLookup JaxLayer MaxNumBoundingBoxes MaxPool3D MaxPooling3D
+    MelSpectrogram MixUp PReLU Pipeline RMSNormalization RandAugment RandomBrightness
+    RandomColorDegeneration RandomColorJitter RandomContrast RandomCrop
+    RandomElasticTransform RandomErasing RandomFlip RandomGaussianBlur RandomGrayscale
+    RandomHeight RandomHue RandomInvert RandomPerspective RandomPosterization RandomRotation
+    RandomSaturation RandomSharpness RandomShear RandomTranslation RandomWidth RandomZoom
+    Rescaling Resizing ReversibleEmbedding STFTSpectrogram SeparableConv1D SeparableConv2D
+    SeparableConvolution1D SeparableConvolution2D Solarization SpatialDropout1D
+    SpatialDropout2D SpatialDropout3D SpectralNormalization StackedRNNCells StringLookup
+    TFSMLayer TextVectorization ThresholdedReLU TorchModuleWrapper UnitNormalization
+    UpSampling3D Wrapper ZeroPadding3D deserialize dot serialize
     """,
     "keras.losses": """
     BinaryFocalCrossentropy CTC CategoricalFocalCrossentropy
@@ -82,9 +81,9 @@ _TABLE = {
     disable_interactive_logging enable_interactive_logging get_custom_objects get_file
     get_registered_name get_registered_object get_source_inputs image_dataset_from_directory
     img_to_array is_interactive_logging_enabled is_keras_tensor legacy load_img model_to_dot
-    normalize pack_x_y_sample_weight pad_sequences plot_model register_keras_serializable
-    save_img serialize_keras_object split_dataset standardize_dtype
-    text_dataset_from_directory timeseries_dataset_from_array unpack_x_y_sample_weight
+    normalize pack_x_y_sample_weight plot_model register_keras_serializable save_img
+    serialize_keras_object split_dataset standardize_dtype text_dataset_from_directory
+    timeseries_dataset_from_array unpack_x_y_sample_weight
     """,
     "keras.backend": """
     abs all any arange argmax argmin backend batch_dot batch_flatten batch_get_value

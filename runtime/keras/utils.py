@@ -1,4 +1,4 @@
-"""``keras.utils``: ``set_random_seed`` and ``to_categorical``."""
+"""``keras.utils``: ``set_random_seed``, ``to_categorical``, ``pad_sequences``."""
 
 from __future__ import annotations
 
@@ -39,6 +39,30 @@ def to_categorical(x, num_classes: int | None = None) -> np.ndarray:
         raise ValueError(f"to_categorical: labels must be in [0, {num_classes}), got values from "
                          f"{labels.min()} to {labels.max()}.")
     return np.eye(num_classes, dtype=np.float32)[labels]
+
+
+def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre", truncating="pre",
+                  value=0.0) -> np.ndarray:
+    """Sequences of different lengths as one array of shape (count, ``maxlen``): shorter ones
+    padded with ``value`` and longer ones cut, at the start (``"pre"``, Keras' default) or
+    the end (``"post"``); ``maxlen`` defaults to the longest sequence."""
+    if padding not in ("pre", "post") or truncating not in ("pre", "post"):
+        raise ValueError(f"pad_sequences: padding and truncating must be 'pre' or 'post', got "
+                         f"{padding!r} and {truncating!r}.")
+    rows = [np.asarray(row) for row in sequences]
+    if maxlen is None:
+        maxlen = max((len(row) for row in rows), default=0)
+    inner = next((row.shape[1:] for row in rows if len(row)), ())
+    result = np.full((len(rows), maxlen) + inner, value, dtype=dtype)
+    for index, row in enumerate(rows):
+        if not len(row) or not maxlen:
+            continue
+        kept = row[-maxlen:] if truncating == "pre" else row[:maxlen]
+        if padding == "post":
+            result[index, :len(kept)] = kept
+        else:
+            result[index, -len(kept):] = kept
+    return result
 
 
 def clear_session() -> None:

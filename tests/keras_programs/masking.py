@@ -66,3 +66,22 @@ def masked_bidirectional_sequences_and_backwards(tf):
     model.compile(tf.keras.optimizers.SGD(0.2), "mae")
     history = model.fit(TOKENS, targets, epochs=2, batch_size=3, shuffle=False, verbose=0)
     return history.history, model.get_weights(), model.predict(TOKENS[:2], verbose=0)
+
+
+def attention_layers_with_padded_sequences(tf):
+    sequences = [[3, 1, 4], [1, 5], [2, 6, 5, 3, 5, 1], [5]]
+    tokens = tf.keras.utils.pad_sequences(sequences, maxlen=5)
+    tokens_post = tf.keras.utils.pad_sequences(sequences, maxlen=4, padding="post",
+                                               truncating="post")
+    inputs = tf.keras.Input(shape=(5,), dtype="int32")
+    embedded = tf.keras.layers.Embedding(7, 4, mask_zero=True)(inputs)
+    dot = tf.keras.layers.Attention(use_scale=True)([embedded, embedded])
+    additive, scores = tf.keras.layers.AdditiveAttention()([embedded, embedded],
+                                                           return_attention_scores=True)
+    causal = tf.keras.layers.Attention(score_mode="concat")([embedded, embedded],
+                                                            use_causal_mask=True)
+    pooled = tf.keras.layers.GlobalAveragePooling1D()(dot + additive + causal)
+    model = tf.keras.Model(inputs, [tf.keras.layers.Dense(1)(pooled), scores])
+    deterministic_weights(model, seed=104)
+    outputs = model(tokens)
+    return tokens, tokens_post, outputs[0], outputs[1], [w.shape for w in model.get_weights()]

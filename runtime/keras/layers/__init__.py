@@ -12,6 +12,7 @@ from runtime.keras.layers.cells import GRUCell, LSTMCell, SimpleRNNCell
 from runtime.keras.layers.convolutional_1d import AveragePooling1D, Conv1D, MaxPooling1D
 from runtime.keras.layers.core import (Activation, Add, Concatenate, Dense, Dropout, Flatten,
                                        Lambda, Reshape, add, concatenate)
+from runtime.keras.layers.dot_attention import AdditiveAttention, Attention
 from runtime.keras.layers.embedding import Embedding
 from runtime.keras.layers.gru import GRU
 from runtime.keras.layers.input_layer import InputLayer
@@ -36,17 +37,18 @@ GlobalAvgPool2D, GlobalMaxPool2D = GlobalAveragePooling2D, GlobalMaxPooling2D
 GlobalAvgPool1D, GlobalMaxPool1D = GlobalAveragePooling1D, GlobalMaxPooling1D
 Convolution2D, Convolution1D = Conv2D, Conv1D
 
-__all__ = ["Activation", "Add", "Average", "AveragePooling1D", "AveragePooling2D", "AvgPool1D",
-           "AvgPool2D", "BatchNormalization", "Bidirectional", "Concatenate", "Conv1D", "Conv2D",
-           "Convolution1D", "Convolution2D", "Cropping1D", "Cropping2D", "Dense", "Dropout", "ELU",
-           "Embedding", "Flatten", "GRU", "GRUCell", "GlobalAveragePooling1D",
-           "GlobalAveragePooling2D", "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalMaxPool1D",
-           "GlobalMaxPool2D", "GlobalMaxPooling1D", "GlobalMaxPooling2D", "Input", "InputLayer",
-           "KerasTensor", "LSTM", "LSTMCell", "Lambda", "Layer", "LayerNormalization", "LeakyReLU",
-           "Masking", "MaxPool1D", "MaxPool2D", "MaxPooling1D", "MaxPooling2D", "Maximum",
-           "Minimum", "MultiHeadAttention", "Multiply", "Normalization", "Permute", "RNN", "ReLU",
-           "RepeatVector", "Reshape", "SimpleRNN", "SimpleRNNCell", "Softmax", "Subtract",
-           "TimeDistributed", "UpSampling1D", "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D",
-           "add", "average", "concatenate", "maximum", "minimum", "multiply", "subtract"]
+__all__ = ["Activation", "Add", "AdditiveAttention", "Attention", "Average", "AveragePooling1D",
+           "AveragePooling2D", "AvgPool1D", "AvgPool2D", "BatchNormalization", "Bidirectional",
+           "Concatenate", "Conv1D", "Conv2D", "Convolution1D", "Convolution2D", "Cropping1D",
+           "Cropping2D", "Dense", "Dropout", "ELU", "Embedding", "Flatten", "GRU", "GRUCell",
+           "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalAvgPool1D",
+           "GlobalAvgPool2D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPooling1D",
+           "GlobalMaxPooling2D", "Input", "InputLayer", "KerasTensor", "LSTM", "LSTMCell",
+           "Lambda", "Layer", "LayerNormalization", "LeakyReLU", "Masking", "MaxPool1D",
+           "MaxPool2D", "MaxPooling1D", "MaxPooling2D", "Maximum", "Minimum", "MultiHeadAttention",
+           "Multiply", "Normalization", "Permute", "RNN", "ReLU", "RepeatVector", "Reshape",
+           "SimpleRNN", "SimpleRNNCell", "Softmax", "Subtract", "TimeDistributed", "UpSampling1D",
+           "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D", "add", "average", "concatenate",
+           "maximum", "minimum", "multiply", "subtract"]
 
 __getattr__ = _missing("keras.layers")

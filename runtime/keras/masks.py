@@ -28,8 +28,13 @@ def active() -> bool:
     return bool(_state.by_id)
 
 
-def clear() -> None:
+def clear(keep=()) -> None:
+    """Forgets every mask but those of the values in ``keep``."""
+    kept = [(value, mask_of(value)) for value in keep]
     _state.by_id.clear()
+    for value, mask in kept:
+        if mask is not None:
+            _state.by_id[id(value)] = (value, mask)
 
 
 def mask_of(value):

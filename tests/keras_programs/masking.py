@@ -85,3 +85,16 @@ def attention_layers_with_padded_sequences(tf):
     deterministic_weights(model, seed=104)
     outputs = model(tokens)
     return tokens, tokens_post, outputs[0], outputs[1], [w.shape for w in model.get_weights()]
+
+
+def multi_head_attention_over_padded_tokens(tf):
+    labels = np.array([0, 1, 1, 0, 1, 0], "float32").reshape(6, 1)
+    inputs = tf.keras.Input(shape=(5,), dtype="int32")
+    embedded = tf.keras.layers.Embedding(7, 4, mask_zero=True)(inputs)
+    attended = tf.keras.layers.MultiHeadAttention(num_heads=2, key_dim=2)(embedded, embedded)
+    pooled = tf.keras.layers.GlobalAveragePooling1D()(attended)
+    model = tf.keras.Model(inputs, tf.keras.layers.Dense(1, activation="sigmoid")(pooled))
+    deterministic_weights(model, seed=105)
+    model.compile(tf.keras.optimizers.SGD(0.3), "binary_crossentropy", metrics=["accuracy"])
+    history = model.fit(TOKENS, labels, epochs=2, batch_size=3, shuffle=False, verbose=0)
+    return history.history, model.get_weights(), model.predict(TOKENS[:3], verbose=0)

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from runtime.keras import initializers, regularizers
+from runtime.keras import initializers, masks, regularizers
 from runtime.keras.layers.base import Layer
 from runtime.ops import nn
 from runtime.ops.array_ops import cast, convert_to_tensor, expand_dims, where
@@ -83,9 +83,12 @@ class MultiHeadAttention(Layer):
     def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
              attention_mask=None, return_attention_scores=False, training=None,
              use_causal_mask=False):
-        if query_mask is not None or value_mask is not None or key_mask is not None:
-            raise NotImplementedError("MultiHeadAttention: Keras masks of the inputs are not "
-                                      "supported yet by rt.keras; pass attention_mask.")
+        # Keras masks of the inputs (padded steps): a padded query attends to nothing in
+        # particular, a padded key or value is not attended to.
+        query_mask = masks.mask_of(query) if query_mask is None else query_mask
+        value_mask = masks.mask_of(value) if value_mask is None else value_mask
+        key_mask = (value_mask if key is None else masks.mask_of(key)) if key_mask is None \
+            else key_mask
         query, value = convert_to_tensor(query), convert_to_tensor(value)
         key = value if key is None else convert_to_tensor(key)
         if self._projections is None:
@@ -101,7 +104,8 @@ class MultiHeadAttention(Layer):
             logits = einsum("aecd,abcd->acbe", k, q * scale)
         else:
             logits = einsum("abcd,aecd->acbe", q, k) * scale
-        mask = self._mask(attention_mask, use_causal_mask, logits)
+        mask = self._mask(self._input_masks(query_mask, value_mask, key_mask, attention_mask),
+                          use_causal_mask, logits)
         if mask is not None:
             logits = where(mask, logits, LARGE_NEGATIVE)
         scores = nn.softmax(logits, axis=-1)                   # (batch, heads, T, S)
@@ -111,6 +115,26 @@ class MultiHeadAttention(Layer):
         heads = einsum("acbe,aecd->abcd", attended, v)
         output = self._project("output", heads, "abcd,cde->abe")
         return (output, scores) if return_attention_scores else output
+
+    @staticmethod
+    def _input_masks(query_mask, value_mask, key_mask, attention_mask):
+        """``attention_mask`` (batch, T, S) combined with the inputs' masks, as Keras does."""
+        combined = None
+        if query_mask is not None:
+            combined = expand_dims(cast(convert_to_tensor(query_mask), "bool"), -1)
+        for other in (value_mask, key_mask):
+            if other is not None:
+                other = expand_dims(cast(convert_to_tensor(other), "bool"), -2)
+                combined = other if combined is None else logical_and(combined, other)
+        if attention_mask is None:
+            return combined
+        given = convert_to_tensor(attention_mask)
+        if given.dtype != np.bool_:
+            given = greater(cast(given, "float32"), 0.5)
+        return given if combined is None else logical_and(given, combined)
+
+    def compute_mask(self, inputs, mask=None):
+        return mask  # the query's: padded steps stay padded
 
     @staticmethod
     def _mask(attention_mask, use_causal_mask, logits):

@@ -255,8 +255,8 @@ class Layer(Module):
         if not _context.training:  # the outermost call: the last call's losses and masks go
             if _layers_with_call_losses:
                 clear_call_losses()
-            if masking:
-                masks.clear()
+            if masking:  # but for those of this call's arguments (a value beside the query)
+                masks.clear(keep=nest.flatten((args, kwargs)))
         explicit = kwargs.get("training", None)
         if explicit is None:
             inherited = _context.training[-1] if _context.training else None

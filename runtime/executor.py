@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import keyword
 import linecache
 import threading
 import time
@@ -233,7 +234,8 @@ class _Emitter:
     def block(self, graph: Graph, indent: str, keep) -> None:
         """Emits the nodes of ``graph``; values not in ``keep`` are deleted after last use."""
         last_use = _last_uses(graph, keep)
-        kernels = {id(node): self.kernel(node) for node in graph.nodes
+        lowered = {id(node): plan_lowering.lower(node) for node in graph.nodes}
+        kernels = {id(node): _kernel(node, lowered[id(node)]) for node in graph.nodes
                    if node.op.kernel is not None or node.op.bind is not None}
         # Values some consumer may alias (a view from reshape, a loop variable carried as it
         # is, a branch result): never overwritten in place. A variable write copies its value
@@ -260,7 +262,7 @@ class _Emitter:
             elif node.op is WHILE_LOOP:
                 self.while_loop(node, indent)
             else:
-                self.call(node, kernels[id(node)], indent,
+                self.call(node, kernels[id(node)], lowered[id(node)], indent,
                           dying={id(v) for v in last_use.get(position, ())})
             # Scalars are not worth a `del` (it costs more than it frees, inside loops too).
             dead = [self.names[id(v)] for v in last_use.get(position, ())
@@ -279,20 +281,11 @@ class _Emitter:
         self.globals[name] = value[()] if value.ndim == 0 else value
         self.names[id(node.outputs[0])] = name
 
-    @staticmethod
-    def kernel(node: Node):
-        """What runs ``node``: a lowered ufunc (runtime.plan_lowering), or its bound kernel."""
-        lowered = plan_lowering.lower(node)
-        if isinstance(lowered, plan_lowering.UfuncCall):
-            return lowered.ufunc
-        return node.op.bound_kernel(node.attrs, [(v.dtype, v.shape) for v in node.inputs])
-
-    def call(self, node: Node, kernel, indent: str, dying: set[int]) -> None:
+    def call(self, node: Node, kernel, lowered, indent: str, dying: set[int]) -> None:
         args = [self.names[id(v)] for v in node.inputs]
         targets = self.define(node)
         number = self.number(node)
         prefix = f"{targets} = " if targets else ""
-        lowered = plan_lowering.lower(node)
         if isinstance(lowered, plan_lowering.Expression):
             for name, value in lowered.globals.items():
                 self.globals[name.format(n=number)] = value
@@ -309,7 +302,7 @@ class _Emitter:
             for position, constant in enumerate(lowered.constants):
                 args.append(f"k{number}_{position}")
                 self.globals[args[-1]] = constant if array_result else constant[()]
-        elif isinstance(kernel, np.ufunc) and array_result:
+        elif isinstance(kernel, np.ufunc) and kernel.signature is None and array_result:
             # Next to an array, a 0-d constant is cheaper to a ufunc as a 0-d array than as a
             # NumPy scalar (NumPy converts the scalar on every call), and a constant of equal
             # elements that only repeats a value along the others' shape cheaper as one
@@ -332,7 +325,8 @@ class _Emitter:
         elif operator is not None and len(args) == 2 and (
                 operator in _COMPARISONS or node.outputs[0].dtype.kind in "fc" or self.in_loop):
             expression = f"{args[0]} {operator} {args[1]}"
-        elif node.op.bind is None and node.attrs and kernel is not node.op.kernel:
+        elif node.op.bind is None and node.attrs and kernel is not node.op.kernel \
+                and all(key.isidentifier() and not keyword.iskeyword(key) for key in node.attrs):
             # The kernel itself, its attributes as keywords: no binding lambda in between.
             self.globals[f"k{number}"] = node.op.kernel
             keywords = []
@@ -504,6 +498,16 @@ class _Emitter:
             self.emit(f"{indent}    tick = {_CLOCK_EVERY - 1}")
             self.emit(f"{indent}    if clock() > deadline:")
             self.emit(f'{indent}        raise {stop}("seconds")', node)
+
+
+def _kernel(node: Node, lowered):
+    """What runs ``node``: a lowered ufunc, nothing for an expression (runtime.plan_lowering),
+    or its bound kernel."""
+    if isinstance(lowered, plan_lowering.UfuncCall):
+        return lowered.ufunc
+    if isinstance(lowered, plan_lowering.Expression):
+        return None
+    return node.op.bound_kernel(node.attrs, [(v.dtype, v.shape) for v in node.inputs])
 
 
 def _is_elementwise(kernel) -> bool:

@@ -134,6 +134,8 @@ class Pair:
 def paired(nodes, keep) -> dict[int, Pair]:
     """id(node) -> the Pair that computes it with a later node of ``nodes`` (a block of the
     plan; ``keep``: the block's results)."""
+    if not any(node.op in _PAIRED for node in nodes):
+        return {}
     uses: dict[int, int] = {id(v): 1 for v in keep}
     for node in nodes:
         for value in node.inputs:
@@ -180,3 +182,4 @@ def _reduction_without_kept_axes(node: Node, shape):
 
 
 _REDUCTIONS = {REDUCE_SUM, REDUCE_PROD, REDUCE_MAX, REDUCE_MIN}
+_PAIRED = {SOFTMAX, RESHAPE}  # the second nodes of the pairs above

@@ -275,3 +275,12 @@ def test_a_training_steps_bias_gradients_need_no_reshape():
     planned, eager, source = _plan_and_eager(loss, _values("float32", (5, 3)) / 10)
     assert_identical(planned, eager)
     assert ".reshape(" not in source
+
+
+def test_a_matrix_product_keeps_its_constant_operands_whole():
+    # matmul is a ufunc with core dimensions: a constant of equal elements is a matrix to it
+    def f(x):
+        return rt.matmul(x, np.full((3, 3), 2.0, np.float32)), rt.matmul([[x[0, 0]]], [[2.0]])
+
+    planned, eager, _ = _plan_and_eager(f, _values("float32", (3, 3)))
+    assert_identical(planned, eager)

@@ -98,3 +98,17 @@ def multi_head_attention_over_padded_tokens(tf):
     model.compile(tf.keras.optimizers.SGD(0.3), "binary_crossentropy", metrics=["accuracy"])
     history = model.fit(TOKENS, labels, epochs=2, batch_size=3, shuffle=False, verbose=0)
     return history.history, model.get_weights(), model.predict(TOKENS[:3], verbose=0)
+
+
+def merged_masks_reach_the_loss(tf):
+    targets = np.random.default_rng(106).normal(size=(6, 5, 1)).astype("float32")
+    inputs = tf.keras.Input(shape=(5,), dtype="int32")
+    embedded = tf.keras.layers.Embedding(7, 3, mask_zero=True)(inputs)
+    forward = tf.keras.layers.SimpleRNN(2, return_sequences=True)(embedded)
+    backward = tf.keras.layers.GRU(2, return_sequences=True, go_backwards=True)(embedded)
+    joined = tf.keras.layers.Concatenate()([forward, tf.keras.layers.Add()([forward, backward])])
+    model = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(joined))
+    deterministic_weights(model, seed=106)
+    model.compile(tf.keras.optimizers.SGD(0.2), "mse", metrics=["mae"])
+    history = model.fit(TOKENS, targets, epochs=2, batch_size=3, shuffle=False, verbose=0)
+    return history.history, model.get_weights()

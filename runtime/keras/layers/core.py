@@ -7,6 +7,7 @@ import numpy as np
 
 from runtime.keras import activations, initializers, regularizers
 from runtime.keras.layers.base import Layer
+from runtime.keras.layers.merging import combined_mask
 from runtime.ops import nn
 from runtime.ops.array_ops import cast, concat, convert_to_tensor, reshape, shape as shape_of
 from runtime.ops.linalg_ops import matmul
@@ -183,6 +184,19 @@ class Concatenate(Layer):
                              f"{type(inputs).__name__}.")
         return concat(list(inputs), axis=self.axis)
 
+    def compute_mask(self, inputs, mask=None):
+        # Joined along the features, a step is real where every masked input has it real;
+        # joined along another axis, the masks would have to be joined too (not done yet).
+        if mask is None or not isinstance(mask, (list, tuple)) or \
+                all(m is None for m in mask):
+            return None
+        rank = len(inputs[0].shape) if getattr(inputs[0], "shape", None) is not None else None
+        if rank is None or self.axis not in (-1, rank - 1):
+            raise NotImplementedError(f"{self.name}: masked inputs joined along axis "
+                                      f"{self.axis} are not supported yet by rt.keras (only "
+                                      f"the last axis).")
+        return combined_mask(mask)
+
     def get_config(self):
         return {**super().get_config(), "axis": self.axis}
 
@@ -190,6 +204,9 @@ class Concatenate(Layer):
 class Add(Layer):
     def call(self, inputs):
         return add_n(list(inputs))
+
+    def compute_mask(self, inputs, mask=None):
+        return combined_mask(mask)
 
 
 def concatenate(inputs, axis=-1, **kwargs):

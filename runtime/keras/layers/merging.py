@@ -7,12 +7,24 @@ from __future__ import annotations
 from functools import reduce
 
 from runtime.keras.layers.base import Layer
-from runtime.ops.math_ops import maximum as _maximum, minimum as _minimum
+from runtime.ops.array_ops import convert_to_tensor
+from runtime.ops.math_ops import logical_and, maximum as _maximum, minimum as _minimum
+
+
+def combined_mask(mask):
+    """The mask of a merged output, as Keras computes it: a step is real where it is real in
+    every masked input (unmasked inputs count as real everywhere)."""
+    given = [convert_to_tensor(m) for m in mask or [] if m is not None] \
+        if isinstance(mask, (list, tuple)) else ([mask] if mask is not None else [])
+    return reduce(logical_and, given) if given else None
 
 
 class _Merge(Layer):
     def _merge(self, inputs):
         raise NotImplementedError
+
+    def compute_mask(self, inputs, mask=None):
+        return combined_mask(mask)
 
     def call(self, inputs):
         if not isinstance(inputs, (list, tuple)) or len(inputs) < 2:

@@ -106,6 +106,93 @@ class Accuracy(Metric):
         super().__init__(name, dtype)
 
 
+class MeanAbsolutePercentageError(Metric):
+    fn = staticmethod(_losses.mape)
+
+    def __init__(self, name="mean_absolute_percentage_error", dtype=None):
+        super().__init__(name, dtype)
+
+
+class MeanSquaredLogarithmicError(Metric):
+    fn = staticmethod(_losses.msle)
+
+    def __init__(self, name="mean_squared_logarithmic_error", dtype=None):
+        super().__init__(name, dtype)
+
+
+class KLDivergence(Metric):
+    fn = staticmethod(_losses.kl_divergence)
+
+    def __init__(self, name="kl_divergence", dtype=None):
+        super().__init__(name, dtype)
+
+
+class Poisson(Metric):
+    fn = staticmethod(_losses.poisson)
+
+    def __init__(self, name="poisson", dtype=None):
+        super().__init__(name, dtype)
+
+
+class Hinge(Metric):
+    fn = staticmethod(_losses.hinge)
+
+    def __init__(self, name="hinge", dtype=None):
+        super().__init__(name, dtype)
+
+
+class SquaredHinge(Metric):
+    fn = staticmethod(_losses.squared_hinge)
+
+    def __init__(self, name="squared_hinge", dtype=None):
+        super().__init__(name, dtype)
+
+
+class CategoricalHinge(Metric):
+    fn = staticmethod(_losses.categorical_hinge)
+
+    def __init__(self, name="categorical_hinge", dtype=None):
+        super().__init__(name, dtype)
+
+
+class LogCoshError(Metric):
+    fn = staticmethod(_losses.log_cosh)
+
+    def __init__(self, name="logcosh", dtype=None):
+        super().__init__(name, dtype)
+
+
+class BinaryCrossentropy(Metric):
+    fn = staticmethod(binary_crossentropy)
+
+    def __init__(self, name="binary_crossentropy", dtype=None, from_logits=False,
+                 label_smoothing=0.0):
+        super().__init__(name, dtype, from_logits=from_logits, label_smoothing=label_smoothing)
+
+
+class CategoricalCrossentropy(Metric):
+    fn = staticmethod(categorical_crossentropy)
+
+    def __init__(self, name="categorical_crossentropy", dtype=None, from_logits=False,
+                 label_smoothing=0.0, axis=-1):
+        super().__init__(name, dtype, from_logits=from_logits, label_smoothing=label_smoothing,
+                         axis=axis)
+
+
+class SparseCategoricalCrossentropy(Metric):
+    fn = staticmethod(sparse_categorical_crossentropy)
+
+    def __init__(self, name="sparse_categorical_crossentropy", dtype=None, from_logits=False,
+                 axis=-1):
+        super().__init__(name, dtype, from_logits=from_logits, axis=axis)
+
+
+mape = MAPE = _losses.mape
+msle = MSLE = _losses.msle
+kld = KLD = kl_divergence = _losses.kl_divergence
+poisson, hinge, squared_hinge = _losses.poisson, _losses.hinge, _losses.squared_hinge
+categorical_hinge, logcosh = _losses.categorical_hinge, _losses.log_cosh
+
 _FUNCTIONS = {"mse": mean_squared_error, "mean_squared_error": mean_squared_error,
               "mae": mean_absolute_error, "mean_absolute_error": mean_absolute_error,
               "binary_accuracy": binary_accuracy, "categorical_accuracy": categorical_accuracy,

@@ -43,17 +43,13 @@ _TABLE = {
     categorical_generalized_cross_entropy circle ctc deserialize dice serialize tversky
     """,
     "keras.metrics": """
-    BinaryCrossentropy BinaryIoU CategoricalCrossentropy CategoricalHinge
-    ConcordanceCorrelation CosineSimilarity F1Score FBetaScore FalseNegatives FalsePositives
-    Hinge IoU KLD KLDivergence LogCoshError MAPE MSLE MeanAbsolutePercentageError MeanIoU
-    MeanSquaredLogarithmicError OneHotIoU OneHotMeanIoU PearsonCorrelation Poisson
-    PrecisionAtRecall R2Score RecallAtPrecision SensitivityAtSpecificity
-    SparseCategoricalCrossentropy SparseTopKCategoricalAccuracy SpecificityAtSensitivity
-    SquaredHinge Sum TopKCategoricalAccuracy TrueNegatives TruePositives
-    binary_focal_crossentropy categorical_focal_crossentropy categorical_hinge
-    concordance_correlation deserialize hinge huber kld kullback_leibler_divergence logcosh
-    mape msle pearson_correlation poisson serialize sparse_top_k_categorical_accuracy
-    squared_hinge top_k_categorical_accuracy
+    BinaryIoU ConcordanceCorrelation CosineSimilarity F1Score FBetaScore FalseNegatives
+    FalsePositives IoU MeanIoU OneHotIoU OneHotMeanIoU PearsonCorrelation PrecisionAtRecall
+    R2Score RecallAtPrecision SensitivityAtSpecificity SparseTopKCategoricalAccuracy
+    SpecificityAtSensitivity Sum TopKCategoricalAccuracy TrueNegatives TruePositives
+    binary_focal_crossentropy categorical_focal_crossentropy concordance_correlation
+    deserialize huber kullback_leibler_divergence pearson_correlation serialize
+    sparse_top_k_categorical_accuracy top_k_categorical_accuracy
     """,
     "keras.optimizers": """
     Adadelta Adafactor Adagrad Adamax Ftrl Lamb Lion LossScaleOptimizer MultiOptimizer Muon

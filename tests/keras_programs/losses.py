@@ -131,3 +131,21 @@ def precision_recall_auc_in_fit_and_alone(tf):
     precision = tf.keras.metrics.Precision(thresholds=0.3)
     precision.update_state([[0, 1], [1, 1]], [[0.5, 0.2], [0.9, 0.4]])
     return history, weights, float(auc.result()), float(precision.result())
+
+
+def metric_classes_of_the_losses(tf):
+    x, _ = data(12, 4, seed=38)
+    y = np.eye(3, dtype="float32")[np.argmax(x[:, :3], axis=1)]
+    metrics = tf.keras.metrics
+    listed = [metrics.CategoricalCrossentropy(), metrics.KLDivergence(), metrics.Poisson(),
+              metrics.CategoricalHinge(), metrics.LogCoshError(),
+              metrics.MeanSquaredLogarithmicError(), metrics.Hinge(), metrics.SquaredHinge()]
+    history, weights = _fit(tf, _dense(tf, 3, "softmax", seed=38), "categorical_crossentropy",
+                            x, y, metrics=listed)
+    alone = metrics.SparseCategoricalCrossentropy(from_logits=True)
+    alone.update_state(np.array([0, 2]), np.array([[1.0, 0.5, -1.0], [0.2, 0.1, 2.0]], "float32"))
+    bce = metrics.BinaryCrossentropy(label_smoothing=0.1)
+    bce.update_state(np.array([[1.0], [0.0]], "float32"), np.array([[0.7], [0.4]], "float32"))
+    mape = metrics.MeanAbsolutePercentageError()
+    mape.update_state(np.array([[2.0, 4.0]], "float32"), np.array([[1.0, 5.0]], "float32"))
+    return history, weights, float(alone.result()), float(bce.result()), float(mape.result())

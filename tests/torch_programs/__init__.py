@@ -26,7 +26,7 @@ import math
 import re
 import signal
 import warnings
-from typing import Any, Callable
+from typing import Callable
 
 import torch
 
@@ -37,7 +37,7 @@ KINDS = ("conditionals", "while_loops", "for_loops", "numbers", "modules", "algo
 PATHS = ("converted", "export", "compile")
 
 # A single call that runs longer than this is an error (a converted loop that never ends).
-CALL_TIMEOUT_SECONDS = 20
+CALL_TIMEOUT_SECONDS = 45
 
 
 def t(value, dtype=None) -> torch.Tensor:
@@ -153,7 +153,12 @@ def compare(expected, actual, where: str = "result") -> str | None:
         return None if actual == expected else \
             f"{where}: expected {expected!r}, got {_describe(actual)}"
     if _number_kind(actual) != kind or (isinstance(actual, torch.Tensor) and actual.dim() > 0):
-        return f"{where}: expected {_describe(expected)}, got {_describe(actual)}"
+        number = isinstance(actual, (int, float)) or (
+            isinstance(actual, torch.Tensor) and actual.dim() == 0
+            and _number_kind(actual) != "complex")
+        same = number and float(actual) == float(expected)
+        return f"{where}: expected {_describe(expected)}, got {_describe(actual)}" + \
+            (" (the same number, of another kind)" if same else "")
     if isinstance(expected, torch.Tensor) and isinstance(actual, torch.Tensor) and \
             actual.dtype != expected.dtype:
         return f"{where}: expected {_describe(expected)}, got {_describe(actual)}"

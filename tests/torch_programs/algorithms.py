@@ -200,7 +200,8 @@ def geometric_series_until(r, tol):
     return total, n
 
 
-CASES[geometric_series_until] = [(t(0.5, torch.float64), t(1e-8)), (t(-0.9, torch.float64), t(1e-6)),
+CASES[geometric_series_until] = [(t(0.5, torch.float64), t(1e-8)),
+                                 (t(-0.9, torch.float64), t(1e-6)),
                                  (t(0.0, torch.float64), t(0.5))]
 
 

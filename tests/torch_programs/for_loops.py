@@ -343,7 +343,8 @@ def list_of_tensors_input(xs):
     return total
 
 
-CASES[list_of_tensors_input] = [([t([1.0, 2.0]), t([-3.0, 1.0])],), ([t([-1.0, -2.0]), t([3.0, 1.0])],)]
+CASES[list_of_tensors_input] = [([t([1.0, 2.0]), t([-3.0, 1.0])],),
+                                ([t([-1.0, -2.0]), t([3.0, 1.0])],)]
 
 
 def nested_break_continue(x):

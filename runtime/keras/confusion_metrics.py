@@ -113,6 +113,44 @@ class Recall(_Counts):
         return divide_no_nan(tp, tp + self.false_negatives.value())[0]
 
 
+class _OneCount(_Counts):
+    """The weighted number of one kind of outcome, at ``thresholds`` (0.5 by default)."""
+
+    def __init__(self, thresholds=None, name=None, dtype=None):
+        super().__init__([_threshold(thresholds)], name, dtype)
+
+    def result(self):
+        return getattr(self, self.counts[0]).value()[0]
+
+
+class TruePositives(_OneCount):
+    counts = ("true_positives",)
+
+    def __init__(self, thresholds=None, name="true_positives", dtype=None):
+        super().__init__(thresholds, name, dtype)
+
+
+class FalsePositives(_OneCount):
+    counts = ("false_positives",)
+
+    def __init__(self, thresholds=None, name="false_positives", dtype=None):
+        super().__init__(thresholds, name, dtype)
+
+
+class TrueNegatives(_OneCount):
+    counts = ("true_negatives",)
+
+    def __init__(self, thresholds=None, name="true_negatives", dtype=None):
+        super().__init__(thresholds, name, dtype)
+
+
+class FalseNegatives(_OneCount):
+    counts = ("false_negatives",)
+
+    def __init__(self, thresholds=None, name="false_negatives", dtype=None):
+        super().__init__(thresholds, name, dtype)
+
+
 class AUC(_Counts):
     """Area under the ROC curve (``curve="ROC"``) or the precision-recall curve (``"PR"``,
     with ``summation_method`` "minoring" or "majoring")."""

@@ -11,7 +11,8 @@ a sparse categorical one, otherwise a categorical one.
 from __future__ import annotations
 
 from runtime.keras import losses as _losses
-from runtime.keras.confusion_metrics import AUC, Precision, Recall  # noqa: F401
+from runtime.keras.confusion_metrics import (AUC, FalseNegatives, FalsePositives,  # noqa: F401
+                                             Precision, Recall, TrueNegatives, TruePositives)
 from runtime.keras.metric_base import Mean, MeanMetricWrapper, Metric  # noqa: F401
 from runtime.keras.missing import missing as _missing
 from runtime.ops.array_ops import cast, convert_to_tensor, reshape
@@ -189,7 +190,8 @@ class SparseCategoricalCrossentropy(Metric):
 
 mape = MAPE = _losses.mape
 msle = MSLE = _losses.msle
-kld = KLD = kl_divergence = _losses.kl_divergence
+kld = KLD = kl_divergence = kullback_leibler_divergence = _losses.kl_divergence
+huber = _losses.huber
 poisson, hinge, squared_hinge = _losses.poisson, _losses.hinge, _losses.squared_hinge
 categorical_hinge, logcosh = _losses.categorical_hinge, _losses.log_cosh
 

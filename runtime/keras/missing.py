@@ -15,26 +15,25 @@ _TABLE = {
     preprocessing quantizers random remat tree version visualization wrappers
     """,
     "keras.layers": """
-    ActivityRegularization AdaptiveAveragePooling1D AdaptiveAveragePooling2D
-    AdaptiveAveragePooling3D AdaptiveMaxPooling1D AdaptiveMaxPooling2D AdaptiveMaxPooling3D
-    AlphaDropout AugMix AutoContrast AveragePooling3D AvgPool3D CategoryEncoding CenterCrop
+    AdaptiveAveragePooling1D AdaptiveAveragePooling2D AdaptiveAveragePooling3D
+    AdaptiveMaxPooling1D AdaptiveMaxPooling2D AdaptiveMaxPooling3D AlphaDropout AugMix
+    AutoContrast AveragePooling3D AvgPool3D CategoryEncoding CenterCrop
     ContrastLimitedAdaptiveHistogramEqualization Conv1DTranspose Conv2DTranspose Conv3D
     Conv3DTranspose ConvLSTM1D ConvLSTM2D ConvLSTM3D Convolution1DTranspose
     Convolution2DTranspose Convolution3D Convolution3DTranspose Cropping3D CutMix
     DepthwiseConv1D DepthwiseConv2D Discretization Dot EinsumDense Equalization FlaxLayer
-    GaussianDropout GaussianNoise GlobalAveragePooling3D GlobalAvgPool3D GlobalMaxPool3D
-    GlobalMaxPooling3D GroupNormalization GroupQueryAttention HashedCrossing Hashing
-    Identity InputSpec IntegerLookup JaxLayer MaxNumBoundingBoxes MaxPool3D MaxPooling3D
-    MelSpectrogram MixUp PReLU Pipeline RMSNormalization RandAugment RandomBrightness
-    RandomColorDegeneration RandomColorJitter RandomContrast RandomCrop
-    RandomElasticTransform RandomErasing RandomFlip RandomGaussianBlur RandomGrayscale
-    RandomHeight RandomHue RandomInvert RandomPerspective RandomPosterization RandomRotation
-    RandomSaturation RandomSharpness RandomShear RandomTranslation RandomWidth RandomZoom
-    Rescaling Resizing ReversibleEmbedding STFTSpectrogram SeparableConv1D SeparableConv2D
-    SeparableConvolution1D SeparableConvolution2D Solarization SpatialDropout1D
-    SpatialDropout2D SpatialDropout3D SpectralNormalization StackedRNNCells StringLookup
-    TFSMLayer TextVectorization ThresholdedReLU TorchModuleWrapper UnitNormalization
-    UpSampling3D Wrapper ZeroPadding3D deserialize dot serialize
+    GlobalAveragePooling3D GlobalAvgPool3D GlobalMaxPool3D GlobalMaxPooling3D
+    GroupNormalization GroupQueryAttention HashedCrossing Hashing InputSpec IntegerLookup
+    JaxLayer MaxNumBoundingBoxes MaxPool3D MaxPooling3D MelSpectrogram MixUp Pipeline
+    RMSNormalization RandAugment RandomBrightness RandomColorDegeneration RandomColorJitter
+    RandomContrast RandomCrop RandomElasticTransform RandomErasing RandomFlip
+    RandomGaussianBlur RandomGrayscale RandomHeight RandomHue RandomInvert RandomPerspective
+    RandomPosterization RandomRotation RandomSaturation RandomSharpness RandomShear
+    RandomTranslation RandomWidth RandomZoom Resizing ReversibleEmbedding STFTSpectrogram
+    SeparableConv1D SeparableConv2D SeparableConvolution1D SeparableConvolution2D
+    Solarization SpatialDropout3D SpectralNormalization StackedRNNCells StringLookup
+    TFSMLayer TextVectorization ThresholdedReLU TorchModuleWrapper UpSampling3D Wrapper
+    ZeroPadding3D deserialize dot serialize
     """,
     "keras.losses": """
     BinaryFocalCrossentropy CTC CategoricalFocalCrossentropy
@@ -43,12 +42,11 @@ _TABLE = {
     categorical_generalized_cross_entropy circle ctc deserialize dice serialize tversky
     """,
     "keras.metrics": """
-    BinaryIoU ConcordanceCorrelation CosineSimilarity F1Score FBetaScore FalseNegatives
-    FalsePositives IoU MeanIoU OneHotIoU OneHotMeanIoU PearsonCorrelation PrecisionAtRecall
-    R2Score RecallAtPrecision SensitivityAtSpecificity SparseTopKCategoricalAccuracy
-    SpecificityAtSensitivity Sum TopKCategoricalAccuracy TrueNegatives TruePositives
-    binary_focal_crossentropy categorical_focal_crossentropy concordance_correlation
-    deserialize huber kullback_leibler_divergence pearson_correlation serialize
+    BinaryIoU ConcordanceCorrelation CosineSimilarity F1Score FBetaScore IoU MeanIoU
+    OneHotIoU OneHotMeanIoU PearsonCorrelation PrecisionAtRecall R2Score RecallAtPrecision
+    SensitivityAtSpecificity SparseTopKCategoricalAccuracy SpecificityAtSensitivity Sum
+    TopKCategoricalAccuracy binary_focal_crossentropy categorical_focal_crossentropy
+    concordance_correlation deserialize pearson_correlation serialize
     sparse_top_k_categorical_accuracy top_k_categorical_accuracy
     """,
     "keras.optimizers": """

@@ -138,3 +138,23 @@ def upsampling_padding_and_cropping_autoencoder(tf):
              layers.Cropping1D((1, 2))(sequences), layers.ZeroPadding2D(1)(images[:1]).shape,
              layers.UpSampling2D((1, 3))(images[:1, :2, :2])]
     return history.history, model.get_weights(), one_d[:3], tuple(one_d[3]), one_d[4]
+
+
+def small_layers_and_noise_at_inference(tf):
+    rng = np.random.default_rng(88)
+    images = rng.integers(0, 256, size=(3, 4, 4, 2)).astype("float32")
+    x, y = data(9, 4, seed=88)
+    layers = tf.keras.layers
+    model = tf.keras.Sequential([
+        tf.keras.Input(shape=(4,)), layers.Rescaling(0.5, offset=-0.25), layers.Dense(3),
+        layers.PReLU(alpha_initializer=tf.keras.initializers.Constant(0.2)),
+        layers.ActivityRegularization(l1=0.01, l2=0.02), layers.GaussianNoise(0.0),
+        layers.UnitNormalization(), layers.Identity(), layers.Dense(1)])
+    deterministic_weights(model, seed=88)
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse",
+                  metrics=[tf.keras.metrics.TruePositives(), tf.keras.metrics.FalseNegatives()])
+    history = model.fit(x, y, epochs=2, batch_size=3, shuffle=False, verbose=0)
+    noisy = [layers.GaussianNoise(1.0)(images), layers.GaussianDropout(0.5)(images),
+             layers.SpatialDropout2D(0.5)(images), layers.SpatialDropout1D(0.5)(images[:, 0])]
+    return (history.history, model.get_weights(), layers.Rescaling(1.0 / 255)(images[:1]),
+            noisy, tuple(layers.PReLU(shared_axes=[1, 2])(images[:1] - 128.0).shape))

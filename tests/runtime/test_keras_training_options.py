@@ -200,3 +200,16 @@ def test_a_sequential_model_is_built_in_one_call_per_layer():
     model.pop()
     model.add(tf.keras.layers.Dense(2))
     assert [w.shape for w in model.get_weights()][-2:] == [(3, 2), (2,)]
+
+
+def test_noise_layers_change_their_input_only_in_training():
+    images = np.ones((2, 3, 3, 4), "float32")
+    layers = tf.keras.layers
+    dropped = layers.SpatialDropout2D(0.5, seed=1)(images, training=True).numpy()
+    per_map = dropped.reshape(2, 9, 4)
+    assert np.all((per_map == 0).all(axis=1) | (per_map == 2.0).all(axis=1))  # whole maps
+    assert not np.array_equal(layers.GaussianNoise(1.0, seed=1)(images, training=True).numpy(),
+                              images)
+    noise = layers.GaussianDropout(0.5, seed=1)(images, training=True).numpy()
+    assert noise.shape == images.shape and not np.array_equal(noise, images)
+    np.testing.assert_array_equal(layers.GaussianDropout(0.5)(images).numpy(), images)

@@ -24,6 +24,10 @@ from runtime.keras.layers.normalization import BatchNormalization, LayerNormaliz
 from runtime.keras.layers.preprocessing import Normalization
 from runtime.keras.layers.reshaping import Permute, RepeatVector
 from runtime.keras.layers.rnn import RNN
+from runtime.keras.layers.simple_layers import (ActivityRegularization, GaussianDropout,
+                                                GaussianNoise, Identity, PReLU, Rescaling,
+                                                SpatialDropout1D, SpatialDropout2D,
+                                                UnitNormalization)
 from runtime.keras.layers.simple_rnn import SimpleRNN
 from runtime.keras.layers.spatial import (Cropping1D, Cropping2D, UpSampling1D, UpSampling2D,
                                           ZeroPadding1D, ZeroPadding2D)
@@ -37,18 +41,20 @@ GlobalAvgPool2D, GlobalMaxPool2D = GlobalAveragePooling2D, GlobalMaxPooling2D
 GlobalAvgPool1D, GlobalMaxPool1D = GlobalAveragePooling1D, GlobalMaxPooling1D
 Convolution2D, Convolution1D = Conv2D, Conv1D
 
-__all__ = ["Activation", "Add", "AdditiveAttention", "Attention", "Average", "AveragePooling1D",
-           "AveragePooling2D", "AvgPool1D", "AvgPool2D", "BatchNormalization", "Bidirectional",
-           "Concatenate", "Conv1D", "Conv2D", "Convolution1D", "Convolution2D", "Cropping1D",
-           "Cropping2D", "Dense", "Dropout", "ELU", "Embedding", "Flatten", "GRU", "GRUCell",
+__all__ = ["Activation", "ActivityRegularization", "Add", "AdditiveAttention", "Attention",
+           "Average", "AveragePooling1D", "AveragePooling2D", "AvgPool1D", "AvgPool2D",
+           "BatchNormalization", "Bidirectional", "Concatenate", "Conv1D", "Conv2D",
+           "Convolution1D", "Convolution2D", "Cropping1D", "Cropping2D", "Dense", "Dropout", "ELU",
+           "Embedding", "Flatten", "GRU", "GRUCell", "GaussianDropout", "GaussianNoise",
            "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalAvgPool1D",
            "GlobalAvgPool2D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPooling1D",
-           "GlobalMaxPooling2D", "Input", "InputLayer", "KerasTensor", "LSTM", "LSTMCell",
-           "Lambda", "Layer", "LayerNormalization", "LeakyReLU", "Masking", "MaxPool1D",
-           "MaxPool2D", "MaxPooling1D", "MaxPooling2D", "Maximum", "Minimum", "MultiHeadAttention",
-           "Multiply", "Normalization", "Permute", "RNN", "ReLU", "RepeatVector", "Reshape",
-           "SimpleRNN", "SimpleRNNCell", "Softmax", "Subtract", "TimeDistributed", "UpSampling1D",
-           "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D", "add", "average", "concatenate",
-           "maximum", "minimum", "multiply", "subtract"]
+           "GlobalMaxPooling2D", "Identity", "Input", "InputLayer", "KerasTensor", "LSTM",
+           "LSTMCell", "Lambda", "Layer", "LayerNormalization", "LeakyReLU", "Masking",
+           "MaxPool1D", "MaxPool2D", "MaxPooling1D", "MaxPooling2D", "Maximum", "Minimum",
+           "MultiHeadAttention", "Multiply", "Normalization", "PReLU", "Permute", "RNN", "ReLU",
+           "RepeatVector", "Rescaling", "Reshape", "SimpleRNN", "SimpleRNNCell", "Softmax",
+           "SpatialDropout1D", "SpatialDropout2D", "Subtract", "TimeDistributed",
+           "UnitNormalization", "UpSampling1D", "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D",
+           "add", "average", "concatenate", "maximum", "minimum", "multiply", "subtract"]
 
 __getattr__ = _missing("keras.layers")

@@ -100,7 +100,7 @@ _TABLE = {
     update_sub var variable zeros zeros_like
     """,
     "keras.models": """
-    clone_model model_from_json
+
     """,
 }
 KERAS_NAMES_MISSING: dict[str, frozenset[str]] = {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from runtime import nest
@@ -10,7 +12,8 @@ from runtime.keras import functional
 from runtime.keras.layers import base as layer_base
 from runtime.keras.layers.base import Layer
 from runtime.keras import layers as layers_module
-from runtime.keras.saving import load_weights, read_model, save_model, save_weights
+from runtime.keras.saving import (FORMAT, load_weights, model_config, read_model, save_model,
+                                  save_weights)
 from runtime.keras.summary import summary_text
 from runtime.keras.training import Trainer
 from runtime.tensor import EagerTensor
@@ -104,6 +107,10 @@ class Model(Trainer, Layer):
     load_weights = load_weights
     save = save_model
 
+    def to_json(self, **kwargs) -> str:
+        """The model's structure as JSON (``keras.models.model_from_json`` rebuilds it)."""
+        return json.dumps({"format": FORMAT, **model_config(self)}, **kwargs)
+
     def __repr__(self) -> str:
         return f"<rt.keras {type(self).__name__} {self.name!r}>"
 
@@ -182,6 +189,20 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
     for variable, array in zip(weights, arrays):
         variable.assign(array.astype(variable.dtype))
     return model
+
+
+def model_from_json(json_string: str, custom_objects=None):
+    """The model ``to_json`` described, with new weights."""
+    return model_from_config(json.loads(json_string), custom_objects)
+
+
+def clone_model(model, input_tensors=None, clone_function=None, **kwargs):
+    """A new Sequential or functional model of the same structure with new layers (and so
+    new initial weights), as Keras' ``clone_model``."""
+    if input_tensors is not None or clone_function is not None:
+        raise NotImplementedError("clone_model: input_tensors and clone_function are not "
+                                  "supported yet by rt.keras.")
+    return model_from_json(model.to_json())  # through JSON: the form load_model reads
 
 
 def model_from_config(config: dict, custom_objects=None):

@@ -94,6 +94,12 @@ def read_model(filepath) -> tuple[dict, list]:
     return config, arrays
 
 
+def model_config(model) -> dict:
+    """The structure of a Sequential or functional model (what ``save`` writes as
+    ``config.json``, without the weights)."""
+    return _model_config(model)
+
+
 def _model_config(model) -> dict:
     kind = model._saving_kind()
     if kind == "Sequential":

@@ -90,3 +90,18 @@ def save_and_load_sequence_models(tf):
                         [type(layer).__name__ for layer in loaded.layers],
                         [float(loss) for loss in loaded.losses]]
     return results
+
+
+def clone_model_and_json_round_trip(tf):
+    inputs = tf.keras.Input(shape=(3,))
+    outputs = tf.keras.layers.Dense(2, activation="tanh", name="inner")(inputs)
+    model = tf.keras.Model(inputs, tf.keras.layers.Dense(1, name="outer")(outputs))
+    deterministic_weights(model, seed=56)
+    clone = tf.keras.models.clone_model(model)
+    clone.set_weights(model.get_weights())
+    rebuilt = tf.keras.models.model_from_json(model.to_json())
+    rebuilt.set_weights(model.get_weights())
+    x = np.linspace(-1, 1, 6, dtype="float32").reshape(2, 3)
+    return (clone.predict(x, verbose=0), rebuilt.predict(x, verbose=0),
+            [layer.name for layer in clone.layers[1:]], [layer.name for layer in rebuilt.layers[1:]],
+            clone.layers[1] is not model.layers[1])

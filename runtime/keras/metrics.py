@@ -16,8 +16,9 @@ from runtime.keras.confusion_metrics import (AUC, FalseNegatives, FalsePositives
 from runtime.keras.metric_base import Mean, MeanMetricWrapper, Metric  # noqa: F401
 from runtime.keras.missing import missing as _missing
 from runtime.ops.array_ops import cast, convert_to_tensor, reshape
-from runtime.ops.math_ops import equal, greater, sqrt
-from runtime.ops.reduce_ops import argmax, reduce_mean
+from runtime.ops.layout_ops import one_hot
+from runtime.ops.math_ops import equal, greater, less, sqrt
+from runtime.ops.reduce_ops import argmax, reduce_mean, reduce_sum
 
 mean_squared_error = mse = MSE = _losses.mean_squared_error
 mean_absolute_error = mae = MAE = _losses.mean_absolute_error
@@ -47,6 +48,25 @@ def sparse_categorical_accuracy(y_true, y_pred):
     predicted = argmax(y_pred, axis=-1)
     hit = equal(cast(labels, predicted.dtype), predicted)
     return cast(hit, y_pred.dtype if y_pred.dtype.kind == "f" else "float32")
+
+
+def _in_top_k(labels, y_pred, k):
+    # A label is in the top k when fewer than k classes score strictly more (ties count in,
+    # as TensorFlow's in_top_k counts them).
+    y_pred = convert_to_tensor(y_pred)
+    labels = cast(reshape(convert_to_tensor(labels), [-1]), "int32")
+    chosen = reduce_sum(y_pred * one_hot(labels, y_pred.shape[-1], dtype=y_pred.dtype),
+                        axis=-1, keepdims=True)
+    above = reduce_sum(cast(greater(y_pred, chosen), "int32"), axis=-1)
+    return cast(less(above, k), y_pred.dtype if y_pred.dtype.kind == "f" else "float32")
+
+
+def top_k_categorical_accuracy(y_true, y_pred, k=5):
+    return _in_top_k(argmax(convert_to_tensor(y_true), axis=-1), y_pred, k)
+
+
+def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
+    return _in_top_k(y_true, y_pred, k)
 
 
 class MeanSquaredError(Metric):
@@ -93,6 +113,24 @@ class RootMeanSquaredError(Metric):
 
     def result(self):
         return sqrt(super().result())
+
+
+class TopKCategoricalAccuracy(Metric):
+    fn = staticmethod(top_k_categorical_accuracy)
+
+    def __init__(self, k=5, name="top_k_categorical_accuracy", dtype=None):
+        super().__init__(name, dtype, k=k)
+
+
+class SparseTopKCategoricalAccuracy(Metric):
+    fn = staticmethod(sparse_top_k_categorical_accuracy)
+
+    def __init__(self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None,
+                 from_sorted_ids=False):
+        if from_sorted_ids:
+            raise NotImplementedError("SparseTopKCategoricalAccuracy: from_sorted_ids is not "
+                                      "supported yet by rt.keras.")
+        super().__init__(name, dtype, k=k)
 
 
 class Accuracy(Metric):
@@ -206,7 +244,9 @@ _FUNCTIONS = {"mse": mean_squared_error, "mean_squared_error": mean_squared_erro
               "msle": _losses.msle, "mean_squared_logarithmic_error": _losses.msle,
               "kld": _losses.kld, "kl_divergence": _losses.kld, "poisson": _losses.poisson,
               "hinge": _losses.hinge, "squared_hinge": _losses.squared_hinge,
-              "categorical_hinge": _losses.categorical_hinge, "logcosh": _losses.log_cosh}
+              "categorical_hinge": _losses.categorical_hinge, "logcosh": _losses.log_cosh,
+              "top_k_categorical_accuracy": top_k_categorical_accuracy,
+              "sparse_top_k_categorical_accuracy": sparse_top_k_categorical_accuracy}
 
 
 def get(identifier, y_true_shape=None, y_pred_shape=None, y_true_dtype=None) -> Metric:

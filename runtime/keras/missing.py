@@ -44,10 +44,9 @@ _TABLE = {
     "keras.metrics": """
     BinaryIoU ConcordanceCorrelation CosineSimilarity F1Score FBetaScore IoU MeanIoU
     OneHotIoU OneHotMeanIoU PearsonCorrelation PrecisionAtRecall R2Score RecallAtPrecision
-    SensitivityAtSpecificity SparseTopKCategoricalAccuracy SpecificityAtSensitivity Sum
-    TopKCategoricalAccuracy binary_focal_crossentropy categorical_focal_crossentropy
-    concordance_correlation deserialize pearson_correlation serialize
-    sparse_top_k_categorical_accuracy top_k_categorical_accuracy
+    SensitivityAtSpecificity SpecificityAtSensitivity Sum binary_focal_crossentropy
+    categorical_focal_crossentropy concordance_correlation deserialize pearson_correlation
+    serialize
     """,
     "keras.optimizers": """
     Adadelta Adafactor Adagrad Adamax Ftrl Lamb Lion LossScaleOptimizer MultiOptimizer Muon

@@ -149,3 +149,17 @@ def metric_classes_of_the_losses(tf):
     mape = metrics.MeanAbsolutePercentageError()
     mape.update_state(np.array([[2.0, 4.0]], "float32"), np.array([[1.0, 5.0]], "float32"))
     return history, weights, float(alone.result()), float(bce.result()), float(mape.result())
+
+
+def top_k_accuracies(tf):
+    x, _ = data(12, 4, seed=39)
+    labels = np.argsort(x[:, :4], axis=1)[:, 1].astype("int64")  # the second smallest
+    model = _dense(tf, 4, "softmax", seed=39)
+    metrics = [tf.keras.metrics.SparseTopKCategoricalAccuracy(k=2), "sparse_categorical_accuracy"]
+    history, weights = _fit(tf, model, "sparse_categorical_crossentropy", x, labels,
+                            metrics=metrics)
+    top = tf.keras.metrics.TopKCategoricalAccuracy(k=2)
+    top.update_state(np.eye(3, dtype="float32")[[0, 1, 2, 2]],
+                     np.array([[0.5, 0.3, 0.2], [0.4, 0.4, 0.2], [0.1, 0.2, 0.7],
+                               [0.5, 0.3, 0.2]], "float32"))
+    return history, weights, float(top.result())

@@ -158,3 +158,28 @@ def small_layers_and_noise_at_inference(tf):
              layers.SpatialDropout2D(0.5)(images), layers.SpatialDropout1D(0.5)(images[:, 0])]
     return (history.history, model.get_weights(), layers.Rescaling(1.0 / 255)(images[:1]),
             noisy, tuple(layers.PReLU(shared_axes=[1, 2])(images[:1] - 128.0).shape))
+
+
+def conv2d_transpose_generator(tf):
+    rng = np.random.default_rng(89)
+    noise = rng.normal(size=(4, 3)).astype("float32")
+    images = rng.normal(size=(4, 6, 6, 1)).astype("float32")
+    layers = tf.keras.layers
+    model = tf.keras.Sequential([
+        tf.keras.Input(shape=(3,)), layers.Dense(2 * 2 * 3), layers.Reshape((2, 2, 3)),
+        # No bias before BatchNormalization (as DCGAN has it): its gradient would be zero
+        # but for rounding, which Adam scales up.
+        layers.Conv2DTranspose(4, (3, 3), strides=(2, 2), padding="valid", use_bias=False),
+        layers.BatchNormalization(), layers.LeakyReLU(),
+        layers.Conv2DTranspose(1, 2, strides=1, padding="same", use_bias=False,
+                               activation="tanh"),
+        layers.Cropping2D(((0, 0), (0, 0)))])
+    deterministic_weights(model, seed=89)
+    norm = model.layers[3]
+    norm.set_weights([np.ones(4, "float32"), np.zeros(4, "float32"), np.zeros(4, "float32"),
+                      np.ones(4, "float32")])
+    shapes = [tuple(model.layers[2](model.layers[1](model.layers[0](noise))).shape)]
+    model.compile(tf.keras.optimizers.Adam(0.01), "mse")
+    history = model.fit(noise, images[:, :5, :5], epochs=2, batch_size=2, shuffle=False,
+                        verbose=0)
+    return history.history, model.get_weights(), shapes, model.predict(noise[:1], verbose=0)

@@ -9,6 +9,7 @@ from runtime.keras.layers.convolutional import (AveragePooling2D, Conv2D, Global
                                                 GlobalAveragePooling2D, GlobalMaxPooling1D,
                                                 GlobalMaxPooling2D, MaxPooling2D)
 from runtime.keras.layers.cells import GRUCell, LSTMCell, SimpleRNNCell
+from runtime.keras.layers.conv_transpose import Conv2DTranspose
 from runtime.keras.layers.convolutional_1d import AveragePooling1D, Conv1D, MaxPooling1D
 from runtime.keras.layers.core import (Activation, Add, Concatenate, Dense, Dropout, Flatten,
                                        Lambda, Reshape, add, concatenate)
@@ -39,22 +40,23 @@ MaxPool2D, AvgPool2D = MaxPooling2D, AveragePooling2D
 MaxPool1D, AvgPool1D = MaxPooling1D, AveragePooling1D
 GlobalAvgPool2D, GlobalMaxPool2D = GlobalAveragePooling2D, GlobalMaxPooling2D
 GlobalAvgPool1D, GlobalMaxPool1D = GlobalAveragePooling1D, GlobalMaxPooling1D
-Convolution2D, Convolution1D = Conv2D, Conv1D
+Convolution2D, Convolution1D, Convolution2DTranspose = Conv2D, Conv1D, Conv2DTranspose
 
 __all__ = ["Activation", "ActivityRegularization", "Add", "AdditiveAttention", "Attention",
            "Average", "AveragePooling1D", "AveragePooling2D", "AvgPool1D", "AvgPool2D",
            "BatchNormalization", "Bidirectional", "Concatenate", "Conv1D", "Conv2D",
-           "Convolution1D", "Convolution2D", "Cropping1D", "Cropping2D", "Dense", "Dropout", "ELU",
-           "Embedding", "Flatten", "GRU", "GRUCell", "GaussianDropout", "GaussianNoise",
-           "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalAvgPool1D",
-           "GlobalAvgPool2D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPooling1D",
-           "GlobalMaxPooling2D", "Identity", "Input", "InputLayer", "KerasTensor", "LSTM",
-           "LSTMCell", "Lambda", "Layer", "LayerNormalization", "LeakyReLU", "Masking",
-           "MaxPool1D", "MaxPool2D", "MaxPooling1D", "MaxPooling2D", "Maximum", "Minimum",
-           "MultiHeadAttention", "Multiply", "Normalization", "PReLU", "Permute", "RNN", "ReLU",
-           "RepeatVector", "Rescaling", "Reshape", "SimpleRNN", "SimpleRNNCell", "Softmax",
-           "SpatialDropout1D", "SpatialDropout2D", "Subtract", "TimeDistributed",
-           "UnitNormalization", "UpSampling1D", "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D",
-           "add", "average", "concatenate", "maximum", "minimum", "multiply", "subtract"]
+           "Conv2DTranspose", "Convolution1D", "Convolution2D", "Convolution2DTranspose",
+           "Cropping1D", "Cropping2D", "Dense", "Dropout", "ELU", "Embedding", "Flatten", "GRU",
+           "GRUCell", "GaussianDropout", "GaussianNoise", "GlobalAveragePooling1D",
+           "GlobalAveragePooling2D", "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalMaxPool1D",
+           "GlobalMaxPool2D", "GlobalMaxPooling1D", "GlobalMaxPooling2D", "Identity", "Input",
+           "InputLayer", "KerasTensor", "LSTM", "LSTMCell", "Lambda", "Layer",
+           "LayerNormalization", "LeakyReLU", "Masking", "MaxPool1D", "MaxPool2D", "MaxPooling1D",
+           "MaxPooling2D", "Maximum", "Minimum", "MultiHeadAttention", "Multiply", "Normalization",
+           "PReLU", "Permute", "RNN", "ReLU", "RepeatVector", "Rescaling", "Reshape", "SimpleRNN",
+           "SimpleRNNCell", "Softmax", "SpatialDropout1D", "SpatialDropout2D", "Subtract",
+           "TimeDistributed", "UnitNormalization", "UpSampling1D", "UpSampling2D", "ZeroPadding1D",
+           "ZeroPadding2D", "add", "average", "concatenate", "maximum", "minimum", "multiply",
+           "subtract"]
 
 __getattr__ = _missing("keras.layers")

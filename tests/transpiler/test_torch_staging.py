@@ -460,6 +460,44 @@ def test_indexing_by_the_variable_of_a_staged_loop():
                 [(x.flip(0), _t(2)), (x.to(torch.float64), _t(4))])
 
 
+def filled_in_a_loop(x, n):
+    out = torch.zeros(5)
+    for i in range(n):
+        out[i] = x[i] * 2
+    return out
+
+
+def accumulated_in_place(x, n):
+    s = torch.zeros(3)
+    i = 0
+    while i < n:
+        s.add_(x[i])
+        i += 1
+    return s
+
+
+def first_set_in_a_branch(x):
+    y = x.clone()
+    if x.sum() > 0:
+        y[0] = 100.0
+    else:
+        y.mul_(-1)
+    if y.mean() > 0:
+        y.add_(1)
+    return y
+
+
+def test_tensors_changed_in_place_in_blocks_change_as_in_python():
+    # A tensor the converter does not carry (item assignment with the loop's index, add_) was
+    # changed on a copy and the change lost: s.add_(v) in a staged loop gave zeros. It is now
+    # carried and written back after the block.
+    x = torch.arange(5.0)
+    _check_both(filled_in_a_loop, [(x, _t(n)) for n in (0, 1, 3, 5)])
+    rows = torch.arange(12.0).reshape(4, 3)
+    _check_both(accumulated_in_place, [(rows, _t(n)) for n in (0, 1, 4)])
+    _check_both(first_set_in_a_branch, [(torch.ones(3),), (-torch.ones(3),)])
+
+
 def test_python_numbers_that_torch_compile_makes_symbolic_are_block_inputs():
     # After a second value Dynamo makes a Python int or float argument symbolic; a branch or
     # loop body reading it got "s10 is not tracked with proxy" (and a number specialized per

@@ -17,7 +17,7 @@ from transpiler.generated_sources import is_generated
 from transpiler.operators.builtins import replacement_for
 
 _SKIPPED_PACKAGES = frozenset({"runtime", "transpiler", "numpy", "pytest", "_pytest", "hypothesis",
-                               "jax", "jaxlib"})
+                               "jax", "jaxlib", "torch", "functorch"})
 # fn -> its converted function, or None when it runs as it is (a value that is ``fn`` itself
 # would keep the weak key alive forever).
 _decisions: "weakref.WeakKeyDictionary[object, object]" = weakref.WeakKeyDictionary()

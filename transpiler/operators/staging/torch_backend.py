@@ -27,8 +27,8 @@ from runtime.control_flow import Unset
 from transpiler.operators import control_flow as cf
 from transpiler.operators.staging import StagedRange, is_torch_traced, torch_builtins
 from transpiler.operators.staging.expressions import StagedExpressions
-from transpiler.operators.staging.torch_lifting import (Captured, as_output, discover, made,
-                                                        substituting)
+from transpiler.operators.staging.torch_lifting import (Captured, as_output, discover,
+                                                        distinct, made, substituting)
 from transpiler.operators.staging.torch_values import (Spec, as_tensor, condition, is_carried,
                                                        joined, same_static)
 
@@ -112,12 +112,16 @@ def staged_cond(pred, true_fn: Callable[[], tuple], false_fn: Callable[[], tuple
         captured.note_outputs([leaf for value in values if not isinstance(value, Unset)
                                for leaf in nest.flatten(value)])
     outer, operands = list(captured.tensors), captured.operands()
+    # Tensors from outside that a branch changes in place (``y[0] = v``, ``s.add_(v)``) are
+    # outputs too, written back after the cond, so that they change as in Python.
+    written = captured.written_tensors((*raw_true, *raw_false))
 
     def branch(fn: Callable) -> Callable:
         def run(*inputs):
             with substituting(outer, captured.per_tensor(inputs)) as mapping:
                 leaves = _outputs(prepare(tuple(fn())), targets)
-                return tuple(as_output(leaf, mapping, inputs) for leaf in leaves)
+                leaves += [mapping.get(id(tensor), tensor) for tensor in written]
+                return distinct([as_output(leaf, mapping, inputs) for leaf in leaves])
         return run
 
     flat = iter(made(cond_op(pred, branch(true_fn), branch(false_fn), operands)))
@@ -128,6 +132,8 @@ def staged_cond(pred, true_fn: Callable[[], tuple], false_fn: Callable[[], tuple
         else:
             result.append(nest.pack_like(target, [next(flat) if isinstance(leaf, Spec) else leaf
                                                   for leaf in nest.flatten(target)]))
+    for tensor in written:
+        tensor.copy_(next(flat))
     return tuple(result)
 
 

@@ -25,30 +25,43 @@ from torch.fx.experimental.proxy_tensor import (disable_proxy_modes_tracing, get
 from torch.overrides import TorchFunctionMode
 from torch.utils import _pytree as pytree
 
+from transpiler.operators.staging import torch_indexing
+
 # The substitutions of the blocks being traced, innermost last: operands handed to a nested
 # cond or while_loop (which does not go through torch functions) are resolved through them.
 _active: list[dict[int, torch.Tensor]] = []
+# What the tensors from outside read as in the blocks being run or discovered, innermost last.
+_reading: list[dict[int, torch.Tensor]] = []
 # The blocks being discovered: what a nested cond or while_loop outputs is made inside them.
 _discovering: list["Captured"] = []
 
 
-# ``x += y`` on a tensor from outside the block (a loop variable, a number carried as a
-# tensor, a captured value) rebinds ``x`` to a new tensor, as it does for the Python numbers
-# those tensors often stand for: cond and while_loop may not change their inputs in place.
-# (PyTorch reports ``x += y`` to torch-function modes as ``x.add_(y)``, and so on.)
+# ``x += y`` on a loop variable rebinds ``x`` to a new tensor, as it does for the Python numbers
+# such tensors often stand for (``i += 1``; another name for the old value keeps it).
+# PyTorch reports ``x += y`` to torch-function modes as ``x.add_(y)``, and so on.
 _OUT_OF_PLACE = {
     getattr(owner, inplace): getattr(torch.Tensor, outplace)
     for owner in (torch._C.TensorBase, torch.Tensor)
     for inplace, outplace in (
         ("add_", "add"), ("sub_", "sub"), ("mul_", "mul"), ("div_", "div"),
-        ("__iadd__", "__add__"), ("__isub__", "__sub__"), ("__imul__", "__mul__"),
-        ("__itruediv__", "__truediv__"), ("__ifloordiv__", "__floordiv__"),
-        ("__imod__", "__mod__"), ("__ipow__", "__pow__"), ("__iand__", "__and__"),
-        ("__ior__", "__or__"), ("__ixor__", "__xor__"), ("__ilshift__", "__lshift__"),
-        ("__irshift__", "__rshift__"), ("floor_divide_", "floor_divide"),
-        ("remainder_", "remainder"), ("pow_", "pow"), ("bitwise_and_", "bitwise_and"),
-        ("bitwise_or_", "bitwise_or"), ("bitwise_xor_", "bitwise_xor"))
+        ("floor_divide_", "floor_divide"), ("remainder_", "remainder"), ("pow_", "pow"),
+        ("bitwise_and_", "bitwise_and"), ("bitwise_or_", "bitwise_or"),
+        ("bitwise_xor_", "bitwise_xor"), ("__iand__", "__and__"), ("__ior__", "__or__"),
+        ("__ixor__", "__xor__"), ("__ilshift__", "__lshift__"), ("__irshift__", "__rshift__"))
     if hasattr(owner, inplace)}
+
+# Operations that change their first argument in place.
+_IN_PLACE_DUNDERS = frozenset((
+    "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__",
+    "__imod__", "__ipow__", "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__",
+    "__imatmul__"))
+
+
+def _in_place(func) -> bool:
+    name = getattr(func, "__name__", "")
+    owner = getattr(func, "__qualname__", "").partition(".")[0]
+    return owner in ("TensorBase", "Tensor") and (
+        name in _IN_PLACE_DUNDERS or (name.endswith("_") and not name.endswith("__")))
 
 
 # Showing a tensor computes nothing the block outputs. Under torch.compile a FunctionalTensor's
@@ -62,68 +75,36 @@ _SHOWING = frozenset(getattr(torch.Tensor, name) for name in ("__repr__", "__str
 _CAPTURABLE = (torch.Tensor, torch.SymInt, torch.SymFloat)
 
 
-_GETITEM = torch.Tensor.__getitem__
-
-
-def _is_integer_scalar(item) -> bool:
-    return (isinstance(item, torch.Tensor) and item.dim() == 0 and item.dtype != torch.bool
-            and not item.dtype.is_floating_point and not item.dtype.is_complex)
-
-
-def _indexes_by_integer_tensors(index) -> bool:
-    """Whether ``x[index]`` uses 0-d integer tensors as integers (and no other tensor)."""
-    items = index if isinstance(index, tuple) else (index,)
-    return any(map(_is_integer_scalar, items)) and not any(
-        isinstance(item, torch.Tensor) and not _is_integer_scalar(item) for item in items)
-
-
-def _select_integers(x: torch.Tensor, index) -> torch.Tensor:
-    """``x[index]`` where each 0-d integer tensor of ``index`` is read as the integer it holds,
-    as PyTorch reads it, through ``select`` with its ``.item()``: PyTorch's indexing asks the
-    tensor for its value, which a trace does not know ("Could not extract specialized integer
-    from data-dependent expression"), while ``select`` keeps a symbolic int (the loop variable
-    of a staged ``for i in range(n)``, used as ``x[i]``)."""
-    items = index if isinstance(index, tuple) else (index,)
-    consumed = sum(item is not None and item is not Ellipsis for item in items)
-    selected, position = [], 0
-    for item in items:
-        if _is_integer_scalar(item):
-            selected.append((position, item))
-            position += 1
-        elif item is None or isinstance(item, slice):
-            position += 1
-        elif item is Ellipsis:
-            position += x.dim() - consumed
-    result = x[tuple(slice(None) if _is_integer_scalar(item) else item for item in items)]
-    fake_mode = torch._guards.detect_fake_mode()
-    shape_env = getattr(fake_mode, "shape_env", None)
-    # The symbols stay inside: no shape of the result depends on them.
-    with shape_env.ignore_fresh_unbacked_symbols() if shape_env else contextlib.nullcontext():
-        for position, item in reversed(selected):
-            result = result.select(position, item.item())
-    return result
-
-
 class _Capturing(TorchFunctionMode):
     """Replaces captured tensors by the subgraph's inputs (``mapping``), and, when
     ``recorded`` is given, notes the tensors from outside the block that operations receive.
-    An augmented assignment to a tensor from outside the block (one of ``inputs``, or, while
-    discovering, one the block did not make) does not change it in place."""
+
+    An operation changing a tensor from outside the block in place (one of ``inputs``, or,
+    while discovering, one the block did not make: ``x += y``, ``s.add_(v)``, ``t[i] = v``)
+    changes a copy instead, which every later operation of the block reads in its place and
+    the block gives back where it gives the tensor: cond and while_loop may not change their
+    inputs. Discovering notes the tensors from outside changed so (``Captured.written``): the
+    block gives them back too, and they are written after it.)"""
 
     def __init__(self, mapping: dict[int, torch.Tensor], recorded: "Captured | None" = None,
-                 inputs: Sequence = ()):
+                 inputs: Sequence = (), carried: Sequence = ()):
         super().__init__()
         self.mapping, self.recorded = mapping, recorded
-        self.inputs = {id(tensor) for tensor in inputs}
+        self.inputs = {id(tensor) for tensor in (*inputs, *carried)}
+        self.carried = {id(tensor) for tensor in carried}
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        written = args[0] if args else None
         if self.mapping:
             args, kwargs = pytree.tree_map(self._substituted, (args, kwargs))
-        if func in _OUT_OF_PLACE and args and self._outside(args[0]):
-            func = _OUT_OF_PLACE[func]
-        if func is _GETITEM and len(args) == 2 and _indexes_by_integer_tensors(args[1]):
-            func = _select_integers
+        if (_in_place(func) and isinstance(args[0], torch.Tensor)
+                and self._outside(args[0])):
+            if func in _OUT_OF_PLACE and written is args[0] and self._variable(written):
+                func = _OUT_OF_PLACE[func]
+            else:
+                args = (self._copy_on_write(written, args[0], func), *args[1:])
+        func = torch_indexing.by_integer_tensors(func, args)
         if self.recorded is not None and func not in _SHOWING:
             for leaf in pytree.tree_leaves((args, kwargs)):
                 if isinstance(leaf, _CAPTURABLE):
@@ -134,6 +115,22 @@ class _Capturing(TorchFunctionMode):
                 if isinstance(leaf, _CAPTURABLE):
                     self.recorded.made(leaf)
         return result
+
+    def _copy_on_write(self, original: torch.Tensor, current: torch.Tensor, func):
+        copy = current.clone()
+        self.mapping[id(original)] = self.mapping[id(current)] = copy
+        if self.recorded is not None:
+            if id(current) not in self.recorded._given:  # not a variable of the block
+                self.recorded.note(original)  # read: the copy starts from it
+                self.recorded.written(original, func, copy)
+            self.recorded.made(copy)
+        return copy
+
+    def _variable(self, tensor) -> bool:
+        """Whether ``tensor`` is the value of a variable of the loop being run or discovered."""
+        if self.recorded is not None:
+            return id(tensor) in self.recorded._given
+        return id(tensor) in self.carried
 
     def _outside(self, tensor) -> bool:
         if self.recorded is not None:
@@ -157,6 +154,19 @@ class Captured:
         self._given: set[int] = set()
         self._alive: list[torch.Tensor] = []
         self._readers: list[Callable[[Sequence], object]] = []
+        self._written: dict[int, tuple] = {}
+
+    def written(self, tensor: torch.Tensor, func, copy: torch.Tensor) -> None:
+        """``tensor``, from outside the block, is changed in place by ``func`` in it (its
+        ``copy`` is, in fact)."""
+        self._written.setdefault(id(tensor), (tensor, copy, getattr(func, "__name__", "?")))
+
+    def written_tensors(self, outputs: Sequence = ()) -> list:
+        """The tensors from outside that the block changes in place and does not give back
+        among ``outputs`` (its variables' values), in the order first seen."""
+        given_back = {id(leaf) for leaf in pytree.tree_leaves(list(outputs))}
+        return [tensor for tensor, copy, _ in self._written.values()
+                if id(tensor) not in given_back and id(copy) not in given_back]
 
     def given(self, tensors: Sequence) -> None:
         """Tensors the block receives as inputs (loop variables): not captured."""
@@ -196,9 +206,14 @@ class Captured:
                 continue
             if id(value) not in unique:
                 unique[id(value)] = len(operands)
-                # the engines take tensors and ints: a float goes in as a tensor
-                operands.append(torch.scalar_tensor(value, dtype=torch.float64)
-                                if isinstance(value, torch.SymFloat) else value)
+                # The engines take tensors and ints (a float goes in as a tensor), and refuse
+                # operands that alias each other (a view goes in as a copy: ``y`` and ``y[0]``).
+                operand = value
+                if isinstance(value, torch.SymFloat):
+                    operand = torch.scalar_tensor(value, dtype=torch.float64)
+                elif isinstance(value, torch.Tensor) and value._is_view():
+                    operand = value.clone()
+                operands.append(operand)
             index = unique[id(value)]
             self._readers.append((lambda inputs, index=index: inputs[index].item())
                                  if isinstance(value, torch.SymFloat) else
@@ -221,15 +236,26 @@ def _traced_here(number) -> bool:
 
 
 def unaliased(tensors: Sequence[torch.Tensor]) -> list:
-    """``tensors``, each one that is given twice copied: the inputs of cond and while_loop may
-    not alias each other (``y = x`` before a loop, and ``x`` also read inside it)."""
+    """``tensors``, each one given twice, and each view, copied: the inputs of cond and
+    while_loop may not alias each other (``y = x`` before a loop, and ``x`` also read inside it;
+    ``out[0]`` and ``out``)."""
     seen, result = set(), []
     for tensor in tensors:
-        if id(tensor) in seen:
+        if id(tensor) in seen or (isinstance(tensor, torch.Tensor) and tensor._is_view()):
             tensor = tensor.clone()
         seen.add(id(tensor))
         result.append(tensor)
     return result
+
+
+def bind(tensors: Sequence[torch.Tensor], values: Sequence[torch.Tensor]) -> None:
+    """In the block being run, each of ``tensors`` (from outside) reads as its value."""
+    _reading[-1].update({id(tensor): value for tensor, value in zip(tensors, values)})
+
+
+def current(tensors: Sequence[torch.Tensor]) -> list:
+    """What each of ``tensors`` reads as in the block being run (changed in place, bound)."""
+    return [_reading[-1].get(id(tensor), tensor) for tensor in tensors]
 
 
 def resolve(tensor):
@@ -244,10 +270,13 @@ def discover(fn: Callable, captured: Captured, given: Sequence = ()):
     """Runs ``fn`` once on fake tensors without tracing it, noting what it captures."""
     captured.given(given)
     _discovering.append(captured)
+    mapping: dict[int, torch.Tensor] = {}
+    _reading.append(mapping)
     try:
-        with disable_proxy_modes_tracing(), _Capturing({}, captured):
+        with disable_proxy_modes_tracing(), _Capturing(mapping, captured):
             return fn()
     finally:
+        _reading.pop()
         _discovering.pop()
 
 
@@ -279,11 +308,26 @@ def substituting(captured: Sequence[torch.Tensor], inputs: Sequence[torch.Tensor
     those nor ``carried`` (the loop's own inputs) change in place."""
     mapping = {id(outer): inner for outer, inner in zip(captured, inputs) if outer is not inner}
     _active.append(mapping)
+    _reading.append(mapping)
     try:
-        with _Capturing(mapping, inputs=(*inputs, *carried)):
+        with _Capturing(mapping, inputs=inputs, carried=carried):
             yield mapping
     finally:
+        _reading.pop()
         _active.pop()
+
+
+def distinct(leaves: Sequence) -> tuple:
+    """``leaves`` with each tensor given again copied: a block's outputs may not alias each
+    other (two variables holding one tensor)."""
+    seen, result = set(), []
+    for leaf in leaves:
+        if isinstance(leaf, torch.Tensor):
+            if id(leaf) in seen:
+                leaf = leaf.clone()
+            seen.add(id(leaf))
+        result.append(leaf)
+    return tuple(result)
 
 
 def as_output(leaf, mapping: dict[int, torch.Tensor], inputs: Sequence[torch.Tensor]):

@@ -25,7 +25,8 @@ from transpiler.operators import control_flow as cf
 from transpiler.operators.control_flow import TensorEnumerate, TensorZip, naming_construct
 from transpiler.operators.staging import StagedRange, is_torch_traced
 from transpiler.operators.staging.torch_backend import _refuse_staged_lists
-from transpiler.operators.staging.torch_lifting import (Captured, as_output, discover, made,
+from transpiler.operators.staging.torch_lifting import (Captured, as_output, bind, current,
+                                                        discover, distinct, made,
                                                         stand_ins, substituting, unaliased)
 from transpiler.operators.staging.torch_values import (Spec, as_tensor, condition, is_carried,
                                                        kind, same_static)
@@ -134,7 +135,7 @@ class _Loop:
         undefined = [n for n, v in zip(self.names, before) if type(v) is Undefined]
         saved = cf._state_before(self.get_state, self.names)
         like = [*leading, *(leaf for value in before for leaf in nest.flatten(value))]
-        lead = stand_ins([((), t.dtype) for t in leading], like)
+        lead = stand_ins([(tuple(t.shape), t.dtype) for t in leading], like)
         for _ in range(2 * len(before) + 2):
             self.captured = Captured()
             # Stand-ins for the loop variables: the body's uses of the values they enter with
@@ -230,7 +231,7 @@ class _Loop:
                 out = [*new_lead, *self._carried(after, names)]
                 if flag:
                     out.append(torch.ones((), dtype=torch.bool))
-                return tuple(as_output(leaf, mapping, args) for leaf in out)
+                return distinct([as_output(leaf, mapping, args) for leaf in out])
 
         init = [*leading, *start] + ([torch.zeros((), dtype=torch.bool)] if flag else [])
         init = unaliased([*operands, *init])[len(operands):]
@@ -241,7 +242,7 @@ class _Loop:
                 f"the {self.construct}{self.location} ran zero times, so {listed}, first "
                 f"assigned inside it, has no value after it. Give it a value before the loop."))
             final = final[:-1]
-        return self._unpacked(final[lead_count:])
+        return self._unpacked(final[lead_count:]), final[:lead_count]
 
 
 def _retyped(spec: Spec, dtype) -> Spec:
@@ -254,9 +255,37 @@ def while_stmt(test, body, get_state, set_state, names, opts, *, mutates, staged
     _refuse_staged_lists(before, names, staged, "a while loop")
     with naming_construct("while loop"):
         loop = _Loop(get_state, set_state, names, "while loop")
-        loop.settle(before, test, body, ())
-        final = loop.run((), test, lambda: (body(), ())[1])
+        final = _run_writing_back(loop, before, (), test, lambda: (body(), ())[1])
     set_state(final)
+
+
+def _run_writing_back(loop: _Loop, before: tuple, leading: tuple, test: Callable,
+                      step: Callable) -> tuple:
+    """Runs ``loop`` and gives its final state. Tensors from outside that the body changes in
+    place (``out[i] = v``, ``s.add_(v)`` on a tensor that is not a variable of the loop) are
+    carried too, after the ``leading`` tensors, and written back after the loop, as Python
+    changes them."""
+    written: list[torch.Tensor] = []
+    for _ in range(len(before) + 2):
+        count = len(leading)
+
+        def carried_test(*lead, count=count):
+            bind(written, lead[count:])
+            return test(*lead[:count])
+
+        def carried_step(*lead, count=count):
+            bind(written, lead[count:])
+            return (*step(*lead[:count]), *current(written))
+
+        loop.settle(before, carried_test, carried_step, (*leading, *written))
+        more = [t for t in loop.captured.written_tensors() if all(t is not w for w in written)]
+        if not more:
+            break
+        written += more
+    final, lead = loop.run((*leading, *written), carried_test, carried_step)
+    for tensor, value in zip(written, lead[len(leading):]):
+        tensor.copy_(value)
+    return final
 
 
 def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts, *, mutates,
@@ -291,8 +320,7 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts, *, m
             return (index + delta,)
 
         loop = _Loop(get_state, set_state, names, "for loop")
-        loop.settle(before, test, step, (start,))
-        final = loop.run((start,), test, step)
+        final = _run_writing_back(loop, before, (start,), test, step)
     set_state(final)
 
 

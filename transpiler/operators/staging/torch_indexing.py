@@ -1,0 +1,68 @@
+"""Indexing by 0-d integer tensors inside staged blocks on PyTorch: ``x[i]`` and ``x[i] = v``
+where ``i`` is the loop variable of a staged ``for i in range(n)`` (a tensor).
+
+PyTorch reads a 0-d integer tensor in an index as the integer it holds, asking the tensor for
+its value, which a trace does not know ("Could not extract specialized integer from
+data-dependent expression"). ``select`` with the tensor's ``.item()`` keeps it a symbolic int
+of the trace instead, and gives the same element (a negative index counts from the end).
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import torch
+
+_GETITEM = torch.Tensor.__getitem__
+_SETITEM = torch.Tensor.__setitem__
+
+
+def by_integer_tensors(func, args: tuple):
+    """``func``, or its replacement reading integer tensors of the index as integers."""
+    if func is _GETITEM and len(args) == 2 and _indexes_by_integer_tensors(args[1]):
+        return select_integers
+    if func is _SETITEM and len(args) == 3 and _indexes_by_integer_tensors(args[1]):
+        return _assign_integers
+    return func
+
+
+def _is_integer_scalar(item) -> bool:
+    return (isinstance(item, torch.Tensor) and item.dim() == 0 and item.dtype != torch.bool
+            and not item.dtype.is_floating_point and not item.dtype.is_complex)
+
+
+def _indexes_by_integer_tensors(index) -> bool:
+    """Whether ``index`` holds 0-d integer tensors (and no other tensor)."""
+    items = index if isinstance(index, tuple) else (index,)
+    return any(map(_is_integer_scalar, items)) and not any(
+        isinstance(item, torch.Tensor) and not _is_integer_scalar(item) for item in items)
+
+
+def select_integers(x: torch.Tensor, index) -> torch.Tensor:
+    """``x[index]``, each 0-d integer tensor of ``index`` read as its integer (a view of
+    ``x``, as indexing by integers gives)."""
+    items = index if isinstance(index, tuple) else (index,)
+    consumed = sum(item is not None and item is not Ellipsis for item in items)
+    selected, position = [], 0
+    for item in items:
+        if _is_integer_scalar(item):
+            selected.append((position, item))
+            position += 1
+        elif item is None or isinstance(item, slice):
+            position += 1
+        elif item is Ellipsis:
+            position += x.dim() - consumed
+    result = x[tuple(slice(None) if _is_integer_scalar(item) else item for item in items)]
+    fake_mode = torch._guards.detect_fake_mode()
+    shape_env = getattr(fake_mode, "shape_env", None)
+    # The symbols stay inside: no shape of the result depends on them.
+    with shape_env.ignore_fresh_unbacked_symbols() if shape_env else contextlib.nullcontext():
+        for position, item in reversed(selected):
+            result = result.select(position, item.item())
+    return result
+
+
+def _assign_integers(x: torch.Tensor, index, value) -> None:
+    """``x[index] = value``, each 0-d integer tensor of ``index`` read as its integer."""
+    select_integers(x, index).copy_(value if isinstance(value, torch.Tensor)
+                                    else torch.tensor(value, dtype=x.dtype))

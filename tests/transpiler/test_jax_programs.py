@@ -30,7 +30,6 @@ KNOWN_FAILURES = {
     "containers.history_traced_steps": "list appended in range(traced n): no static bound",
     "containers.pairs_of_lists": "tuples appended to a list in a traced loop",
     "containers.tokens_until_stop": "len() of a list appended in a loop with break",
-    "containers.max_of_elements_builtin": "for over an empty array: IndexError",
     "containers.nested_output": "lists appended under a traced if",
     "idioms.count_positive_generator": "sum() of a generator with a traced condition",
     "idioms.any_above_generator": "any() of a generator of tracers",

@@ -121,6 +121,15 @@ def test_if_while_for_break_continue_return_match_python(dtype):
             assert int(h(jnp.asarray(x, dtype), jnp.asarray(y, dtype))) == logic(x, y)
 
 
+def test_a_loop_over_an_empty_array_runs_no_iteration():
+    # The staged loop traced its body on the first element, which an empty array lacks
+    # (IndexError where Python runs no iteration).
+    for length in (0, 1, 3):
+        xs = np.arange(length, dtype=np.float32)
+        assert float(_jit(sum_of_rows)(xs)) == float(sum_of_rows(xs))
+        assert float(_jit(sum_of_rows)(xs[1:])) == float(sum_of_rows(xs[1:]))
+
+
 def test_for_over_the_leading_axis_and_enumerate():
     rows = np.array([[1.0, -2.0], [0.5, 3.0], [2.0, 2.0]], np.float32)
     assert np.allclose(_jit(sum_of_rows)(rows[:, 1]), sum_of_rows(rows[:, 1]))

@@ -63,6 +63,8 @@ class JaxBackend(StagedExpressions):
         before = cf._state_before(get_state, names)
         with naming_construct("for loop"):
             start, limit, delta, item_of, length = sequence(iterable)
+            if length == 0:  # no iteration, as in Python (there is no element to trace it on)
+                return
             loop = Loop(get_state, set_state, names, "for loop", length=length,
                         exits_early=extra_test is not None or length is None,
                         maximum=opts.get("maximum_iterations"), staged=staged)

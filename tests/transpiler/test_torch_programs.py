@@ -51,9 +51,6 @@ KNOWN_FAILURES = {
         'export+compile: torch.equal: DataDependentOutputException aten.equal.default',
     "conditionals.defined_in_one_branch":
         'export+compile: a variable assigned in one branch only: ValueError when staging',
-    "conditionals.optional_bias":
-        "compile: None as an argument: Unsupported 'Invalid input type for nonstrict_trace-ed "
-        "function'",
     "conditionals.return_python_bool":
         "export+compile: bool() of a traced tensor: 'Could not guard on data-dependent "
         "expression Eq(u0, 1)'",

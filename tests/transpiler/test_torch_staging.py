@@ -389,6 +389,23 @@ def test_none_and_strings_in_what_a_compiled_function_returns():
         assert (text, nothing) == ("done", None) and torch.equal(y, torch.full((2,), expected))
 
 
+def with_optional_bias(x, bias=None, mode="add"):
+    y = x * 2 if x.sum() > 0 else x
+    if bias is not None:
+        y = y + bias if mode == "add" else y - bias
+    return y
+
+
+def test_none_and_strings_as_arguments_of_a_compiled_function():
+    # Dynamo refused them as arguments of the opaque call ("Invalid input type for
+    # nonstrict_trace-ed function").
+    compiled = torch.compile(convert(with_optional_bias), fullgraph=True, backend="aot_eager")
+    ones = torch.ones(2)
+    for args, kwargs in (((ones,), {}), ((ones, ones), {}), ((-ones, ones), {"mode": "sub"}),
+                         ((ones,), {"bias": None})):
+        assert torch.equal(compiled(*args, **kwargs), with_optional_bias(*args, **kwargs))
+
+
 def test_a_refusal_under_torch_compile_keeps_its_message():
     # Dynamo reports any error of the opaque call as its own; the refusal is the root cause.
     with pytest.raises(Exception) as caught:

@@ -17,11 +17,11 @@ from typing import Callable
 
 import torch
 
-# What an opaque call returns must be tensors, numbers and containers of them; a static value
-# (None, a string) stands in the result as a one-key dict whose key holds it. Dict keys are part
-# of the structure Dynamo records, so Dynamo knows the value and the wrapper it traces puts it
-# back.
-_STATIC_KEY = "__eager2graph_static_output__"
+# What an opaque call takes and returns must be tensors, numbers and containers of them; a
+# static value (None, a string) stands in for itself as a one-key dict whose key holds it. Dict
+# keys are part of the structure Dynamo records, so Dynamo knows the value, and the wrappers put
+# it back.
+_STATIC_KEY = "__eager2graph_static__"
 _STATIC_TYPES = (type(None), str, bytes, type(Ellipsis))
 
 
@@ -31,14 +31,15 @@ def outside_dynamo(public: Callable) -> Callable:
     The result is a small function of its own (with its own code object: Dynamo caches what it
     compiled per code object, and ``torch.compile`` of the marked function itself would share
     one wrapper code among every converted function, and its limit of 8 recompilations) that
-    calls the marked function and restores the static values of its result; run as Python
-    (eagerly), it calls ``public`` directly."""
-    marked = torch._dynamo.nonstrict_trace(lambda *args, **kwargs: _boxed(public(*args, **kwargs)))
+    passes the static values of its arguments and its result (None for an optional bias or
+    mask, a string) through the call; run as Python (eagerly), it calls ``public`` directly."""
+    marked = torch._dynamo.nonstrict_trace(
+        lambda *args, **kwargs: _boxed(public(*_unboxed(args), **_unboxed(kwargs))))
 
     def call(*args, **kwargs):
         if not torch.compiler.is_compiling():
             return public(*args, **kwargs)
-        return _unboxed(marked(*args, **kwargs))
+        return _unboxed(marked(*_boxed(args), **_boxed(kwargs)))
 
     functools.update_wrapper(call, public)
     call.__code__ = call.__code__.replace(co_name=getattr(public, "__name__", "converted"))

@@ -20,7 +20,6 @@ KNOWN_FAILURES = {
         "other path; here refused even on the path that assigns it)",
     "while_loops.while_else_search": "a variable assigned in a while loop's else clause and "
                                      "before its break: refused as undefined in a branch",
-    "for_loops.sum_rows_from_zero": "accumulator started as 0.0 becomes a row: shape changes",
     "for_loops.squares_stacked": "list appended in range(traced n), stacked: no static bound",
     "for_loops.powers_summed": "list appended in range(traced n), stacked: no static bound",
     "for_loops.prefix_means": "x[: i + 1] with i from enumerate over a traced array",

@@ -130,6 +130,20 @@ def test_a_loop_over_an_empty_array_runs_no_iteration():
         assert float(_jit(sum_of_rows)(xs[1:])) == float(sum_of_rows(xs[1:]))
 
 
+def rows_added_to_a_number(xs):
+    acc = 0.0
+    for i, row in enumerate(xs):
+        acc = acc + row * i
+    return acc
+
+
+def test_a_variable_changing_shape_over_rows_unrolls_the_loop():
+    # One JAX loop cannot carry 'acc' from () to (2,) ("a JAX loop variable keeps its shape");
+    # the number of rows is known, so the loop runs as Python does.
+    rows = np.arange(6.0, dtype=np.float32).reshape(3, 2)
+    assert np.allclose(_jit(rows_added_to_a_number)(rows), rows_added_to_a_number(rows))
+
+
 def test_for_over_the_leading_axis_and_enumerate():
     rows = np.array([[1.0, -2.0], [0.5, 3.0], [2.0, 2.0]], np.float32)
     assert np.allclose(_jit(sum_of_rows)(rows[:, 1]), sum_of_rows(rows[:, 1]))
@@ -169,11 +183,18 @@ def test_mismatched_branch_dtypes_name_the_variable():
         _jit(mismatched_dtypes)(jnp.float32(1.0))
 
 
+def added_over_a_traced_range(v, n):
+    s = 0.0
+    for _ in range(n):
+        s = s + v
+    return s
+
+
 def test_a_loop_variable_that_changes_shape_is_named():
-    rows = np.ones((3, 2), np.float32)
+    # With a traced trip count the loop cannot be unrolled.
     with pytest.raises(TypeError, match=r"'s' has shape \(\) before an iteration of the for "
                                         r"loop at test_jax_staging.py:\d+ and \(2,\) after it"):
-        _jit(sum_of_rows)(rows)
+        _jit(added_over_a_traced_range)(jnp.ones(2, jnp.float32), jnp.int32(3))
 
 
 def test_a_vector_condition_is_refused():

@@ -977,6 +977,16 @@ class TensorZip:
         self.tensors = list(tensors)
 
 
+def python_iterable(iterable):
+    """What ``for x in iterable`` iterates as Python does (an engine's loop over the rows of a
+    tensor whose length is known while tracing, unrolled)."""
+    if isinstance(iterable, TensorEnumerate):
+        return enumerate(iterable.tensor, iterable.start)
+    if isinstance(iterable, TensorZip):
+        return zip(*iterable.tensors)
+    return iterable
+
+
 def _length(tensor):
     if tensor.shape is not None and tensor.shape and tensor.shape[0] is not None:
         return tensor.shape[0]

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+import runtime as rt
+
 from transpiler.operators import control_flow as cf
 from transpiler.operators.control_flow import naming_construct
 from transpiler.operators.staging import StagedRange, is_jax_tracer, jax_builtins
@@ -80,7 +82,18 @@ class JaxBackend(StagedExpressions):
                 body(item_of(index))
                 return (index + delta,)
 
-            final = loop.run((jnp.asarray(start),), test, step)
+            try:
+                final = loop.run((jnp.asarray(start),), test, step)
+            except rt.errors.GraphTypeError:
+                if length is None or extra_test is not None or isinstance(iterable, StagedRange):
+                    raise
+                # A variable changes shape or type from one iteration to the next (``acc = 0.0``
+                # then ``acc = acc + row``): one JAX loop cannot carry it, but the number of
+                # elements is known, so the loop runs as Python, element by element.
+                set_state(before)
+                cf._python_for(cf.python_iterable(iterable), None, body, get_state, set_state,
+                               names)
+                return
         set_state(final)
 
     @staticmethod

@@ -172,7 +172,6 @@ class Loop:
         ``while_loop`` (counting the iterations when ``maximum_iterations`` is traced)."""
         maximum, bound, counted = self.maximum, self.bound, self.counted
         flag = bool(self.first_set_inside)
-        lead = len(leading)
 
         @staged
         def cond_fun(carry):

@@ -22,7 +22,7 @@ import runtime as rt
 from runtime import nest
 from runtime.control_flow import Unset
 from transpiler.operators import control_flow as cf
-from transpiler.operators.control_flow import TensorEnumerate, TensorZip, naming_construct
+from transpiler.operators.control_flow import naming_construct
 from transpiler.operators.staging import StagedRange, is_torch_traced
 from transpiler.operators.staging.torch_backend import _refuse_staged_lists
 from transpiler.operators.staging.torch_lifting import (Captured, as_output, bind, current,
@@ -292,13 +292,10 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts, *, m
              staged) -> None:
     if not isinstance(iterable, StagedRange):
         # Rows of a traced tensor: their number is known while tracing.
-        if isinstance(iterable, TensorEnumerate):
-            iterable = enumerate(iterable.tensor, iterable.start)
-        elif isinstance(iterable, TensorZip):
-            iterable = zip(*iterable.tensors)
-        elif iterable.dim() == 0:
+        if isinstance(iterable, torch.Tensor) and iterable.dim() == 0:
             raise TypeError(f"cannot iterate over a scalar tensor{cf._where()}.")
-        cf._python_for(iterable, extra_test, body, get_state, set_state, names)
+        cf._python_for(cf.python_iterable(iterable), extra_test, body, get_state, set_state,
+                       names)
         return
     cf._reject_mutations(mutates, "a for loop", cf._ONCE_PER_TRACE)
     before = cf._state_before(get_state, names)

@@ -364,16 +364,23 @@ class _Emitter:
         0-d or repeats one value where ``node``'s other inputs set the shape; else None."""
         if value.node.op is not CONST:
             return None
-        array = value.node.attrs["value"]
-        if array.ndim > 0:
-            others = [v.shape for v in node.inputs if v is not value]
-            if array.size > _UNIFORM_SIZE or not all(map(_is_array_shape, others)) \
-                    or np.broadcast_shapes(*others) != tuple(node.outputs[0].shape) \
-                    or array.tobytes() != array.reshape(-1)[:1].tobytes() * array.size:
-                return None
-            array = array.reshape(-1)[0:1].reshape(())
         name = self.names[id(value)] + "a"
-        self.globals[name] = array
+        if name not in self.globals:
+            array = value.node.attrs["value"]
+            if array.ndim > 0:
+                if array.size > _UNIFORM_SIZE \
+                        or array.tobytes() != array.reshape(-1)[:1].tobytes() * array.size:
+                    self.globals[name] = None  # looked at once: not one value repeated
+                    return None
+                array = array.reshape(-1)[0:1].reshape(())
+            self.globals[name] = array
+        if self.globals[name] is None:
+            return None
+        if value.shape != ():
+            others = [v.shape for v in node.inputs if v is not value]
+            if not all(map(_is_array_shape, others)) \
+                    or np.broadcast_shapes(*others) != tuple(node.outputs[0].shape):
+                return None
         return name
 
     def write(self, node: Node, value: str, indent: str, owned: bool) -> None:

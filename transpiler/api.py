@@ -161,28 +161,34 @@ def _showing_user_frames(converted):
     if public is not None:
         return public
 
+    run = _outside_dynamo(converted)
+
     @functools.wraps(converted)
     def converted_call(*args, **kwargs):
         try:
-            return converted(*args, **kwargs)
+            return run(*args, **kwargs)
         except Exception as error:
             if not rt.config.traceback_filtering():
                 raise
             raise error.with_traceback(user_traceback(error))
 
-    public = _outside_dynamo(converted_call)
-    converted.__dict__[_PUBLIC] = public
-    return public
+    if run is not converted:
+        # Dynamo keeps what it compiled per code object: with one code for every converted
+        # function, a compiled one could run another's graph, and all would share Dynamo's
+        # limit of 8 recompilations.
+        converted_call.__code__ = converted_call.__code__.replace()
+    converted.__dict__[_PUBLIC] = converted_call
+    return converted_call
 
 
-def _outside_dynamo(public):
-    """With PyTorch imported, ``public`` as a call that ``torch.compile`` does not trace into
-    (see ``staging.torch_dynamo``); without it, ``public`` itself (PyTorch is never imported
+def _outside_dynamo(converted):
+    """With PyTorch imported, ``converted`` as a call that ``torch.compile`` does not trace into
+    (see ``staging.torch_dynamo``); without it, ``converted`` itself (PyTorch is never imported
     here). A function converted before PyTorch was imported is traced by Dynamo as it is."""
     if "torch" not in sys.modules:
-        return public
+        return converted
     from transpiler.operators.staging.torch_dynamo import outside_dynamo
-    return outside_dynamo(public)
+    return outside_dynamo(converted)
 
 
 def to_code(fn: Callable) -> str:

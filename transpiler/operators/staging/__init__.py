@@ -93,18 +93,22 @@ def backend_for_any(values: Iterable):
 
 def backend_for_bounds(bounds: Iterable):
     """The backend staging ``range(*bounds)``: the one of a staged bound, or PyTorch's for a
-    symbolic size (``x.shape[0]`` of a dynamic dimension, an int argument ``torch.compile``
-    made dynamic), which Python's range would fix to the value traced (specializing it)."""
+    symbolic int that Python's range cannot take: one known only when the program runs
+    (``n.item()``), or, under ``torch.export``, a size of a dimension exported as dynamic,
+    which range would fix to the value traced. (Under ``torch.compile`` range fixes a size as
+    plain PyTorch does: Dynamo then compiles again for another size, and the loop unrolls.)"""
     backend = backend_for_any(bounds)
-    if backend is None and any(_is_torch_symbolic_int(bound) for bound in bounds):
+    if backend is None and any(_stays_symbolic(bound) for bound in bounds):
         return _backend("torch")
     return backend
 
 
-def _is_torch_symbolic_int(value) -> bool:
+def _stays_symbolic(value) -> bool:
     torch = sys.modules.get("torch")
-    return (torch is not None and isinstance(value, getattr(torch, "SymInt", ()))
-            and value.node.is_symbolic())
+    if torch is None or not isinstance(value, getattr(torch, "SymInt", ())):
+        return False
+    node = value.node
+    return node.is_symbolic() and (not node.has_hint() or torch.compiler.is_exporting())
 
 
 class StagedRange:

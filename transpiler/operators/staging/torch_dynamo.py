@@ -12,7 +12,6 @@ real tensors, as Python. Imported only when PyTorch is.
 
 from __future__ import annotations
 
-import functools
 from typing import Callable
 
 import torch
@@ -25,24 +24,19 @@ _STATIC_KEY = "__eager2graph_static__"
 _STATIC_TYPES = (type(None), str, bytes, type(Ellipsis))
 
 
-def outside_dynamo(public: Callable) -> Callable:
-    """``public`` (what ``convert`` hands out) as a call Dynamo does not trace into.
-
-    The result is a small function of its own (with its own code object: Dynamo caches what it
-    compiled per code object, and ``torch.compile`` of the marked function itself would share
-    one wrapper code among every converted function, and its limit of 8 recompilations) that
-    passes the static values of its arguments and its result (None for an optional bias or
-    mask, a string) through the call; run as Python (eagerly), it calls ``public`` directly."""
+def outside_dynamo(converted: Callable) -> Callable:
+    """``converted`` as a call Dynamo does not trace into: under ``torch.compile`` it calls
+    the marked function, passing the static values of its arguments and its result (None for
+    an optional bias or mask, a string) through the call; run as Python (eagerly), it calls
+    ``converted`` directly."""
     marked = torch._dynamo.nonstrict_trace(
-        lambda *args, **kwargs: _boxed(public(*_unboxed(args), **_unboxed(kwargs))))
+        lambda *args, **kwargs: _boxed(converted(*_unboxed(args), **_unboxed(kwargs))))
 
     def call(*args, **kwargs):
         if not torch.compiler.is_compiling():
-            return public(*args, **kwargs)
+            return converted(*args, **kwargs)
         return _unboxed(marked(*_boxed(args), **_boxed(kwargs)))
 
-    functools.update_wrapper(call, public)
-    call.__code__ = call.__code__.replace(co_name=getattr(public, "__name__", "converted"))
     return call
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from runtime.ops.io_ops import FormattedValue, format_value
 from transpiler.operators import control_flow as cf
 from transpiler.operators.formatting import StagedText, flatten_print_values
-from transpiler.operators.staging import is_jax_tracer
+from transpiler.operators.staging import extremes, is_jax_tracer
 from transpiler.operators.staging.jax_values import condition, in_staged_block, weak
 
 __all__ = ["int_", "float_", "abs_", "round_", "min_", "max_", "len_", "print_", "print_pieces",
@@ -81,37 +81,17 @@ def round_(number, ndigits=None):
     return int_(jnp.round(number) if _kind(number) == "f" else number)
 
 
-def _extreme(name: str, args, kwargs, better):
-    if kwargs:
-        raise TypeError(
-            f"{name}() with {', '.join(kwargs)} on a JAX tracer{cf._where()} would compare "
-            f"traced values in Python. Compute the key as an array and use jnp.argmin/argmax.")
-    if len(args) == 1:
-        (items,) = args
-        if isinstance(items, (list, tuple)):
-            args = tuple(items)
-        elif np.ndim(items) == 1:
-            return (jnp.min if name == "min" else jnp.max)(items)
-        else:
-            raise TypeError(
-                f"{name}() of an array of shape {tuple(np.shape(items))}{cf._where()}: Python "
-                f"compares its rows, whose truth is ambiguous (or a scalar, which is not "
-                f"iterable). Reduce it with jnp.{name}.")
-        if not args:
-            raise ValueError(f"{name}() arg is an empty sequence")
-    result = args[0]
-    for value in args[1:]:
-        # Python keeps the earlier value unless the later one is strictly better (NaN too).
-        result = jnp.where(better(value, result), value, result)
-    return result
+_JAX = extremes.Engine("a JAX tracer", "jnp",
+                       reduce=lambda name, vector: getattr(jnp, name)(vector),
+                       select=jnp.where)
 
 
 def min_(*args, **kwargs):
-    return _extreme("min", args, kwargs, lambda new, old: new < old)
+    return extremes.extreme(_JAX, "min", args, kwargs)
 
 
 def max_(*args, **kwargs):
-    return _extreme("max", args, kwargs, lambda new, old: new > old)
+    return extremes.extreme(_JAX, "max", args, kwargs)
 
 
 def len_(value):

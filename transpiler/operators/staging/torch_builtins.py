@@ -16,6 +16,7 @@ import builtins
 import torch
 
 from transpiler.operators import control_flow as cf
+from transpiler.operators.staging import extremes
 from transpiler.operators.staging.torch_values import condition
 
 __all__ = ["int_", "float_", "abs_", "round_", "min_", "max_", "len_", "print_", "assert_",
@@ -69,39 +70,22 @@ def round_(number: torch.Tensor, ndigits=None) -> torch.Tensor:
     return int_(torch.round(number) if number.dtype.is_floating_point else number)
 
 
-def _extreme(name: str, args: tuple, kwargs: dict, better):
-    if kwargs:
-        raise TypeError(
-            f"{name}() with {', '.join(kwargs)} on a traced PyTorch tensor{cf._where()} would "
-            f"compare traced values in Python. Compute the key as a tensor and use "
-            f"torch.argmin/argmax.")
-    if len(args) == 1:
-        (items,) = args
-        if isinstance(items, (list, tuple)):
-            args = tuple(items)
-        elif isinstance(items, torch.Tensor) and items.dim() == 1:
-            return torch.amin(items) if name == "min" else torch.amax(items)
-        else:
-            raise TypeError(
-                f"{name}() of a tensor of shape {tuple(getattr(items, 'shape', ()))}"
-                f"{cf._where()}: Python compares its rows, whose truth is ambiguous (or a "
-                f"scalar, which is not iterable). Reduce it with torch.{name}.")
-        if not args:
-            raise ValueError(f"{name}() arg is an empty sequence")
-    result = args[0]
-    for value in args[1:]:
-        # Python keeps the earlier value unless the later one is strictly better.
-        new = value if isinstance(value, torch.Tensor) else torch.tensor(value)
-        result = torch.where(better(new, result), new, result)
-    return result
+def _select(condition, new, old) -> torch.Tensor:
+    as_tensor = (lambda value: value if isinstance(value, torch.Tensor) else torch.tensor(value))
+    return torch.where(as_tensor(condition), as_tensor(new), old)
+
+
+_TORCH = extremes.Engine("a traced PyTorch tensor", "torch",
+                         reduce=lambda name, vector: getattr(torch, f"a{name}")(vector),
+                         select=_select)
 
 
 def min_(*args, **kwargs):
-    return _extreme("min", args, kwargs, lambda new, old: new < old)
+    return extremes.extreme(_TORCH, "min", args, kwargs)
 
 
 def max_(*args, **kwargs):
-    return _extreme("max", args, kwargs, lambda new, old: new > old)
+    return extremes.extreme(_TORCH, "max", args, kwargs)
 
 
 def len_(value: torch.Tensor):

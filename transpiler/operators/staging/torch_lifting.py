@@ -12,6 +12,10 @@ converted code is kept away from Dynamo (see ``transpiler.api``), so this module
    made nor was given: what it captures.
 2. ``substituting`` runs the block inside the engine's subgraph with those tensors replaced, at
    every operation, by the subgraph's inputs that stand for them.
+3. A block may not change its inputs either: an in-place change of a tensor from outside it
+   (``out[i] = v``, ``s.add_(v)``) changes a copy, which the block's later operations read; the
+   tensors changed so are given back by the block and written after it
+   (``Captured.written_tensors``, ``bind``).
 """
 
 from __future__ import annotations
@@ -46,8 +50,11 @@ _OUT_OF_PLACE = {
         ("add_", "add"), ("sub_", "sub"), ("mul_", "mul"), ("div_", "div"),
         ("floor_divide_", "floor_divide"), ("remainder_", "remainder"), ("pow_", "pow"),
         ("bitwise_and_", "bitwise_and"), ("bitwise_or_", "bitwise_or"),
-        ("bitwise_xor_", "bitwise_xor"), ("__iand__", "__and__"), ("__ior__", "__or__"),
-        ("__ixor__", "__xor__"), ("__ilshift__", "__lshift__"), ("__irshift__", "__rshift__"))
+        ("bitwise_xor_", "bitwise_xor"), ("__iadd__", "__add__"), ("__isub__", "__sub__"),
+        ("__imul__", "__mul__"), ("__itruediv__", "__truediv__"),
+        ("__ifloordiv__", "__floordiv__"), ("__imod__", "__mod__"), ("__ipow__", "__pow__"),
+        ("__iand__", "__and__"), ("__ior__", "__or__"), ("__ixor__", "__xor__"),
+        ("__ilshift__", "__lshift__"), ("__irshift__", "__rshift__"))
     if hasattr(owner, inplace)}
 
 # Operations that change their first argument in place.
@@ -57,11 +64,15 @@ _IN_PLACE_DUNDERS = frozenset((
     "__imatmul__"))
 
 
+# Methods named like in-place operations that change no value.
+_NOT_VALUES = frozenset(("requires_grad_", "share_memory_", "retain_grad"))
+
+
 def _in_place(func) -> bool:
     name = getattr(func, "__name__", "")
     owner = getattr(func, "__qualname__", "").partition(".")[0]
-    return owner in ("TensorBase", "Tensor") and (
-        name in _IN_PLACE_DUNDERS or (name.endswith("_") and not name.endswith("__")))
+    return owner in ("TensorBase", "Tensor") and (name in _IN_PLACE_DUNDERS or (
+        name.endswith("_") and not name.startswith("_") and name not in _NOT_VALUES))
 
 
 # Showing a tensor computes nothing the block outputs. Under torch.compile a FunctionalTensor's
@@ -84,7 +95,7 @@ class _Capturing(TorchFunctionMode):
     changes a copy instead, which every later operation of the block reads in its place and
     the block gives back where it gives the tensor: cond and while_loop may not change their
     inputs. Discovering notes the tensors from outside changed so (``Captured.written``): the
-    block gives them back too, and they are written after it.)"""
+    block gives them back too, and they are written after it."""
 
     def __init__(self, mapping: dict[int, torch.Tensor], recorded: "Captured | None" = None,
                  inputs: Sequence = (), carried: Sequence = ()):
@@ -98,7 +109,7 @@ class _Capturing(TorchFunctionMode):
         written = args[0] if args else None
         if self.mapping:
             args, kwargs = pytree.tree_map(self._substituted, (args, kwargs))
-        if (_in_place(func) and isinstance(args[0], torch.Tensor)
+        if (args and _in_place(func) and isinstance(args[0], torch.Tensor)
                 and self._outside(args[0])):
             if func in _OUT_OF_PLACE and written is args[0] and self._variable(written):
                 func = _OUT_OF_PLACE[func]

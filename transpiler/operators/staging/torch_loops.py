@@ -266,17 +266,17 @@ def _run_writing_back(loop: _Loop, before: tuple, leading: tuple, test: Callable
     carried too, after the ``leading`` tensors, and written back after the loop, as Python
     changes them."""
     written: list[torch.Tensor] = []
-    for _ in range(len(before) + 2):
-        count = len(leading)
+    count = len(leading)
 
-        def carried_test(*lead, count=count):
-            bind(written, lead[count:])
-            return test(*lead[:count])
+    def carried_test(*lead):
+        bind(written, lead[count:])
+        return test(*lead[:count])
 
-        def carried_step(*lead, count=count):
-            bind(written, lead[count:])
-            return (*step(*lead[:count]), *current(written))
+    def carried_step(*lead):
+        bind(written, lead[count:])
+        return (*step(*lead[:count]), *current(written))
 
+    while True:  # each round carries at least one more tensor of the enclosing code
         loop.settle(before, carried_test, carried_step, (*leading, *written))
         more = [t for t in loop.captured.written_tensors() if all(t is not w for w in written)]
         if not more:

@@ -120,6 +120,14 @@ class StagedRange:
     def __init__(self, start, limit, delta):
         self.start, self.limit, self.delta = start, limit, delta
 
+    @staticmethod
+    def of(*args) -> "StagedRange":
+        """``range(*args)``'s bounds, as Python reads its one, two or three arguments."""
+        if len(args) == 1:
+            return StagedRange(0, args[0], 1)
+        start, limit, *delta = args
+        return StagedRange(start, limit, delta[0] if delta else 1)
+
     def __repr__(self) -> str:
         return f"StagedRange({self.start!r}, {self.limit!r}, {self.delta!r})"
 

@@ -96,12 +96,7 @@ class JaxBackend(StagedExpressions):
                 return
         set_state(final)
 
-    @staticmethod
-    def range(*args):
-        if len(args) == 1:
-            return StagedRange(0, args[0], 1)
-        start, limit, *delta = args
-        return StagedRange(start, limit, delta[0] if delta else 1)
+    range = staticmethod(StagedRange.of)
 
 
 BACKEND = JaxBackend()

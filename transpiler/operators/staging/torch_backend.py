@@ -162,12 +162,7 @@ class TorchBackend(StagedExpressions):
         for_stmt(iterable, extra_test, body, get_state, set_state, names, opts,
                  mutates=mutates, staged=staged)
 
-    @staticmethod
-    def range(*args):
-        if len(args) == 1:
-            return StagedRange(0, args[0], 1)
-        start, limit, *delta = args
-        return StagedRange(start, limit, delta[0] if delta else 1)
+    range = staticmethod(StagedRange.of)
 
 
 def _refuse_staged_lists(before: tuple, names: Sequence[str], staged: Sequence[str],

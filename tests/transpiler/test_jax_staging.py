@@ -495,6 +495,21 @@ def test_builtins_print_and_assert_on_tracers_give_pythons_values():
         jax.effects_barrier()
 
 
+def truth_of_tracers(x):
+    if bool(x.sum() > 0):
+        return x + 1, bool(x[0]), bool(x[1])
+    return x - 1, bool(x[0]), bool(x[1])
+
+
+def test_bool_of_a_tracer_is_its_truth_when_the_function_runs():
+    f = _jit(truth_of_tracers)
+    for values in ([1.0, 2.0], [-1.0, 0.0], [0.0, -3.0]):
+        x = jnp.asarray(values, dtype=jnp.float32)
+        got, expected = f(x), truth_of_tracers(np.asarray(values, dtype=np.float32))
+        assert np.array_equal(got[0], expected[0]) and tuple(got[1:]) == expected[1:]
+        assert got[1].dtype == jnp.bool_
+
+
 def test_min_max_follow_python_on_nan_and_ties():
     f = _jit(lambda a, b: (min(a, b), max(a, b), max([a, b, 0.5])))
     nan = float("nan")

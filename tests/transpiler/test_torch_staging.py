@@ -541,3 +541,34 @@ def test_a_size_of_a_dynamic_shape_read_inside_a_block():
         x = torch.arange(rows * 3.0).reshape(rows, 3) - 4.0
         expected = rows_over_half(x)
         assert torch.equal(exported(x), expected) and torch.equal(compiled(x), expected)
+
+
+def branch_on_item(x):
+    if x.item() > 0.5:
+        return x * 2
+    return x / 2
+
+
+def halve_while_item_large(x):
+    steps = 0
+    while x.sum().item() > 1.0:
+        x = x / 2
+        steps += 1
+    return x, steps
+
+
+def numbers_of_an_item(x):
+    value = x.item()
+    flag = bool(x.sum() > 0)
+    return int(value), float(value), round(value), abs(value), bool(value), flag, \
+        (x + 1 if not value > 0 else x - 1)
+
+
+def test_decisions_on_numbers_known_only_when_the_program_runs():
+    # x.item() under a trace is a symbolic number without a value ("Could not guard on
+    # data-dependent expression" in plain PyTorch): deciding on it is staged.
+    _check_both(branch_on_item, [(_t(v),) for v in (0.7, 0.2, -3.0)])
+    _check_both(halve_while_item_large, [(_t(v),) for v in ([3.0, 4.0], [0.1, 0.2], [9.0, 0.0])],
+                example=(_t([3.0, 4.0]),))
+    for dtype in (torch.float32, torch.float64, torch.int64):
+        _check_both(numbers_of_an_item, [(_t(v, dtype),) for v in (2.5, -3.7, 0.0)])

@@ -140,6 +140,17 @@ def float_(value=0.0):
     return builtins.float(value)
 
 
+def bool_(value=False):
+    """``bool``; on a traced JAX or PyTorch value of one element, its truth as a bool scalar
+    that the function computes when it runs (``x != 0``), as ``int`` and ``float`` give
+    numbers. A symbolic eager2graph tensor keeps Python's meaning: ``bool(x)`` raises, naming
+    ``rt.cast`` and the tensor condition that stay in the graph."""
+    engine = None if is_symbolic(value) else _engine(value)
+    if engine is not None:
+        return engine.bool_(value)
+    return builtins.bool(value)
+
+
 def round_(number, ndigits=None):
     """``round``; on a tensor without ``ndigits``, an int like ``int(x)`` of the value rounded
     half to even, as Python's ``round`` of a NumPy number gives."""
@@ -219,7 +230,7 @@ def zip_(*iterables, **kwargs):
 OVERLOADS = {
     "range": "range_", "len": "len_", "print": "print_", "abs": "abs_", "int": "int_",
     "float": "float_", "min": "min_", "max": "max_", "enumerate": "enumerate_", "zip": "zip_",
-    "round": "round_",
+    "round": "round_", "bool": "bool_",
 }
 
 

@@ -6,7 +6,8 @@ The transpiler generates one code for every engine. At run time each operator (`
 
 * a symbolic eager2graph tensor → ``runtime_backend`` (``rt.cond`` / ``rt.while_loop``);
 * a JAX tracer → ``jax_backend`` (``lax.cond`` / ``while_loop`` / ``fori_loop``);
-* a traced (fake) PyTorch tensor → ``torch_backend`` (``cond`` / ``while_loop``);
+* a traced (fake) PyTorch tensor, or a number PyTorch's trace knows only when the program
+  runs (``x.item() > 0.5``) → ``torch_backend`` (``cond`` / ``while_loop``);
 * anything else → ``None``: the operator runs the statement as Python.
 
 A backend (see ``base.StagingBackend``) says how its engine builds a conditional, a while
@@ -67,9 +68,21 @@ def backend_for(value):
         return _backend("runtime")
     if is_jax_tracer(value):
         return _backend("jax")
-    if is_torch_traced(value):
+    if is_torch_traced(value) or is_torch_unknown_number(value):
         return _backend("torch")
     return None
+
+
+def is_torch_unknown_number(value) -> bool:
+    """Whether ``value`` is a symbolic bool, int or float of a PyTorch trace that has no value
+    while it is traced (``x.item()``, and what is computed from it): Python cannot decide on it
+    ("Could not guard on data-dependent expression"), so the decision is staged."""
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(
+            value, (getattr(torch, "SymBool", ()), getattr(torch, "SymInt", ()),
+                    getattr(torch, "SymFloat", ()))):
+        return False
+    return value.node.is_symbolic() and not value.node.has_hint()
 
 
 def evaluated_aside(fn):
@@ -107,8 +120,8 @@ def _stays_symbolic(value) -> bool:
     torch = sys.modules.get("torch")
     if torch is None or not isinstance(value, getattr(torch, "SymInt", ())):
         return False
-    node = value.node
-    return node.is_symbolic() and (not node.has_hint() or torch.compiler.is_exporting())
+    return is_torch_unknown_number(value) or (
+        value.node.is_symbolic() and torch.compiler.is_exporting())
 
 
 class StagedRange:

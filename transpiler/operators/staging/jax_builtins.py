@@ -22,7 +22,7 @@ from transpiler.operators.formatting import StagedText, flatten_print_values
 from transpiler.operators.staging import extremes, is_jax_tracer
 from transpiler.operators.staging.jax_values import condition, in_staged_block, weak
 
-__all__ = ["int_", "float_", "abs_", "round_", "min_", "max_", "len_", "print_", "print_pieces",
+__all__ = ["int_", "float_", "bool_", "abs_", "round_", "min_", "max_", "len_", "print_", "print_pieces",
            "assert_", "in_staged_block"]
 
 
@@ -67,6 +67,12 @@ def float_(value):
         return weak(jnp.asarray(value))
     target = jnp.float64 if dtype.itemsize == 8 else jnp.float32
     return weak(jnp.asarray(value).astype(target))
+
+
+def bool_(value):
+    """``bool(x)``: whether ``x`` is not zero, as a bool scalar."""
+    _scalar("bool", value)
+    return jnp.asarray(value) != 0
 
 
 def abs_(value):

@@ -1,7 +1,8 @@
-"""Builtins on traced PyTorch tensors in converted code: ``int``, ``float``, ``abs``, ``round``,
-``min``, ``max`` and ``len`` give what Python gives on the concrete values, as tensors (Python
-would ask the tensor for its value, which a trace does not know: "Could not extract
-specialized integer from data-dependent expression"); ``assert`` checks when the program runs.
+"""Builtins on traced PyTorch tensors in converted code: ``int``, ``float``, ``bool``, ``abs``,
+``round``, ``min``, ``max`` and ``len`` give what Python gives on the concrete values, as
+tensors (Python would ask the tensor for its value, which a trace does not know: "Could not
+extract specialized integer from data-dependent expression"); so do the numbers such a value
+gives (``x.item()``). ``assert`` checks when the program runs.
 
 ``transpiler.operators.builtins`` (and ``asserts``) hand a call here when one of its values is a
 traced tensor (``TorchBackend.builtins``). ``print`` keeps Python's meaning: it prints while
@@ -19,8 +20,19 @@ from transpiler.operators import control_flow as cf
 from transpiler.operators.staging import extremes
 from transpiler.operators.staging.torch_values import condition
 
-__all__ = ["int_", "float_", "abs_", "round_", "min_", "max_", "len_", "print_", "assert_",
+__all__ = ["int_", "float_", "bool_", "abs_", "round_", "min_", "max_", "len_", "print_", "assert_",
            "in_staged_block"]
+
+
+_SYMBOLIC_NUMBERS = {torch.SymBool: torch.bool, torch.SymInt: torch.int64,
+                     torch.SymFloat: torch.float64}
+
+
+def _tensor(value):
+    """``value``, or a number the trace knows only when the program runs (``x.item()``) as a
+    0-d tensor of the type Python gives it."""
+    dtype = _SYMBOLIC_NUMBERS.get(type(value))
+    return value if dtype is None else torch.scalar_tensor(value, dtype=dtype)
 
 
 def _one_value(name: str, value: torch.Tensor) -> None:
@@ -38,6 +50,7 @@ def _one_value(name: str, value: torch.Tensor) -> None:
 def int_(value: torch.Tensor) -> torch.Tensor:
     """``int(x)``: an int64 scalar (PyTorch's type for Python ints), truncated toward zero. NaN
     and infinities, where Python raises, fail the program's run-time check."""
+    value = _tensor(value)
     _one_value("int", value)
     value = value.reshape(())
     if value.dtype.is_floating_point:
@@ -51,6 +64,7 @@ def int_(value: torch.Tensor) -> torch.Tensor:
 def float_(value: torch.Tensor) -> torch.Tensor:
     """``float(x)``: a float scalar of ``x``'s width and at least 32 bits (int64 → float64),
     as the other engines give."""
+    value = _tensor(value)
     _one_value("float", value)
     value = value.reshape(())
     if value.dtype.is_floating_point and value.dtype.itemsize >= 4:
@@ -58,13 +72,21 @@ def float_(value: torch.Tensor) -> torch.Tensor:
     return value.to(torch.float64 if value.dtype.itemsize == 8 else torch.float32)
 
 
-def abs_(value: torch.Tensor) -> torch.Tensor:
-    return torch.abs(value)
+def bool_(value) -> torch.Tensor:
+    """``bool(x)``: whether ``x`` is not zero, as a bool scalar."""
+    value = _tensor(value)
+    _one_value("bool", value)
+    return condition(value, "bool()")
 
 
-def round_(number: torch.Tensor, ndigits=None) -> torch.Tensor:
+def abs_(value) -> torch.Tensor:
+    return torch.abs(_tensor(value))
+
+
+def round_(number, ndigits=None) -> torch.Tensor:
     """``round(x)``: like ``int(x)`` of ``x`` rounded half to even (Python's rule, and
     PyTorch's); with ``ndigits``, a value of ``x``'s dtype."""
+    number = _tensor(number)
     if ndigits is not None:
         return torch.round(number, decimals=ndigits)
     return int_(torch.round(number) if number.dtype.is_floating_point else number)

@@ -15,6 +15,8 @@ from __future__ import annotations
 from typing import Callable
 
 import torch
+from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+from torch.utils import _pytree as pytree
 
 # What an opaque call takes and returns must be tensors, numbers and containers of them; a
 # static value (None, a string) stands in for itself as a one-key dict whose key holds it. Dict
@@ -30,7 +32,8 @@ def outside_dynamo(converted: Callable) -> Callable:
     an optional bias or mask, a string) through the call; run as Python (eagerly), it calls
     ``converted`` directly."""
     marked = torch._dynamo.nonstrict_trace(
-        lambda *args, **kwargs: _boxed(converted(*_unboxed(args), **_unboxed(kwargs))))
+        lambda *args, **kwargs: _boxed(_binding_only_results(
+            converted, *_unboxed(args), **_unboxed(kwargs))))
 
     def call(*args, **kwargs):
         if not torch.compiler.is_compiling():
@@ -38,6 +41,25 @@ def outside_dynamo(converted: Callable) -> Callable:
         return _unboxed(marked(*_boxed(args), **_boxed(kwargs)))
 
     return call
+
+
+def _binding_only_results(fn: Callable, *args, **kwargs):
+    """``fn(*args, **kwargs)``, leaving pending only the new symbols of values known when the
+    program runs (``x.item()``) that its result holds (a size of ``x[x > 0]``).
+
+    Dynamo requires each such symbol made in an opaque call to appear in what the call
+    returns; a staged ``if x.item() > 0.5`` makes one that only its condition uses."""
+    shape_env = getattr(torch._guards.detect_fake_mode(), "shape_env", None)
+    if shape_env is None:
+        return fn(*args, **kwargs)
+    first_new = len(shape_env.pending_fresh_unbacked_symbols)
+    result = fn(*args, **kwargs)
+    held = set().union(*(free_unbacked_symbols(leaf) for leaf in pytree.tree_leaves(result)
+                         if isinstance(leaf, (torch.Tensor, torch.SymInt, torch.SymFloat,
+                                              torch.SymBool))))
+    pending = shape_env.pending_fresh_unbacked_symbols
+    pending[first_new:] = [symbol for symbol in pending[first_new:] if symbol in held]
+    return result
 
 
 def _boxed(value):

@@ -284,11 +284,18 @@ def discover(fn: Callable, captured: Captured, given: Sequence = ()):
     mapping: dict[int, torch.Tensor] = {}
     _reading.append(mapping)
     try:
-        with disable_proxy_modes_tracing(), _Capturing(mapping, captured):
+        with disable_proxy_modes_tracing(), _scratch_symbols(), _Capturing(mapping, captured):
             return fn()
     finally:
         _reading.pop()
         _discovering.pop()
+
+
+def _scratch_symbols():
+    """A context in which the numbers known only when the program runs (``x.item()``) are
+    scratch: a block being discovered is not recorded, so nothing in the trace will bind them."""
+    shape_env = getattr(torch._guards.detect_fake_mode(), "shape_env", None)
+    return shape_env.ignore_fresh_unbacked_symbols() if shape_env else contextlib.nullcontext()
 
 
 def stand_ins(specs: Sequence[tuple], like: Sequence) -> list:

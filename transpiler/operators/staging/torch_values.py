@@ -108,6 +108,10 @@ def condition(value, construct: str) -> torch.Tensor:
     ambiguous (as ``bool(tensor)`` is), so it is an error."""
     if isinstance(value, NUMBERS):
         return torch.tensor(bool(value))
+    if isinstance(value, (torch.SymBool, torch.SymInt, torch.SymFloat)):
+        # known only when the program runs (``x.item() > 0.5``)
+        return torch.scalar_tensor(value if isinstance(value, torch.SymBool) else value != 0,
+                                   dtype=torch.bool)
     if value.numel() != 1:
         raise ValueError(
             f"the condition of {construct} must be a single value, got a tensor of shape "

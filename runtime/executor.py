@@ -28,11 +28,12 @@ from typing import Callable
 
 import numpy as np
 
-from runtime import numpy_warnings, plan_lowering
+from runtime import numpy_warnings, plan_lanes, plan_lowering
 from runtime.errors import (AssertionFailedError, InvalidArgumentError, LoopLimitError,
                             OutOfRangeError)
 from runtime.graph import Graph, Node
 from runtime.ops.registry import COND, CONST, PLACEHOLDER, WHILE_LOOP
+from runtime.plan_groups import WRITE_LANES
 from runtime.plan_writes import variable_writer
 from runtime.tensor import EagerTensor
 from runtime.variables import ASSIGN
@@ -59,6 +60,8 @@ _MAX_NESTING = 10
 # A plan with a time limit reads the clock every this many loop iterations (reading it costs
 # more than a cheap iteration).
 _CLOCK_EVERY = 64
+# Variable writes: their value is not aliased by them (see runtime.plan_writes).
+_WRITES = (ASSIGN, WRITE_LANES)
 
 
 @dataclass(frozen=True)
@@ -233,20 +236,21 @@ class _Emitter:
 
     def block(self, graph: Graph, indent: str, keep) -> None:
         """Emits the nodes of ``graph``; values not in ``keep`` are deleted after last use."""
-        last_use = _last_uses(graph, keep)
-        lowered = {id(node): plan_lowering.lower(node) for node in graph.nodes}
-        kernels = {id(node): _kernel(node, lowered[id(node)]) for node in graph.nodes
+        nodes = plan_lanes.schedule(graph.nodes, keep)
+        last_use = _last_uses(nodes, keep)
+        lowered = {id(node): plan_lowering.lower(node) for node in nodes}
+        kernels = {id(node): _kernel(node, lowered[id(node)]) for node in nodes
                    if node.op.kernel is not None or node.op.bind is not None}
         # Values some consumer may alias (a view from reshape, a loop variable carried as it
         # is, a branch result): never overwritten in place. A variable write copies its value
         # unless it is the value's last use (see runtime.plan_writes).
-        self.shared |= {id(v) for node in graph.nodes for v in node.inputs
-                        if node.op is not ASSIGN and (
+        self.shared |= {id(v) for node in nodes for v in node.inputs
+                        if node.op not in _WRITES and (
                             id(node) not in kernels or not _is_elementwise(kernels[id(node)]))}
         emitted_any = False
-        pairs = plan_lowering.paired(graph.nodes, keep)
+        pairs = plan_lowering.paired(nodes, keep)
         done_early = {id(pair.second) for pair in pairs.values()}
-        for position, node in enumerate(graph.nodes):
+        for position, node in enumerate(nodes):
             if node.op is CONST:
                 self.constant(node)
                 continue
@@ -293,7 +297,7 @@ class _Emitter:
                 self.fresh.update(id(v) for v in node.outputs if _is_array_shape(v.shape))
             self.emit(f"{indent}{prefix}{lowered.text.format(*args, n=number)}", node)
             return
-        if node.op is ASSIGN:
+        if node.op in _WRITES:
             self.write(node, args[0], indent, owned=id(node.inputs[0]) in dying
                        and id(node.inputs[0]) in self.fresh and id(node.inputs[0]) not in self.shared)
             return
@@ -302,11 +306,12 @@ class _Emitter:
             for position, constant in enumerate(lowered.constants):
                 args.append(f"k{number}_{position}")
                 self.globals[args[-1]] = constant if array_result else constant[()]
-        elif isinstance(kernel, np.ufunc) and kernel.signature is None and array_result:
-            # Next to an array, a 0-d constant is cheaper to a ufunc as a 0-d array than as a
-            # NumPy scalar (NumPy converts the scalar on every call), and a constant of equal
-            # elements that only repeats a value along the others' shape cheaper as one
-            # value (a mean's gradient); the bits are the same.
+        elif array_result and (kernel is np.where or isinstance(kernel, np.ufunc)
+                               and kernel.signature is None):
+            # Next to an array, a 0-d constant is cheaper to a ufunc (or where) as a 0-d
+            # array than as a NumPy scalar (NumPy converts the scalar on every call), and a
+            # constant of equal elements that only repeats a value along the others' shape
+            # cheaper as one value (a mean's gradient); the bits are the same.
             args = [self.array_constant(v, node) or arg for arg, v in zip(args, node.inputs)]
         elementwise = _is_elementwise(kernel) and len(node.outputs) == 1
         reusable = [arg for arg, value in zip(args, node.inputs)
@@ -384,11 +389,15 @@ class _Emitter:
         return name
 
     def write(self, node: Node, value: str, indent: str, owned: bool) -> None:
-        """A variable write, by a writer made for the value's static type."""
+        """A variable write, by a writer made for the value's static type (or the writes of a
+        group of variables: runtime.plan_lanes)."""
         name = f"k{self.number(node)}"
         source = node.inputs[0]
-        self.globals[name] = variable_writer(node.attrs["variable"], node.attrs["mode"],
-                                             (source.dtype, source.shape), owned)
+        if node.op is WRITE_LANES:
+            self.globals[name] = node.attrs["group"].writer(node.attrs["mode"], owned)
+        else:
+            self.globals[name] = variable_writer(node.attrs["variable"], node.attrs["mode"],
+                                                 (source.dtype, source.shape), owned)
         self.emit(f"{indent}{name}({value})", node)
 
     def define(self, node: Node) -> str:
@@ -529,12 +538,12 @@ def _is_array_shape(shape) -> bool:
     return shape is not None and shape != () and None not in shape
 
 
-def _last_uses(graph: Graph, keep) -> dict[int, list]:
+def _last_uses(nodes: list, keep) -> dict[int, list]:
     """For each node position, the values of this block whose last use it is."""
     keep_ids = {id(v) for v in keep}
-    own = {id(v) for node in graph.nodes for v in node.outputs}
+    own = {id(v) for node in nodes for v in node.outputs}
     last: dict[int, tuple[int, object]] = {}
-    for position, node in enumerate(graph.nodes):
+    for position, node in enumerate(nodes):
         for value in node.inputs:
             if id(value) in own and id(value) not in keep_ids:
                 last[id(value)] = (position, value)

@@ -5,13 +5,15 @@ NumPy's function wrappers) on top of the work, and on the small arrays of a trai
 frames are most of the time. For the ops below, the plan writes the NumPy call the kernel
 would make, with the attributes and the dtypes known when the plan is compiled:
 
-    read_variable       var._value              (what the bound reader returns)
+    read_variable       var._value              (what the bound reader returns; [()] if 0-d)
     transpose           x.T, x.transpose(perm)  (np.transpose's own method call)
     reshape             x.reshape(shape)        (np.reshape's own method call)
     cast                x.astype(dtype)         (the bound cast, for real inputs)
     reduce_mean         add.reduce(x, axis, dtype, None, keepdims) / count
                                                 (the kernel's float path; count from the shape)
     relu                maximum(x, 0)           (a ufunc call: the plan may give it ``out=``)
+    gather_lanes        concatenate((a, b, ...), None)   (runtime.plan_groups)
+    read_lanes          group.read()
 
 Two nodes may also run as one call (``paired``): a training step's loss
 ``softmax_cross_entropy_with_logits(labels, logits)`` and its gradient's ``softmax(logits)``
@@ -35,6 +37,7 @@ from runtime.ops.array_ops import RESHAPE, TRANSPOSE
 from runtime.ops.conversion_ops import CAST
 from runtime.ops.nn_ops import RELU, SOFTMAX, SOFTMAX_XENT
 from runtime.ops.reduce_ops import REDUCE_MAX, REDUCE_MEAN, REDUCE_MIN, REDUCE_PROD, REDUCE_SUM
+from runtime.plan_groups import GATHER_LANES, READ_LANES
 from runtime.variables import READ
 
 
@@ -64,6 +67,8 @@ def lower(node: Node) -> Expression | UfuncCall | None:
 
 
 def _read(node: Node) -> Expression:
+    if node.outputs[0]._shape == ():  # a NumPy scalar, as the plan holds 0-d values
+        return Expression("var{n}._value[()]", {"var{n}": node.attrs["variable"]})
     return Expression("var{n}._value", {"var{n}": node.attrs["variable"]})
 
 
@@ -113,8 +118,18 @@ def _relu(node: Node) -> UfuncCall:
     return UfuncCall(np.maximum, (np.zeros((), node.inputs[0].dtype),))
 
 
+def _gather_lanes(node: Node) -> Expression:
+    places = "".join(f"{{{i}}}, " for i in range(len(node.inputs)))
+    return Expression(f"concatenate{{n}}(({places}), None)", {"concatenate{n}": np.concatenate},
+                      fresh=True)
+
+
+def _read_lanes(node: Node) -> Expression:
+    return Expression("group{n}.read()", {"group{n}": node.attrs["group"]})
+
+
 _RULES = {READ: _read, TRANSPOSE: _transpose, RESHAPE: _reshape, CAST: _cast, REDUCE_MEAN: _mean,
-          RELU: _relu}
+          RELU: _relu, GATHER_LANES: _gather_lanes, READ_LANES: _read_lanes}
 
 
 

@@ -87,13 +87,25 @@ def test_views_from_lowered_ops_are_never_overwritten():
 
 def test_constants_next_to_arrays_give_the_same_bits():
     def f(x, s):
-        return (x * 0.1, x + 3.0, x > 0.5, x / 7.0, rt.maximum(x, 2.0), x - s, s * 0.1, s > 1.0)
+        return (x * 0.1, x + 3.0, x > 0.5, x / 7.0, rt.maximum(x, 2.0), x - s, s * 0.1, s > 1.0,
+                rt.where(x > 0.5, x, 2.0))
 
     for dtype in ("float16", "float32", "float64"):
         x = _values(dtype, (4, 3))
         planned, eager, source = _plan_and_eager(f, x, np.asarray(2.5, dtype))
         assert_identical(planned, eager)
         assert re.search(r"c\d+a\b", source)  # a 0-d constant as an array next to x
+
+
+def test_a_scalar_variable_is_read_as_a_numpy_scalar():
+    rate, scale = rt.Variable(np.float32(0.1)), rt.Variable(np.float64(3.0))
+
+    def f(x):
+        return x * rate + rate * rate, rt.cast(scale, rt.float32) * rate - 1.0
+
+    planned, eager, source = _plan_and_eager(f, _values("float32", (3, 2)))
+    assert_identical(planned, eager)
+    assert re.search(r"var\d+\._value\[\(\)\]", source)
 
 
 def test_kernels_with_attributes_are_called_with_keywords():

@@ -572,3 +572,20 @@ def test_decisions_on_numbers_known_only_when_the_program_runs():
                 example=(_t([3.0, 4.0]),))
     for dtype in (torch.float32, torch.float64, torch.int64):
         _check_both(numbers_of_an_item, [(_t(v, dtype),) for v in (2.5, -3.7, 0.0)])
+
+
+def top_two(x):
+    x = x.clone()
+    values, places = [], []
+    for _ in range(2):
+        i = torch.argmax(x)
+        values.append(x[i].clone())
+        places.append(i)
+        x[i] = float("-inf")
+    return torch.stack(values), torch.stack(places)
+
+
+def test_indexing_by_a_computed_integer_tensor_outside_staged_blocks():
+    # x[i] with i = torch.argmax(x): PyTorch reads i as an integer, which a trace does not know.
+    _check_both(top_two, [(_t(v),) for v in ([3.0, 1.0, 4.0, 1.0, 5.0], [9.0, 8.0, 7.0, 6.0, 5.0],
+                                             [1.0, 1.0, 1.0, 1.0, -2.0])])

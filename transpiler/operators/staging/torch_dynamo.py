@@ -18,6 +18,8 @@ import torch
 from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
 from torch.utils import _pytree as pytree
 
+from transpiler.operators.staging import torch_indexing
+
 # What an opaque call takes and returns must be tensors, numbers and containers of them; a
 # static value (None, a string) stands in for itself as a one-key dict whose key holds it. Dict
 # keys are part of the structure Dynamo records, so Dynamo knows the value, and the wrappers put
@@ -32,7 +34,7 @@ def outside_dynamo(converted: Callable) -> Callable:
     an optional bias or mask, a string) through the call; run as Python (eagerly), it calls
     ``converted`` directly."""
     marked = torch._dynamo.nonstrict_trace(
-        lambda *args, **kwargs: _boxed(_binding_only_results(
+        lambda *args, **kwargs: _boxed(_run_traced(
             converted, *_unboxed(args), **_unboxed(kwargs))))
 
     def call(*args, **kwargs):
@@ -43,17 +45,19 @@ def outside_dynamo(converted: Callable) -> Callable:
     return call
 
 
-def _binding_only_results(fn: Callable, *args, **kwargs):
-    """``fn(*args, **kwargs)``, leaving pending only the new symbols of values known when the
-    program runs (``x.item()``) that its result holds (a size of ``x[x > 0]``).
-
-    Dynamo requires each such symbol made in an opaque call to appear in what the call
-    returns; a staged ``if x.item() > 0.5`` makes one that only its condition uses."""
+def _run_traced(fn: Callable, *args, **kwargs):
+    """``fn(*args, **kwargs)`` as PyTorch traces it: indexing by 0-d integer tensors reads
+    them as symbolic integers (``torch_indexing``), and of the new symbols of values known only
+    when the program runs (``x.item()``), only those its result holds (a size of ``x[x > 0]``)
+    stay pending: Dynamo requires each such symbol made in an opaque call to appear in what the
+    call returns, and a staged ``if x.item() > 0.5`` makes one that only its condition uses."""
     shape_env = getattr(torch._guards.detect_fake_mode(), "shape_env", None)
     if shape_env is None:
-        return fn(*args, **kwargs)
+        with torch_indexing.IndexingByIntegerTensors():
+            return fn(*args, **kwargs)
     first_new = len(shape_env.pending_fresh_unbacked_symbols)
-    result = fn(*args, **kwargs)
+    with torch_indexing.IndexingByIntegerTensors():
+        result = fn(*args, **kwargs)
     held = set().union(*(free_unbacked_symbols(leaf) for leaf in pytree.tree_leaves(result)
                          if isinstance(leaf, (torch.Tensor, torch.SymInt, torch.SymFloat,
                                               torch.SymBool))))

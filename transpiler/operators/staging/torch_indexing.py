@@ -1,5 +1,6 @@
-"""Indexing by 0-d integer tensors inside staged blocks on PyTorch: ``x[i]`` and ``x[i] = v``
-where ``i`` is the loop variable of a staged ``for i in range(n)`` (a tensor).
+"""Indexing by 0-d integer tensors in converted code traced by PyTorch: ``x[i]`` and
+``x[i] = v`` where ``i`` is the loop variable of a staged ``for i in range(n)`` (a tensor), or a
+value computed when the program runs (``i = torch.argmax(x)``).
 
 PyTorch reads a 0-d integer tensor in an index as the integer it holds, asking the tensor for
 its value, which a trace does not know ("Could not extract specialized integer from
@@ -12,6 +13,7 @@ from __future__ import annotations
 import contextlib
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 _GETITEM = torch.Tensor.__getitem__
 _SETITEM = torch.Tensor.__setitem__
@@ -24,6 +26,15 @@ def by_integer_tensors(func, args: tuple):
     if func is _SETITEM and len(args) == 3 and _indexes_by_integer_tensors(args[1]):
         return _assign_integers
     return func
+
+
+class IndexingByIntegerTensors(TorchFunctionMode):
+    """The mode a converted function runs in while PyTorch traces it: its indexing by 0-d
+    integer tensors reads them as symbolic integers (blocks of staged control flow do the
+    same in their own mode, ``torch_lifting``)."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        return by_integer_tensors(func, args)(*args, **(kwargs or {}))
 
 
 def _is_integer_scalar(item) -> bool:

@@ -11,7 +11,8 @@ interpreter, timed from its start to its last result, so imports, tracing and co
 eager2graph with its default settings (``jit_compile=None``) and with ``jit_compile=False``,
 JAX's ``jax.jit`` and TensorFlow's ``tf.function`` when they are installed (they are not
 dependencies). eager2graph's default runs twice, with an empty kernel cache and with the one
-that run filled. Every system starts from the same weights and batch, and its final loss is
+that run filled. Python's bytecode is cached, as for an installed package: one untimed run of
+each system fills the cache first. Every system starts from the same weights and batch, and its final loss is
 printed next to its time, so a system that computed something else shows. Ratios are of
 medians measured in this one run, interleaved; the machine's load average is printed with
 them, since absolute times on a busy machine say little.
@@ -137,7 +138,11 @@ def run_once(script: str, steps: int, setting: str, cache: str, folder: str) -> 
     if not os.path.exists(path):
         with open(path, "w", encoding="utf-8") as file:
             file.write(textwrap.dedent(script))
-    environment = {**os.environ, "XDG_CACHE_HOME": cache, "PYTHONWARNINGS": "ignore"}
+    # Bytecode is cached as a user's interpreter caches it (PYTHONDONTWRITEBYTECODE, set in
+    # some environments, would compile every module of a source checkout in every run).
+    environment = {**os.environ, "XDG_CACHE_HOME": cache, "PYTHONWARNINGS": "ignore",
+                   "PYTHONPYCACHEPREFIX": os.path.join(folder, "bytecode")}
+    environment.pop("PYTHONDONTWRITEBYTECODE", None)
     began = time.perf_counter()
     done = subprocess.run([sys.executable, path, str(steps), setting], capture_output=True,
                           text=True, env=environment, check=False)
@@ -152,6 +157,8 @@ def measure(step_counts: list[int], repeats: int) -> dict:
     columns = systems()
     results: dict = {}
     with tempfile.TemporaryDirectory() as folder:
+        for _, script, setting in columns:  # untimed: fills the bytecode cache
+            run_once(script, 1, setting, tempfile.mkdtemp(dir=folder), folder)
         for steps in step_counts:
             times: dict[str, list[float]] = {name: [] for name, _, _ in columns}
             losses: dict[str, str] = {}

@@ -14,18 +14,20 @@ A group write stores views of one flat array as the variables' new values and re
 A group read whose variables all still hold those views (compared by identity) returns that
 array without copying anything; otherwise (a variable assigned since, by anyone) it
 concatenates the values they hold now. So a step that writes a group and a later step that
-reads it, as optimizer slots are, pay one check per variable instead of a copy. Values stay
-read-only and change only by assignment, as ``Variable._store`` keeps them: a view handed out
-earlier never changes.
+reads it, as optimizer slots are, pay one check per variable instead of a copy. And when
+nothing but the variables holds that array or its views (references are counted) and no other
+thread runs, the next write goes into it in place. Values stay read-only and change only by
+assignment, as ``Variable._store`` keeps them: a value handed out earlier never changes.
 
-A group write takes its variables' locks (in one order for every group, so two group writes never
-wait for each other in a cycle), and an addition reads the old values under them: each variable's
-update is atomic, as a write of one variable is. The bits are those of the variables' own
-writes: the same ufunc on the same elements, in the variables' dtype.
+Otherwise a group write takes its variables' locks (in one order for every group, so two group
+writes never wait for each other in a cycle), and an addition reads the old values under them:
+each variable's update is atomic, as a write of one variable is. The bits are those of the
+variables' own writes: the same ufunc on the same elements, in the variables' dtype.
 """
 
 from __future__ import annotations
 
+import _thread
 import sys
 import threading
 from typing import Callable
@@ -35,7 +37,10 @@ import numpy as np
 from runtime.ops.registry import OpDef
 
 _UPDATES = {"add": np.add, "sub": np.subtract}
-_count, _active_count = sys.getrefcount, threading.active_count
+_count = sys.getrefcount
+# Threads started by Python besides the main one (a C function: ``threading.active_count``
+# takes a lock and costs ten times as much).
+_other_threads = _thread._count
 
 
 def _not_run(*_):
@@ -86,18 +91,18 @@ class VariableGroup:
         update, copyto = _UPDATES.get(mode), np.copyto
 
         def write(value):
+            if self._unshared():  # (no other thread runs: none can wait for the locks)
+                flat = self._written[0]
+                flat.setflags(write=True)
+                if update is not None:
+                    update(flat, value, flat)
+                else:
+                    copyto(flat, value)
+                flat.setflags(write=False)
+                return
             for lock in locks:
                 lock.acquire()
             try:
-                if self._unshared():
-                    flat = self._written[0]
-                    flat.setflags(write=True)
-                    if update is not None:
-                        update(flat, value, flat)
-                    else:
-                        copyto(flat, value)
-                    flat.setflags(write=False)
-                    return
                 if update is not None:
                     old = self.read()
                     new = update(old, value, value) if owned else update(old, value)
@@ -121,7 +126,7 @@ class VariableGroup:
         thread running, one could take a value between the count and the write, so it is
         never done then.)"""
         views = self._written[1]  # (not the flat array: a name for it would count)
-        if not views or _active_count() != 1:
+        if not views or _other_threads():
             return False
         variables = self.variables
         for index in range(len(views)):

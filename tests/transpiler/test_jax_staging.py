@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import io
+import math
 import subprocess
 import sys
 import warnings
@@ -508,6 +509,22 @@ def test_bool_of_a_tracer_is_its_truth_when_the_function_runs():
         got, expected = f(x), truth_of_tracers(np.asarray(values, dtype=np.float32))
         assert np.array_equal(got[0], expected[0]) and tuple(got[1:]) == expected[1:]
         assert got[1].dtype == jnp.bool_
+
+
+def math_of_a_mean(x):
+    m = x.mean().item()
+    if m > 0:
+        return math.exp(-m), math.floor(m), math.isclose(m, 2.0, rel_tol=1e-3), math.log(m, 2)
+    return math.exp(m), math.floor(m), math.isclose(m, 2.0), math.atan2(m, 1.0)
+
+
+def test_item_and_math_functions_of_tracers_compute_what_python_computes():
+    f = _jit(math_of_a_mean)
+    for values in ([1.0, 3.0], [1.0, 3.002], [-1.0, -2.5], [0.5, 0.25]):
+        got = f(jnp.asarray(values, dtype=jnp.float32))
+        expected = math_of_a_mean(np.asarray(values, dtype=np.float32))
+        assert np.allclose([float(v) for v in got], [float(v) for v in expected], rtol=1e-6)
+        assert got[1].dtype.kind == "i" and got[2].dtype == jnp.bool_
 
 
 def test_min_max_follow_python_on_nan_and_ties():

@@ -11,6 +11,7 @@ generation is skipped, which takes most of the time); one test goes through indu
 
 from __future__ import annotations
 
+import math
 import re
 import subprocess
 import sys
@@ -23,6 +24,7 @@ torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.filterwarnings(
     "ignore:`torch.jit.script_method` is deprecated:DeprecationWarning")
 
+import transpiler  # noqa: E402
 from transpiler import convert  # noqa: E402
 
 
@@ -589,3 +591,40 @@ def test_indexing_by_a_computed_integer_tensor_outside_staged_blocks():
     # x[i] with i = torch.argmax(x): PyTorch reads i as an integer, which a trace does not know.
     _check_both(top_two, [(_t(v),) for v in ([3.0, 1.0, 4.0, 1.0, 5.0], [9.0, 8.0, 7.0, 6.0, 5.0],
                                              [1.0, 1.0, 1.0, 1.0, -2.0])])
+
+
+def math_of_traced_numbers(x, y):
+    a = float(x)
+    return (math.floor(a * 10) / 10, math.ceil(a), math.trunc(a), math.sqrt(abs(a)),
+            math.log(abs(a) + 1, 2), math.log(abs(a) + 1), math.exp(-abs(a)),
+            math.isclose(a, float(y), rel_tol=1e-3), math.atan2(a, 2.0), math.hypot(a, 3.0),
+            math.degrees(a), math.pow(abs(a), 0.5), math.erf(a), math.isnan(a), math.fabs(a),
+            math.copysign(2.0, a), math.tanh(a))
+
+
+def exp_of_the_mean(x):
+    m = x.mean().item()
+    if m > 0:
+        return math.exp(-m)
+    return math.exp(m)
+
+
+def root_of(x):
+    return math.sqrt(float(x))
+
+
+def test_math_functions_of_traced_values_compute_what_python_computes():
+    pairs = [(1.234, 1.2345), (-1.234, 5.0), (0.0, 0.0), (7.5, 7.5)]
+    for dtype in (torch.float32, torch.float64):
+        _check_both(math_of_traced_numbers, [(_t(a, dtype), _t(b, dtype)) for a, b in pairs])
+    _check_both(exp_of_the_mean, [(_t([1.0, 2.0]),), (_t([-1.0, -2.0]),)])
+    assert "ag__.math.exp(-m)" in transpiler.to_code(exp_of_the_mean)
+
+
+def test_math_where_python_raises_fails_when_the_program_runs():
+    exported = torch.export.export(_Calls(convert(root_of)), (_t(4.0),)).module()
+    assert float(exported(_t(4.0))) == 2.0
+    with pytest.raises(RuntimeError, match=r"math\.sqrt\(\) of a negative value at "
+                                           r"test_torch_staging.py:\d+: Python raises "
+                                           r"ValueError \(math domain error\)\."):
+        exported(_t(-1.0))

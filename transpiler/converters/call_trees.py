@@ -1,5 +1,6 @@
-"""Calls: builtins that have a tensor version become ``ag__.<name>``; calls that may reach
-user code become ``ag__.converted(f)(...)`` so those functions are converted too.
+"""Calls: builtins that have a tensor version become ``ag__.<name>``, functions of ``math``
+``ag__.math.<name>``; calls that may reach user code become ``ag__.converted(f)(...)`` so
+those functions are converted too.
 
 Calls whose target is known while converting to be library code (an attribute of a module,
 such as ``rt.matmul`` or ``np.sum``, a builtin without a tensor version, a class, a function
@@ -16,6 +17,7 @@ import gast
 from transpiler.converters.base import ScopeTransformer, name
 from transpiler.converters.formatted_prints import rewrite_argument
 from transpiler.operators.builtins import OVERLOADS
+from transpiler.operators.staging import math_functions
 
 _LEFT_ALONE = {"super", "globals", "locals", "vars", "eval", "exec", "breakpoint", "isinstance",
                "type", "getattr", "setattr", "hasattr", "id"}
@@ -52,6 +54,10 @@ class _Calls(ScopeTransformer):
         if isinstance(func, gast.Name) and func.id == "super" and not node.args:
             return node  # zero-argument super() is handled when the function is loaded
         target = self._resolve(func)
+        if math_functions.traced_version(target):  # math.exp(m): ag__.math.exp(m)
+            node.func = gast.Attribute(gast.Attribute(name("ag__"), "math", gast.Load()),
+                                       target.__name__, gast.Load())
+            return node
         if _is_library(func, target):
             return node
         if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) \

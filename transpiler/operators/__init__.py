@@ -17,6 +17,7 @@ from transpiler.operators.calls import converted, do_not_convert
 from transpiler.operators.control_flow import for_stmt, if_exp, if_stmt, loop_options, while_stmt
 from transpiler.operators.formatting import field, formatted, percent_format, str_format
 from transpiler.operators.logical import and_, chained_compare, contains, not_, or_
+from transpiler.operators.math_calls import namespace as math  # noqa: F401
 from transpiler.operators.variables import Undefined, UndefinedReturnValue, ld, return_value
 
 # Frames in the transpiler are never "the user's line" in graph locations and errors.

@@ -7,6 +7,7 @@ each function here is exactly the builtin; on symbolic tensors it is the graph e
 from __future__ import annotations
 
 import builtins
+import functools
 import sys
 
 import runtime as rt
@@ -232,6 +233,16 @@ OVERLOADS = {
     "float": "float_", "min": "min_", "max": "max_", "enumerate": "enumerate_", "zip": "zip_",
     "round": "round_", "bool": "bool_",
 }
+
+
+def traced_method(fn):
+    """``x.item`` of a value an engine traces: the engine's version (the value as a scalar of
+    the trace, which a Python number cannot hold), or None for any other callable."""
+    owner = getattr(fn, "__self__", None)
+    if owner is None or not hasattr(type(owner), "item") or fn != owner.item:
+        return None
+    item = getattr(_engine(owner), "item_", None)
+    return None if item is None else functools.partial(item, owner)
 
 
 def replacement_for(fn):

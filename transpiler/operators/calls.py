@@ -14,7 +14,8 @@ import types
 import weakref
 
 from transpiler.generated_sources import is_generated
-from transpiler.operators.builtins import replacement_for
+from transpiler.operators import math_calls
+from transpiler.operators.builtins import replacement_for, traced_method
 
 _SKIPPED_PACKAGES = frozenset({"runtime", "transpiler", "numpy", "pytest", "_pytest", "hypothesis",
                                "jax", "jaxlib", "torch", "functorch"})
@@ -41,7 +42,7 @@ def is_library_code(fn) -> bool:
 
 def converted(fn):
     """``fn`` converted if it is user Python code, otherwise ``fn`` itself."""
-    replacement = replacement_for(fn)
+    replacement = replacement_for(fn) or math_calls.replacement_for(fn) or traced_method(fn)
     if replacement is not None:
         return replacement
     if isinstance(fn, types.MethodType):

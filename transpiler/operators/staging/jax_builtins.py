@@ -1,6 +1,6 @@
-"""Builtins on JAX tracers in converted code: ``int``, ``float``, ``abs``, ``round``, ``min``,
-``max``, ``len`` give what Python gives on the concrete values; ``print`` and ``assert`` act
-when the function runs, not once while it is traced.
+"""Builtins on JAX tracers in converted code: ``int``, ``float``, ``bool``, ``abs``, ``round``,
+``min``, ``max``, ``len`` and the ``math`` functions give what Python gives on the concrete
+values; ``print`` and ``assert`` act when the function runs, not once while it is traced.
 
 ``transpiler.operators.builtins`` (and ``asserts``) hand a call here when one of its values is
 a tracer (``JaxBackend.builtins``), or, for ``print``, when the call sits in a branch or loop
@@ -14,16 +14,17 @@ import sys
 
 import jax
 import jax.numpy as jnp
+import jax.scipy.special
 import numpy as np
 
 from runtime.ops.io_ops import FormattedValue, format_value
 from transpiler.operators import control_flow as cf
 from transpiler.operators.formatting import StagedText, flatten_print_values
-from transpiler.operators.staging import extremes, is_jax_tracer
+from transpiler.operators.staging import extremes, is_jax_tracer, math_functions
 from transpiler.operators.staging.jax_values import condition, in_staged_block, weak
 
-__all__ = ["int_", "float_", "bool_", "abs_", "round_", "min_", "max_", "len_", "print_", "print_pieces",
-           "assert_", "in_staged_block"]
+__all__ = ["MATH", "item_", "int_", "float_", "bool_", "abs_", "round_", "min_", "max_", "len_", "print_",
+           "print_pieces", "assert_", "in_staged_block"]
 
 
 def _kind(value) -> str:
@@ -69,6 +70,17 @@ def float_(value):
     return weak(jnp.asarray(value).astype(target))
 
 
+def item_(value):
+    """``x.item()``: the one value of ``x``, as a 0-d array standing for the Python number
+    (weak), computed when the function runs (JAX cannot give a Python number from a
+    tracer)."""
+    if np.size(value) != 1:
+        raise TypeError(f"item() of an array of shape {tuple(np.shape(value))}{cf._where()}: "
+                        f"only an array with one element has one value, as in NumPy. Index "
+                        f"one element first.")
+    return weak(jnp.reshape(value, ()))
+
+
 def bool_(value):
     """``bool(x)``: whether ``x`` is not zero, as a bool scalar."""
     _scalar("bool", value)
@@ -77,6 +89,20 @@ def bool_(value):
 
 def abs_(value):
     return jnp.abs(value)
+
+
+def _as_double(value):
+    """A number or a 0-d array as the widest float JAX computes with (float64 with
+    ``jax_enable_x64``, else float32), typed as a Python float."""
+    _scalar("float", value)
+    return weak(jnp.asarray(value, dtype=jnp.result_type(float)))
+
+
+MATH = math_functions.Engine(
+    xp=jnp, special={"erf": jax.scipy.special.erf, "erfc": jax.scipy.special.erfc,
+                     "lgamma": jax.scipy.special.gammaln},
+    as_float=_as_double, as_int=lambda value: weak(value.astype(jnp.result_type(int))),
+    check=lambda holds, message: None)  # JAX gives the IEEE value (see math_functions)
 
 
 def round_(number, ndigits=None):

@@ -17,10 +17,10 @@ import builtins
 import torch
 
 from transpiler.operators import control_flow as cf
-from transpiler.operators.staging import extremes
+from transpiler.operators.staging import extremes, math_functions
 from transpiler.operators.staging.torch_values import condition
 
-__all__ = ["int_", "float_", "bool_", "abs_", "round_", "min_", "max_", "len_", "print_", "assert_",
+__all__ = ["MATH", "item_", "int_", "float_", "bool_", "abs_", "round_", "min_", "max_", "len_", "print_", "assert_",
            "in_staged_block"]
 
 
@@ -72,6 +72,19 @@ def float_(value: torch.Tensor) -> torch.Tensor:
     return value.to(torch.float64 if value.dtype.itemsize == 8 else torch.float32)
 
 
+def item_(value: torch.Tensor):
+    """``x.item()``: of a float, complex or bool tensor, its one value as a 0-d tensor standing
+    for the Python number (a symbolic float of the trace cannot be read inside staged blocks
+    once Python arithmetic made it: ``math.exp(-m)``); of an integer tensor, a symbolic int of
+    the trace, which sizes and indices take."""
+    if value.numel() != 1:
+        raise RuntimeError(f"a Tensor with {value.numel()} elements cannot be converted to "
+                           f"Scalar{cf._where()}, as in PyTorch. Index one element first.")
+    if value.dtype.is_floating_point or value.dtype.is_complex or value.dtype == torch.bool:
+        return value.reshape(())
+    return value.item()
+
+
 def bool_(value) -> torch.Tensor:
     """``bool(x)``: whether ``x`` is not zero, as a bool scalar."""
     value = _tensor(value)
@@ -115,6 +128,21 @@ def len_(value: torch.Tensor):
         raise TypeError(f"len() of a 0-d tensor{cf._where()}: a scalar has no length. Use "
                         f"x.numel() for the number of elements.")
     return value.shape[0]
+
+
+def _as_double(value) -> torch.Tensor:
+    """A Python number or a one-element value as the float64 scalar Python computes with."""
+    if isinstance(value, (bool, int, float)):
+        return torch.tensor(float(value), dtype=torch.float64)
+    value = _tensor(value)
+    _one_value("float", value)
+    return value.reshape(()).to(torch.float64)
+
+
+MATH = math_functions.Engine(
+    xp=torch, special={"erf": torch.erf, "erfc": torch.erfc, "lgamma": torch.lgamma},
+    as_float=_as_double, as_int=lambda value: value.to(torch.int64),
+    check=lambda holds, message: torch._assert_async(holds, message))
 
 
 def in_staged_block() -> bool:

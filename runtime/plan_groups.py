@@ -28,6 +28,8 @@ variables' own writes: the same ufunc on the same elements, in the variables' dt
 from __future__ import annotations
 
 import _thread
+import itertools
+import math
 import sys
 import threading
 from typing import Callable
@@ -58,12 +60,11 @@ class VariableGroup:
     def __init__(self, variables):
         self.variables = tuple(variables)
         self.dtype = self.variables[0].dtype
-        ends = np.cumsum([int(np.prod(v.shape, dtype=np.int64)) for v in self.variables])
-        self.size = int(ends[-1])
-        starts = [0, *ends[:-1].tolist()]
+        ends = list(itertools.accumulate(math.prod(v.shape) for v in self.variables))
+        self.size = ends[-1]
         # How each variable's view is cut from the flat array (1-d ones need no reshape).
-        self._parts = tuple((slice(start, int(end)), tuple(v.shape) if len(v.shape) != 1 else None)
-                            for start, end, v in zip(starts, ends, self.variables))
+        self._parts = tuple((slice(start, end), tuple(v.shape) if len(v.shape) != 1 else None)
+                            for start, end, v in zip([0, *ends], ends, self.variables))
         # Every group takes its locks in one order (of their ids: the variables live as long
         # as the plan that holds this group).
         self._locks = tuple(sorted({id(v._lock): v._lock for v in self.variables}.values(), key=id))

@@ -29,6 +29,7 @@ at least one op, and more calls saved than concatenations added.
 from __future__ import annotations
 
 import heapq
+import math
 
 import numpy as np
 
@@ -51,7 +52,13 @@ def schedule(nodes: list, keep) -> list:
     """``nodes`` (a block of a plan, ``keep``: its results) with the groups of lanes found in
     it computed once each; ``nodes`` itself when there are none."""
     seeds = [node for node in nodes if node.op is ASSIGN and _is_seed(node)]
-    if len(seeds) < 2:
+    kinds: dict = {}
+    for seed in seeds:
+        kind = (seed.attrs["mode"], seed.attrs["variable"].dtype)
+        kinds[kind] = kinds.get(kind, 0) + 1
+    seeds = [seed for seed in seeds
+             if kinds[seed.attrs["mode"], seed.attrs["variable"].dtype] > 1]
+    if not seeds:
         return nodes
     block = _Block(nodes, keep)
     groups = _groups([_Lane.of(seed, block) for seed in seeds])
@@ -76,7 +83,7 @@ def _is_seed(node: Node) -> bool:
 
 
 class _Block:
-    """The facts about a block the rewrite asks for: positions and consumers."""
+    """The facts about a block the rewrite asks for: positions, consumers, exact ops."""
 
     def __init__(self, nodes: list, keep):
         self.nodes = nodes
@@ -85,11 +92,24 @@ class _Block:
         for node in nodes:
             for value in node.inputs:
                 self.consumers.setdefault(id(value), []).append(node)
+        self._exact: dict[int, bool] = {}
+
+    def liftable(self, node: Node, shape: tuple) -> bool:
+        """Whether ``node`` is an exact elementwise op of this block over arrays of ``shape``
+        (its result too) and scalars."""
+        exact = self._exact.get(id(node))
+        if exact is None:
+            exact = self._exact[id(node)] = id(node) in self.position \
+                and _exact_ufunc(node) is not None
+        return exact and tuple(node.outputs[0]._shape) == shape and all(
+            v._shape is not None and (len(v._shape) == 0 or tuple(v._shape) == shape)
+            for v in node.inputs)
 
 
 def _exact_ufunc(node: Node):
     """The exact ufunc the plan would call for ``node``, or None."""
-    if node.attrs or node.subgraphs or node.stateful or len(node.outputs) != 1:
+    if node.attrs or node.subgraphs or node.stateful or len(node.outputs) != 1 \
+            or node.outputs[0]._shape is None:
         return None
     lowered = plan_lowering.lower(node)
     if isinstance(lowered, plan_lowering.UfuncCall):
@@ -114,16 +134,7 @@ class _Lane:
 
     @classmethod
     def of(cls, seed: Node, block: _Block) -> "_Lane":
-        shape = tuple(seed.attrs["variable"].shape)
-        stopped: set[int] = set()  # ops whose result something else uses: leaves
-        while True:
-            internal = _tree(seed.inputs[0], shape, stopped)
-            shared = [node for node in internal.values()
-                      if any(c is not seed and (c is None or id(c) not in internal)
-                             for c in block.consumers.get(id(node.outputs[0]), ()))]
-            if not shared:
-                break
-            stopped.update(id(node) for node in shared)
+        internal = _tree(seed, tuple(seed.attrs["variable"].shape), block)
         keys: list = []
         values: list = []
         numbers: dict[int, int] = {}
@@ -154,22 +165,27 @@ class _Lane:
         return cls(seed, tuple(keys), values, list(internal.values()))
 
 
-def _tree(value, shape: tuple, stopped: set) -> dict[int, Node]:
-    """The elementwise exact ops ``value`` is computed by over arrays of ``shape`` and
-    scalars, up to the nodes in ``stopped``: id -> node."""
+def _tree(seed: Node, shape: tuple, block: _Block) -> dict[int, Node]:
+    """The exact elementwise ops over arrays of ``shape`` and scalars that compute ``seed``'s
+    value and nothing else: id -> node. Looked at from the last node back, so that every
+    consumer of a node is decided before the node is."""
     internal: dict[int, Node] = {}
-    pending = [value]
+    position, nodes, consumers = block.position, block.nodes, block.consumers
+    root = position.get(id(seed.inputs[0].node))
+    pending = [-root] if root is not None else []
+    queued = set(pending)
     while pending:
-        value = pending.pop()
-        node = value.node
-        if id(node) in internal or id(node) in stopped or value._shape is None \
-                or tuple(value._shape) != shape:
-            continue
-        if not all(v._shape is not None and (len(v._shape) == 0 or tuple(v._shape) == shape)
-                   for v in node.inputs) or _exact_ufunc(node) is None:
+        node = nodes[-heapq.heappop(pending)]
+        if not block.liftable(node, shape) or not all(
+                user is seed or (user is not None and id(user) in internal)
+                for user in consumers[id(node.outputs[0])]):
             continue
         internal[id(node)] = node
-        pending.extend(v for v in node.inputs if len(v._shape) > 0)
+        for value in node.inputs:
+            at = position.get(id(value.node))
+            if at is not None and len(value._shape) > 0 and -at not in queued:
+                queued.add(-at)
+                heapq.heappush(pending, -at)
     return internal
 
 
@@ -210,7 +226,7 @@ class _Rewrite:
         self._remove_unread()
 
     def add(self, lanes: list[_Lane]) -> None:
-        size = sum(int(np.prod(lane.variable.shape, dtype=np.int64)) for lane in lanes)
+        size = sum(math.prod(lane.variable.shape) for lane in lanes)
         flat: list = []
         first = lanes[0]
         for index, key in enumerate(first.signature[2]):
@@ -294,9 +310,21 @@ class _Rewrite:
         """The block's kept nodes and the new ones in an order that keeps every dependence,
         as close to the original order as it can; None when there is none (a cycle)."""
         block, removed = self.block, self.removed
-        units = [node for node in block.nodes if id(node) not in removed] + self.new
-        priority = {id(node): block.position[id(node)] for node in block.nodes}
+        kept = [node for node in block.nodes if id(node) not in removed]
+        priority = {id(node): block.position[id(node)] for node in kept}
         priority.update(self.priority)
+        # Each new node where its lanes' last node was: its inputs come before it (a lane's
+        # inputs come before the lane), and kept nodes read only kept nodes' values.
+        order = sorted(kept + self.new, key=lambda node: priority[id(node)])
+        at = {id(node): i for i, node in enumerate(order)}
+        if all(at[id(before)] < at[id(after)] for before, after in self._access_order()):
+            return order
+        return self._reordered(kept, priority)
+
+    def _reordered(self, kept: list, priority: dict) -> list[Node] | None:
+        """The nodes ordered by their dependences, data and accesses (a variable's reads and
+        writes moved apart by a group), closest to ``priority`` first; None for a cycle."""
+        units = kept + self.new
         producer = {id(v): node for node in units for v in node.outputs}
         successors: dict[int, set] = {id(node): set() for node in units}
         predecessors: dict[int, int] = {}

@@ -228,3 +228,19 @@ def test_an_intermediate_used_elsewhere_is_computed_apart_and_gathered():
     assert "concatenate" in source
     assert da.numpy().tolist() == [[0.75] * 3] * 2 and db.numpy().tolist() == [0.75] * 5
     assert a.numpy().tolist() == [[0.5] * 3] * 2 and b.numpy().tolist() == [0.5] * 5
+
+
+def test_a_read_between_two_lanes_sees_the_first_lanes_write():
+    a, b = rt.Variable(np.ones(3, np.float32)), rt.Variable(np.ones(4, np.float32))
+
+    def f(x, y):
+        a.assign_add(x * 2.0 + 1.0)
+        seen = a.read_value() * 3.0  # moved after the group's write, which writes a too
+        b.assign_add(y * 2.0 + 1.0)
+        return seen
+
+    args = rt.constant(np.full(3, 0.5, np.float32)), rt.constant(np.full(4, 0.25, np.float32))
+    function, source = _plan(f, *args)
+    assert "concatenate" in source
+    assert function(*args).numpy().tolist() == [9.0] * 3
+    assert a.numpy().tolist() == [3.0] * 3 and b.numpy().tolist() == [2.5] * 4

@@ -12,10 +12,11 @@ eager2graph with its default settings (``jit_compile=None``) and with ``jit_comp
 JAX's ``jax.jit`` and TensorFlow's ``tf.function`` when they are installed (they are not
 dependencies). eager2graph's default runs twice, with an empty kernel cache and with the one
 that run filled. Python's bytecode is cached, as for an installed package: one untimed run of
-each system fills the cache first. Every system starts from the same weights and batch, and its final loss is
-printed next to its time, so a system that computed something else shows. Ratios are of
-medians measured in this one run, interleaved; the machine's load average is printed with
-them, since absolute times on a busy machine say little.
+each system fills the cache first. Every system starts from the same weights and batch, and
+its final loss is printed next to its time, so a system that computed something else shows.
+Ratios are of medians measured in this one run, interleaved; the machine's load average is
+printed with them, since absolute times on a busy machine say little, and so are the CPU
+seconds each process used (all its threads), which a busy machine changes less.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -132,8 +134,10 @@ def systems() -> list[tuple[str, str, str]]:
     return found
 
 
-def run_once(script: str, steps: int, setting: str, cache: str, folder: str) -> tuple[float, str]:
-    """Seconds from a new interpreter's start to its exit, and its final loss."""
+def run_once(script: str, steps: int, setting: str, cache: str,
+             folder: str) -> tuple[float, float, str]:
+    """Seconds from a new interpreter's start to its exit, the CPU seconds it used (all its
+    threads, user and system), and its final loss."""
     path = os.path.join(folder, f"program_{abs(hash(script))}.py")  # converted code needs a file
     if not os.path.exists(path):
         with open(path, "w", encoding="utf-8") as file:
@@ -143,17 +147,24 @@ def run_once(script: str, steps: int, setting: str, cache: str, folder: str) -> 
     environment = {**os.environ, "XDG_CACHE_HOME": cache, "PYTHONWARNINGS": "ignore",
                    "PYTHONPYCACHEPREFIX": os.path.join(folder, "bytecode")}
     environment.pop("PYTHONDONTWRITEBYTECODE", None)
+    used = _children_cpu_seconds()
     began = time.perf_counter()
     done = subprocess.run([sys.executable, path, str(steps), setting], capture_output=True,
                           text=True, env=environment, check=False)
     elapsed = time.perf_counter() - began
     if done.returncode != 0:
         raise RuntimeError(f"{path} {steps} {setting} failed:\n{done.stderr}")
-    return elapsed, done.stdout.strip().splitlines()[-1]
+    return elapsed, _children_cpu_seconds() - used, done.stdout.strip().splitlines()[-1]
+
+
+def _children_cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def measure(step_counts: list[int], repeats: int) -> dict:
-    """{(column, steps): (median seconds, final loss)}, runs interleaved across systems."""
+    """{(column, steps): (median seconds, median CPU seconds, final loss)}, runs interleaved
+    across systems."""
     columns = systems()
     results: dict = {}
     with tempfile.TemporaryDirectory() as folder:
@@ -161,31 +172,36 @@ def measure(step_counts: list[int], repeats: int) -> dict:
             run_once(script, 1, setting, tempfile.mkdtemp(dir=folder), folder)
         for steps in step_counts:
             times: dict[str, list[float]] = {name: [] for name, _, _ in columns}
+            cpu: dict[str, list[float]] = {name: [] for name, _, _ in columns}
             losses: dict[str, str] = {}
             for repeat in range(repeats):
                 # A new empty kernel cache: the cold run fills it, the warm run reads it.
                 cache = tempfile.mkdtemp(dir=folder)
                 for name, script, setting in columns:
-                    elapsed, loss = run_once(script, steps, setting, cache, folder)
+                    elapsed, used, loss = run_once(script, steps, setting, cache, folder)
                     times[name].append(elapsed)
+                    cpu[name].append(used)
                     losses[name] = loss
             for name in times:
-                results[name, steps] = (statistics.median(times[name]), losses[name])
+                results[name, steps] = (statistics.median(times[name]),
+                                        statistics.median(cpu[name]), losses[name])
     return results
 
 
-def table(results: dict, step_counts: list[int]) -> str:
+def table(results: dict, step_counts: list[int], cpu: bool = False) -> str:
+    """Wall-clock seconds (or with ``cpu``, CPU seconds) and the default's ratios to the others."""
     names = list(dict.fromkeys(name for name, _ in results))
     width = max(len(n) for n in names)
+    column = 1 if cpu else 0
     lines = [f"{'system':<{width}} " + "".join(f"{n:>12,}" for n in step_counts) + "   final loss",
              "-" * (width + 12 * len(step_counts) + 15)]
     for name in names:
-        cells = "".join(f"{results[name, n][0]:>11.2f}s" for n in step_counts)
-        lines.append(f"{name:<{width}} {cells}   {results[name, step_counts[-1]][1]}")
+        cells = "".join(f"{results[name, n][column]:>11.2f}s" for n in step_counts)
+        lines.append(f"{name:<{width}} {cells}   {results[name, step_counts[-1]][2]}")
     default = "eager2graph default, warm cache"
     for other in ("eager2graph jit_compile=False", "JAX jit", "TF tf.function"):
         if other in names:
-            ratios = "".join(f"{results[default, n][0] / results[other, n][0]:>12.2f}"
+            ratios = "".join(f"{results[default, n][column] / results[other, n][column]:>12.2f}"
                              for n in step_counts)
             lines.append(f"{'default / ' + other:<{width}} {ratios}")
     return "\n".join(lines)
@@ -222,6 +238,9 @@ def main(argv: list[str] | None = None) -> None:
     print(f"seconds per whole process (median); load average {load_before:.2f} before, "
           f"{os.getloadavg()[0]:.2f} after")
     print(table(results, step_counts))
+    print("\nCPU seconds per whole process (median; all threads, user and system: less "
+          "sensitive to the machine's load, JAX's threads counted)")
+    print(table(results, step_counts, cpu=True))
     if args.plot:
         if importlib.util.find_spec("matplotlib") is None:
             print("--plot needs matplotlib (pip install matplotlib); the table is above.")

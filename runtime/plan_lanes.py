@@ -342,7 +342,8 @@ class _Rewrite:
         for before, after in self._access_order():
             edge(before, after)
         by_id = {id(node): node for node in units}
-        ready = [(priority[id(n)], i, id(n)) for i, n in enumerate(units)
+        rank = {id(node): i for i, node in enumerate(units)}  # ties: in the list's order
+        ready = [(priority[id(n)], rank[id(n)], id(n)) for n in units
                  if predecessors.get(id(n), 0) == 0]
         heapq.heapify(ready)
         order = []
@@ -352,7 +353,7 @@ class _Rewrite:
             for after in successors[key]:
                 predecessors[after] -= 1
                 if predecessors[after] == 0:
-                    heapq.heappush(ready, (priority[after], len(order) + len(units), after))
+                    heapq.heappush(ready, (priority[after], rank[after], after))
         return order if len(order) == len(units) else None
 
     def _access_order(self):

@@ -38,6 +38,7 @@ from runtime.ops.conversion_ops import CAST
 from runtime.ops.nn_ops import RELU, SOFTMAX, SOFTMAX_XENT
 from runtime.ops.reduce_ops import REDUCE_MAX, REDUCE_MEAN, REDUCE_MIN, REDUCE_PROD, REDUCE_SUM
 from runtime.plan_groups import GATHER_LANES, READ_LANES
+from runtime.plan_softmax import pair_kernel
 from runtime.variables import READ
 
 
@@ -162,22 +163,13 @@ def paired(nodes, keep) -> dict[int, Pair]:
         elif node.op is SOFTMAX:
             loss = losses.pop((id(node.inputs[0]), node.attrs["axis"]), None)
             if loss is not None:
-                pairs[id(loss)] = Pair(node, _softmax_xent_and_softmax, (loss.attrs["axis"],))
+                kernel = pair_kernel(*loss.inputs, loss.attrs["axis"])
+                pairs[id(loss)] = Pair(node, kernel, (loss.attrs["axis"],))
         elif node.op is RESHAPE and uses[id(node.inputs[0])] == 1:
             kernel = _reduction_without_kept_axes(node.inputs[0].node, node.outputs[0].shape)
             if kernel is not None:
                 pairs[id(node.inputs[0].node)] = Pair(node, kernel, only_second=True)
     return pairs
-
-
-def _softmax_xent_and_softmax(labels, logits, axis):
-    """``softmax_cross_entropy_with_logits(labels, logits, axis)`` and ``softmax(logits,
-    axis)``, each step as their kernels take it (runtime.ops.nn_ops)."""
-    shifted = logits - np.maximum.reduce(logits, axis, keepdims=True)
-    exps = np.exp(shifted)
-    sums = np.add.reduce(exps, axis, keepdims=True)
-    log_probs = shifted - np.log(sums)
-    return np.add.reduce(labels * -log_probs, axis), exps / sums
 
 
 def _reduction_without_kept_axes(node: Node, shape):

@@ -3,11 +3,13 @@ each form gives the kernel's bits, shows in the plan's source, and keeps the pla
 and variable rules (a value handed out never changes afterwards)."""
 
 import re
+import types
 
 import numpy as np
 import pytest
 
 import runtime as rt
+from runtime import plan_softmax
 from runtime.errors import InvalidArgumentError
 from tests.runtime.graph_helpers import assert_identical
 
@@ -296,3 +298,23 @@ def test_a_matrix_product_keeps_its_constant_operands_whole():
 
     planned, eager, _ = _plan_and_eager(f, _values("float32", (3, 3)))
     assert_identical(planned, eager)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_softmax_loss_of_few_classes_gives_the_kernels_bits(dtype):
+    rng = np.random.RandomState(5)
+    specials = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e30, 88.0, -1e-40])
+    for classes in range(1, 9):
+        logits = (rng.randn(40, classes) * rng.choice([1.0, 30.0, 1e-3], (40, classes)))
+        labels = rng.dirichlet(np.ones(classes), 40)
+        for row in range(0, 40, 4):  # NaNs of both signs, infinities, in logits or labels
+            logits[row, rng.randint(classes)] = rng.choice(specials)
+        labels[3, 0], labels[7, -1] = -np.nan, np.inf
+        logits[10:14], labels[14] = -np.inf, np.nan
+        for rows in (slice(None), slice(16, 40)):  # the last 24 rows are finite
+            arrays = labels[rows].astype(dtype), logits[rows].astype(dtype)
+            planned, eager, source = _plan_and_eager(_loss_and_gradient, *arrays)
+            assert [p.tobytes() for p in planned] == [e.tobytes() for e in eager], classes
+        logits_type = types.SimpleNamespace(shape=(24, classes), dtype=np.dtype(dtype))
+        chosen = plan_softmax.pair_kernel(logits_type, logits_type, 1)
+        assert (chosen is plan_softmax.few_classes) == (classes < 8)

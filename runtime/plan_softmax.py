@@ -12,8 +12,8 @@ along a whole contiguous column of examples. The bits are the same: a maximum is
 NumPy sums fewer than 8 elements of a row one after another (it starts pairwise summation at
 8), which is what summing rows does. Only NaNs could tell: NumPy's maximum along rows and
 between arrays may give a NaN another sign bit, and the sum of NaNs with different signs
-depends on the order of operands the compiler chose. So logits with a NaN or an infinity, or
-labels that make a loss NaN, are computed again by the general kernel.
+depends on the order of operands the compiler chose. So when a loss is NaN (a NaN or +inf among
+the logits, or labels that make one), the general kernel computes them again.
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 _FEW = 8  # NumPy sums fewer elements than this one after another (pairwise_sum's block)
-_maximum, _add, _exp, _log = np.maximum.reduce, np.add.reduce, np.exp, np.log
-_INFINITY = float("inf")
+_maximum, _add, _exp, _log, _dot = np.maximum.reduce, np.add.reduce, np.exp, np.log, np.dot
 
 
 def pair_kernel(labels, logits, axis):
@@ -50,15 +49,14 @@ def few_classes(labels, logits, axis):
     """``softmax_xent_and_softmax`` of 2-d logits with fewer than 8 classes on the last axis,
     the classes as rows (see the module docstring)."""
     rows = logits.T.copy()
-    top = _maximum(rows, 0)
-    if not _add(top) < _INFINITY:  # a NaN or +inf among the logits
-        return softmax_xent_and_softmax(labels, logits, axis)
-    shifted = rows - top
+    shifted = rows - _maximum(rows, 0)
     exps = _exp(shifted)
     sums = _add(exps, 0)
     log_probs = shifted - _log(sums)
-    losses = _add(labels.T * -log_probs, 0)
-    total = _add(losses)
-    if total != total:  # NaN: from the labels
+    losses = _add(labels.T.copy() * -log_probs, 0)
+    # A NaN among the logits, or a +inf, makes that example's sum NaN and so its loss, as
+    # labels that make a NaN do: then NaNs may differ in sign from the general kernel's.
+    check = _dot(losses, losses)
+    if check != check:
         return softmax_xent_and_softmax(labels, logits, axis)
     return losses, (exps / sums).T.copy()

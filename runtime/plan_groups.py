@@ -94,12 +94,10 @@ class VariableGroup:
         def write(value):
             if self._unshared():  # (no other thread runs: none can wait for the locks)
                 flat = self._written[0]
-                flat.setflags(write=True)
                 if update is not None:
                     update(flat, value, flat)
                 else:
                     copyto(flat, value)
-                flat.setflags(write=False)
                 return
             for lock in locks:
                 lock.acquire()
@@ -108,10 +106,11 @@ class VariableGroup:
                     old = self.read()
                     new = update(old, value, value) if owned else update(old, value)
                 else:
-                    new = value if owned else value.copy()
-                new.setflags(write=False)  # views cut from it are read-only too
+                    new = value if owned and value.base is None else value.copy()
+                new.setflags(write=False)  # the views cut from it are read-only ...
                 views = tuple(new[part] if shape is None else new[part].reshape(shape)
                               for part, shape in parts)
+                new.setflags(write=True)  # ... and it, never handed out, is written next time
                 for variable, view in zip(variables, views):
                     variable._value = view
                 self._written = (new, views)
@@ -133,18 +132,14 @@ class VariableGroup:
         for index in range(len(views)):
             if variables[index]._value is not views[index]:
                 return False
-        return self._references() == _UNSHARED
+        flat, per_view = self._references()
+        return flat == _UNSHARED[0] and per_view == _UNSHARED[1] * len(views)
 
     def _references(self) -> tuple[int, int]:
-        """(references to the flat array last written besides its views', the most to one of
-        its views), as counted from here."""
+        """(references to the flat array last written besides its views', references to its
+        views), as counted from here."""
         flat, views = self._written
-        most = 0
-        for index in range(len(views)):
-            count = _count(views[index])
-            if count > most:
-                most = count
-        return _count(flat) - len(views), most
+        return _count(flat) - len(views), sum(map(_count, views))
 
 
 class _Probe:
@@ -156,11 +151,13 @@ class _Probe:
 
 
 def _calibrated() -> tuple[int, int]:
-    """``VariableGroup._references`` of a group nothing else holds: what this interpreter
-    counts for the group's own references (interpreters count borrowed ones differently)."""
+    """``VariableGroup._references`` of a group nothing else holds, per view: what this
+    interpreter counts for the group's own references (interpreters count borrowed ones
+    differently)."""
     group = VariableGroup([_Probe(), _Probe()])
     group.writer("assign", True)(np.zeros(2))
-    return group._references()
+    flat, views = group._references()
+    return flat, views // 2
 
 
 _UNSHARED = _calibrated()

@@ -18,10 +18,10 @@ would make, with the attributes and the dtypes known when the plan is compiled:
 Two nodes may also run as one call (``paired``): a training step's loss
 ``softmax_cross_entropy_with_logits(labels, logits)`` and its gradient's ``softmax(logits)``
 compute the same shifted exponentials and their sums, which one kernel computes once for both
-results; a sum with ``keepdims`` only reshaped to drop the kept axes (a bias gradient) is the
-sum without them.
+results (runtime.plan_softmax); a sum with ``keepdims`` only reshaped to drop the kept axes (a
+bias gradient) is the sum without them.
 
-Each rule gives the bits of the kernel it stands for (tests/runtime/test_plan_lowering.py
+Each rule gives the bits of the kernel it stands for (tests/runtime/test_executor_lowering.py
 compares them on every dtype the op takes). A rule applies only when the static types say the
 kernel would take the path written here; otherwise the kernel runs.
 """

@@ -33,9 +33,6 @@ KNOWN_FAILURES = {
     "algorithms.gradient_clip_steps":
         'export+compile: torch.overrides._get_overloaded_args gets converted: SyntaxError '
         "'overloaded_types' can't be nonlocal",
-    "algorithms.kmeans_1d":
-        'export+compile: data-dependent indexing in a staged loop: '
-        'PendingUnbackedSymbolNotFound',
     "algorithms.kth_smallest":
         "export+compile: a traced index: 'Could not extract specialized integer from "
         "data-dependent expression'",
@@ -51,12 +48,6 @@ KNOWN_FAILURES = {
         'export+compile: torch.equal: DataDependentOutputException aten.equal.default',
     "conditionals.defined_in_one_branch":
         'export+compile: a variable assigned in one branch only: ValueError when staging',
-    "conditionals.return_python_bool":
-        "export+compile: bool() of a traced tensor: 'Could not guard on data-dependent "
-        "expression Eq(u0, 1)'",
-    "conditionals.scalar_item_branch":
-        "export+compile: .item()/float() of a traced tensor used as a Python float: 'Could not "
-        "guard on data-dependent expression zuf0'",
     "conditionals.size_word": 'export+compile: branches return different strings: GraphTypeError',
     "conditionals.softmax_with_temperature":
         'export+compile: torch.overrides._get_overloaded_args gets converted: SyntaxError '
@@ -81,10 +72,6 @@ KNOWN_FAILURES = {
     "for_loops.running_max_fill":
         "compile: x[i] = v inside a staged if: cond 'hop is expected to return at least one "
         "output'",
-    "for_loops.topk_by_loop":
-        "export+compile: a traced index: 'Could not extract specialized integer from "
-        "data-dependent expression'; compile: a list appended to in a staged block: "
-        'NotImplementedError',
     "modules.AdaptiveDepth":
         'export+compile: torch.overrides._get_overloaded_args gets converted: SyntaxError '
         "'overloaded_types' can't be nonlocal",
@@ -116,9 +103,6 @@ KNOWN_FAILURES = {
     "modules.TemperatureSoftmax":
         'export+compile: torch.overrides._get_overloaded_args gets converted: SyntaxError '
         "'overloaded_types' can't be nonlocal",
-    "modules.WeightSignBranch":
-        "compile: an nn.Parameter in a staged block: 'Please convert all Tensors to "
-        "FakeTensors first'",
     "numbers.any_row_positive":
         "export+compile: bool() of a traced tensor: 'Could not guard on data-dependent "
         "expression Eq(u0, 1)'",
@@ -128,28 +112,18 @@ KNOWN_FAILURES = {
     "numbers.exp_of_mean":
         "export+compile: .item()/float() of a traced tensor used as a Python float: 'Could not "
         "guard on data-dependent expression zuf0'",
-    "numbers.floor_of_float":
-        "export+compile: .item()/float() of a traced tensor used as a Python float: 'Could not "
-        "guard on data-dependent expression zuf0'",
     "numbers.isclose_check":
-        "export+compile: .item()/float() of a traced tensor used as a Python float: 'Could not "
-        "guard on data-dependent expression zuf0'",
-    "numbers.item_double_if_positive":
         "export+compile: .item()/float() of a traced tensor used as a Python float: 'Could not "
         "guard on data-dependent expression zuf0'",
     "numbers.log_if_positive_math":
         "export+compile: .item()/float() of a traced tensor used as a Python float: 'Could not "
         "guard on data-dependent expression zuf0'",
-    "numbers.rounded_mean": 'compile: round(x.item(), 2): PendingUnbackedSymbolNotFound',
     "numbers.sqrt_of_energy":
         "export+compile: .item()/float() of a traced tensor used as a Python float: 'Could not "
         "guard on data-dependent expression zuf0'",
     "numbers.sum_of_positives_generator":
         "export+compile: bool() of a traced tensor: 'Could not guard on data-dependent "
         "expression Eq(u0, 1)'",
-    "while_loops.halve_item":
-        "export+compile: .item()/float() of a traced tensor used as a Python float: 'Could not "
-        "guard on data-dependent expression zuf0'",
     "while_loops.halve_until_small":
         'export+compile: torch.overrides._get_overloaded_args gets converted: SyntaxError '
         "'overloaded_types' can't be nonlocal",

@@ -628,3 +628,37 @@ def test_math_where_python_raises_fails_when_the_program_runs():
                                            r"test_torch_staging.py:\d+: Python raises "
                                            r"ValueError \(math domain error\)\."):
         exported(_t(-1.0))
+
+
+class _Gates(torch.nn.Module):
+    """Parameters of several modules, some of one shape, read inside a staged if."""
+
+    def __init__(self):
+        super().__init__()
+        self.first, self.second = torch.nn.Linear(3, 4), torch.nn.Linear(4, 3)
+        self.shift = torch.nn.Parameter(torch.randn(3))
+        self.scale = torch.nn.Parameter(torch.randn(3, 1))
+
+    def forward(self, x):
+        if x.sum() > 0:
+            y = self.second(self.first(x)) * self.scale + self.shift
+        else:
+            y = self.second(self.first(x) * 2) * self.shift - self.scale
+        return y.sum()
+
+
+def test_gradients_of_parameters_read_in_a_staged_block_under_torch_compile():
+    # cond's gradient pass runs the branch again after AOTAutograd has put the module's real
+    # parameters back: each stands again for the traced parameter made from it.
+    torch.manual_seed(0)
+    plain, converted = _Gates(), _Gates()
+    converted.load_state_dict(plain.state_dict())
+    converted.forward = convert(converted.forward)
+    compiled = torch.compile(converted, fullgraph=True, backend="aot_eager")
+    for x in (torch.ones(3), -torch.ones(3)):
+        plain.zero_grad()
+        converted.zero_grad()
+        plain(x).backward()
+        compiled(x).backward()
+        for (name, expected), got in zip(plain.named_parameters(), converted.parameters()):
+            assert torch.allclose(expected.grad, got.grad), name

@@ -118,7 +118,7 @@ def staged_cond(pred, true_fn: Callable[[], tuple], false_fn: Callable[[], tuple
 
     def branch(fn: Callable) -> Callable:
         def run(*inputs):
-            with substituting(outer, captured.per_tensor(inputs)) as mapping:
+            with substituting(outer, captured.per_tensor(inputs), location=location) as mapping:
                 leaves = _outputs(prepare(tuple(fn())), targets)
                 leaves += [mapping.get(id(tensor), tensor) for tensor in written]
                 return distinct([as_output(leaf, mapping, inputs) for leaf in leaves])

@@ -18,10 +18,10 @@ import torch
 
 from transpiler.operators import control_flow as cf
 from transpiler.operators.staging import extremes, math_functions
-from transpiler.operators.staging.torch_values import condition
+from transpiler.operators.staging.torch_values import condition, number
 
-__all__ = ["MATH", "item_", "int_", "float_", "bool_", "abs_", "round_", "min_", "max_", "len_", "print_", "assert_",
-           "in_staged_block"]
+__all__ = ["MATH", "item_", "int_", "float_", "bool_", "abs_", "round_", "min_", "max_", "len_",
+           "print_", "assert_", "in_staged_block"]
 
 
 _SYMBOLIC_NUMBERS = {torch.SymBool: torch.bool, torch.SymInt: torch.int64,
@@ -106,7 +106,7 @@ def round_(number, ndigits=None) -> torch.Tensor:
 
 
 def _select(condition, new, old) -> torch.Tensor:
-    as_tensor = (lambda value: value if isinstance(value, torch.Tensor) else torch.tensor(value))
+    as_tensor = (lambda value: value if isinstance(value, torch.Tensor) else number(value))
     return torch.where(as_tensor(condition), as_tensor(new), old)
 
 
@@ -133,7 +133,7 @@ def len_(value: torch.Tensor):
 def _as_double(value) -> torch.Tensor:
     """A Python number or a one-element value as the float64 scalar Python computes with."""
     if isinstance(value, (bool, int, float)):
-        return torch.tensor(float(value), dtype=torch.float64)
+        return number(float(value), torch.float64)
     value = _tensor(value)
     _one_value("float", value)
     return value.reshape(()).to(torch.float64)

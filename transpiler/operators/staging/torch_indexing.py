@@ -76,4 +76,4 @@ def select_integers(x: torch.Tensor, index) -> torch.Tensor:
 def _assign_integers(x: torch.Tensor, index, value) -> None:
     """``x[index] = value``, each 0-d integer tensor of ``index`` read as its integer."""
     select_integers(x, index).copy_(value if isinstance(value, torch.Tensor)
-                                    else torch.tensor(value, dtype=x.dtype))
+                                    else torch.full((), value, dtype=x.dtype))

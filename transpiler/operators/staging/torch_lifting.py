@@ -26,6 +26,7 @@ from typing import Callable, Sequence
 import torch
 from torch.fx.experimental.proxy_tensor import (disable_proxy_modes_tracing, get_proxy_mode,
                                                get_proxy_slot)
+from torch._subclasses.fake_tensor import is_fake
 from torch.overrides import TorchFunctionMode
 from torch.utils import _pytree as pytree
 
@@ -98,11 +99,14 @@ class _Capturing(TorchFunctionMode):
     block gives them back too, and they are written after it."""
 
     def __init__(self, mapping: dict[int, torch.Tensor], recorded: "Captured | None" = None,
-                 inputs: Sequence = (), carried: Sequence = ()):
+                 inputs: Sequence = (), carried: Sequence = (), captured: Sequence = (),
+                 location: str = ""):
         super().__init__()
+        self.location = location
         self.mapping, self.recorded = mapping, recorded
         self.inputs = {id(tensor) for tensor in (*inputs, *carried)}
         self.carried = {id(tensor) for tensor in carried}
+        self.captured = [tensor for tensor in captured if isinstance(tensor, torch.Tensor)]
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -150,8 +154,37 @@ class _Capturing(TorchFunctionMode):
 
     def _substituted(self, leaf):
         if isinstance(leaf, _CAPTURABLE):
+            if id(leaf) not in self.mapping and isinstance(leaf, torch.Tensor) and self.captured:
+                self._restored(leaf)
             return self.mapping.get(id(leaf), leaf)
         return leaf
+
+    def _restored(self, leaf: torch.Tensor) -> None:
+        """A real tensor read while PyTorch traces: the block runs again for its gradient after
+        AOTAutograd put back a module's real parameters in place of the traced ones it ran
+        with. The traced one ``leaf`` stands for is the captured tensor made from it (the fake
+        tensor the trace's fake mode made of ``leaf``, or the functional tensor around it)."""
+        mode = torch._guards.detect_fake_mode()
+        if is_fake(leaf) or mode is None:
+            return
+        fake = mode.fake_tensor_converter._get_memo(leaf)
+        for tensor in self.captured:
+            if fake is not None and _unwrapped(tensor) is fake and id(tensor) in self.mapping:
+                self.mapping[id(leaf)] = self.mapping[id(tensor)]
+                return
+        raise RuntimeError(
+            f"Under torch.compile, the gradient pass of a staged block{self.location} reads a "
+            f"tensor of shape {tuple(leaf.shape)} that is not one the trace knows. Read it into "
+            f"a local variable before the if statement or loop (w = self.weight), so that the "
+            f"block reads the traced one.")
+
+
+def _unwrapped(tensor: torch.Tensor) -> torch.Tensor:
+    """The fake tensor inside ``tensor`` (the functional tensor of torch.compile's trace)."""
+    inner = getattr(tensor, "elem", None)
+    if inner is not None and torch._is_functional_tensor(inner):
+        return torch._from_functional_tensor(inner)
+    return tensor
 
 
 class Captured:
@@ -321,14 +354,16 @@ def made(outputs):
 
 @contextlib.contextmanager
 def substituting(captured: Sequence[torch.Tensor], inputs: Sequence[torch.Tensor],
-                 carried: Sequence[torch.Tensor] = ()):
+                 carried: Sequence[torch.Tensor] = (), location: str = ""):
     """Inside: each of ``captured`` reads as the matching subgraph input of ``inputs``; neither
-    those nor ``carried`` (the loop's own inputs) change in place."""
+    those nor ``carried`` (the loop's own inputs) change in place. ``location`` (`` at f.py:3``)
+    names the construct in errors."""
     mapping = {id(outer): inner for outer, inner in zip(captured, inputs) if outer is not inner}
     _active.append(mapping)
     _reading.append(mapping)
     try:
-        with _Capturing(mapping, inputs=inputs, carried=carried):
+        with _Capturing(mapping, inputs=inputs, carried=carried, captured=captured,
+                        location=location):
             yield mapping
     finally:
         _reading.pop()

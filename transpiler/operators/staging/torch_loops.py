@@ -29,7 +29,7 @@ from transpiler.operators.staging.torch_lifting import (Captured, as_output, bin
                                                         discover, distinct, made,
                                                         stand_ins, substituting, unaliased)
 from transpiler.operators.staging.torch_values import (Spec, as_tensor, condition, is_carried,
-                                                       kind, same_static)
+                                                       kind, number, same_static)
 from transpiler.operators.variables import Undefined, UndefinedReturnValue
 
 _RANK = {"b": 0, "i": 1, "f": 2, "c": 3}
@@ -218,13 +218,13 @@ class _Loop:
 
         def cond_fn(*args):
             lead, carried, extra = split(args)
-            with substituting(outer, extra, args) as mapping:
+            with substituting(outer, extra, args, self.location) as mapping:
                 self.set_state(self._unpacked(carried))
                 return as_output(condition(test(*lead), f"the {self.construct}"), mapping, args)
 
         def body_fn(*args):
             lead, carried, extra = split(args)
-            with substituting(outer, extra, args) as mapping:
+            with substituting(outer, extra, args, self.location) as mapping:
                 self.set_state(self._unpacked(carried))
                 new_lead = tuple(step(*lead))
                 after = cf._state_before(self.get_state, self.names)
@@ -336,7 +336,7 @@ def _bounds(staged: StagedRange):
     for bound in bounds:
         if is_torch_traced(bound):
             dtype = bound.dtype
-    start = bounds[0] if isinstance(bounds[0], torch.Tensor) else torch.tensor(bounds[0])
+    start = bounds[0] if isinstance(bounds[0], torch.Tensor) else number(bounds[0])
     delta = bounds[2]
     if isinstance(delta, torch.Tensor) and not is_torch_traced(delta):
         delta = int(delta)

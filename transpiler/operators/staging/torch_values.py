@@ -16,6 +16,9 @@ import runtime as rt
 from transpiler.operators import control_flow as cf
 
 NUMBERS = (bool, int, float)
+# Python numbers the trace knows symbolically: a size of a dynamic dimension, an int that
+# torch.compile made dynamic, arithmetic on them (``hi = n - 1``), ``x.item()`` of an int.
+SYMBOLIC_NUMBERS = (torch.SymBool, torch.SymInt, torch.SymFloat)
 _KIND_RANK = {"b": 0, "i": 1, "f": 2, "c": 3}
 
 
@@ -27,11 +30,17 @@ def kind(dtype: torch.dtype) -> str:
     return "f" if dtype.is_floating_point else "i"
 
 
+def number(value, dtype: torch.dtype | None = None) -> torch.Tensor:
+    """A Python number as a 0-d tensor of ``dtype`` (PyTorch's type for it by default), made by
+    an operation the trace records (``full``) rather than as a constant of the graph."""
+    return torch.full((), value, dtype=number_dtype(value) if dtype is None else dtype)
+
+
 def number_dtype(value) -> torch.dtype:
     """The dtype PyTorch gives a Python number (``torch.tensor(value)``)."""
-    if isinstance(value, bool):
+    if isinstance(value, (bool, torch.SymBool)):
         return torch.bool
-    if isinstance(value, int):
+    if isinstance(value, (int, torch.SymInt)):
         return torch.int64
     return torch.get_default_dtype()
 
@@ -46,7 +55,7 @@ class Spec:
 
     @staticmethod
     def of(leaf) -> "Spec":
-        if isinstance(leaf, NUMBERS):
+        if isinstance(leaf, (*NUMBERS, *SYMBOLIC_NUMBERS)):
             return Spec((), number_dtype(leaf), weak=True)
         return Spec(tuple(leaf.shape), leaf.dtype)
 
@@ -65,14 +74,16 @@ class Spec:
 
 
 def is_carried(leaf) -> bool:
-    return isinstance(leaf, torch.Tensor) or isinstance(leaf, NUMBERS)
+    return isinstance(leaf, (torch.Tensor, *NUMBERS, *SYMBOLIC_NUMBERS))
 
 
 def as_tensor(leaf, spec: Spec) -> torch.Tensor:
     """``leaf`` as a tensor of ``spec``'s dtype (a Python number, or a tensor to convert)."""
     if isinstance(leaf, torch.Tensor):
         return leaf if leaf.dtype == spec.dtype else leaf.to(spec.dtype)
-    return torch.tensor(leaf, dtype=spec.dtype)
+    if isinstance(leaf, SYMBOLIC_NUMBERS):
+        return torch.scalar_tensor(leaf, dtype=spec.dtype)
+    return number(leaf, spec.dtype)
 
 
 def joined(name: str, a: Spec, b: Spec, construct: str, location: str,
@@ -107,7 +118,7 @@ def condition(value, construct: str) -> torch.Tensor:
     """A bool scalar from a traced condition: numbers mean ``!= 0``; more than one element is
     ambiguous (as ``bool(tensor)`` is), so it is an error."""
     if isinstance(value, NUMBERS):
-        return torch.tensor(bool(value))
+        return number(bool(value))
     if isinstance(value, (torch.SymBool, torch.SymInt, torch.SymFloat)):
         # known only when the program runs (``x.item() > 0.5``)
         return torch.scalar_tensor(value if isinstance(value, torch.SymBool) else value != 0,

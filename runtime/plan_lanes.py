@@ -75,9 +75,12 @@ def schedule(nodes: list, keep) -> list:
 
 
 def _is_seed(node: Node) -> bool:
+    """A write of exactly the variable's type, real or integer (a complex product is not one
+    rounding: its SIMD loops need not give the bits of a loop over fewer elements)."""
     variable, value = node.attrs["variable"], node.inputs[0]
     shape = value._shape
     return node.attrs["mode"] in _MODES and value.dtype == variable.dtype \
+        and variable.dtype.kind in "fiu" \
         and shape is not None and len(shape) > 0 and None not in shape \
         and tuple(shape) == tuple(variable.shape)
 

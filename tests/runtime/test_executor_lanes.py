@@ -250,3 +250,18 @@ def test_a_read_between_two_lanes_sees_the_first_lanes_write():
     assert "concatenate" in source
     assert function(*args).numpy().tolist() == [9.0] * 3
     assert a.numpy().tolist() == [3.0] * 3 and b.numpy().tolist() == [2.5] * 4
+
+
+def test_complex_variables_are_updated_one_by_one():
+    a = rt.Variable(np.full(3, 1 + 2j, np.complex64))
+    b = rt.Variable(np.full(4, 2 - 1j, np.complex64))
+
+    def f(x):
+        a.assign_sub(a.read_value() * x + 1.0)
+        b.assign_sub(b.read_value() * x + 1.0)
+        return x
+
+    function, source = _plan(f, rt.constant(np.complex64(0.5j)))
+    assert "concatenate" not in source and "group" not in source
+    function(rt.constant(np.complex64(0.5j)))
+    assert a.numpy().tolist() == [(1 + 2j) - ((1 + 2j) * 0.5j + 1)] * 3

@@ -498,11 +498,11 @@ def test_builtins_print_and_assert_on_tracers_give_pythons_values():
 
 def truth_of_tracers(x):
     if bool(x.sum() > 0):
-        return x + 1, bool(x[0]), bool(x[1])
-    return x - 1, bool(x[0]), bool(x[1])
+        return x + 1, bool(x[0]), bool(x[1]), any(v > 1 for v in x), all([x[0] < 0, True])
+    return x - 1, bool(x[0]), bool(x[1]), any(v > 1 for v in x), all([x[0] < 0, True])
 
 
-def test_bool_of_a_tracer_is_its_truth_when_the_function_runs():
+def test_bool_any_and_all_of_tracers_are_their_truth_when_the_function_runs():
     f = _jit(truth_of_tracers)
     for values in ([1.0, 2.0], [-1.0, 0.0], [0.0, -3.0]):
         x = jnp.asarray(values, dtype=jnp.float32)

@@ -563,11 +563,12 @@ def numbers_of_an_item(x):
     value = x.item()
     flag = bool(x.sum() > 0)
     return int(value), float(value), round(value), abs(value), bool(value), flag, \
-        (x + 1 if not value > 0 else x - 1)
+        (x + 1 if not value > 0 else x - 1), any(v > 1 for v in x.reshape(-1)), \
+        all([x.sum() < 3, flag]), any([]), all([0, x.sum() > 0])
 
 
 def test_decisions_on_numbers_known_only_when_the_program_runs():
-    # x.item() under a trace is a symbolic number without a value ("Could not guard on
+    # (and bool, any and all of traced values.) x.item() under a trace is a symbolic number without a value ("Could not guard on
     # data-dependent expression" in plain PyTorch): deciding on it is staged.
     _check_both(branch_on_item, [(_t(v),) for v in (0.7, 0.2, -3.0)])
     _check_both(halve_while_item_large, [(_t(v),) for v in ([3.0, 4.0], [0.1, 0.2], [9.0, 0.0])],

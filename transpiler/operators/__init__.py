@@ -8,8 +8,8 @@ import os
 
 from runtime.source_location import register_internal_directory
 from transpiler.operators.asserts import assert_stmt
-from transpiler.operators.builtins import (abs_ as abs, bool_ as bool,  # noqa: A001
-                                           enumerate_ as enumerate,
+from transpiler.operators.builtins import (abs_ as abs, all_ as all, any_ as any,  # noqa: A001
+                                           bool_ as bool, enumerate_ as enumerate,
                                            float_ as float, int_ as int, len_ as len, max_ as max,
                                            min_ as min, print_ as print, range_ as range,
                                            round_ as round, zip_ as zip, OVERLOADS)

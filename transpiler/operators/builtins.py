@@ -152,6 +152,31 @@ def bool_(value=False):
     return builtins.bool(value)
 
 
+def any_(iterable):
+    """``any``; the truth of traced JAX or PyTorch values among the items is computed when the
+    function runs, and combined with ``or`` (so the result is a bool scalar of the engine). A
+    true Python value still ends the iteration, as in Python."""
+    return _truth_of_all(iterable, stop_at=True)
+
+
+def all_(iterable):
+    """``all``; as ``any``, combined with ``and``; a false Python value ends the iteration."""
+    return _truth_of_all(iterable, stop_at=False)
+
+
+def _truth_of_all(iterable, stop_at: bool):
+    staged = None
+    for item in iterable:
+        engine = None if is_symbolic(item) else _engine(item)
+        if engine is None:
+            if builtins.bool(item) is stop_at:
+                return stop_at
+            continue
+        truth = engine.bool_(item)
+        staged = truth if staged is None else (staged | truth if stop_at else staged & truth)
+    return not stop_at if staged is None else staged
+
+
 def round_(number, ndigits=None):
     """``round``; on a tensor without ``ndigits``, an int like ``int(x)`` of the value rounded
     half to even, as Python's ``round`` of a NumPy number gives."""
@@ -231,7 +256,7 @@ def zip_(*iterables, **kwargs):
 OVERLOADS = {
     "range": "range_", "len": "len_", "print": "print_", "abs": "abs_", "int": "int_",
     "float": "float_", "min": "min_", "max": "max_", "enumerate": "enumerate_", "zip": "zip_",
-    "round": "round_", "bool": "bool_",
+    "round": "round_", "bool": "bool_", "any": "any_", "all": "all_",
 }
 
 

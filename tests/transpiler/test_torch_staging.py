@@ -663,3 +663,19 @@ def test_gradients_of_parameters_read_in_a_staged_block_under_torch_compile():
         compiled(x).backward()
         for (name, expected), got in zip(plain.named_parameters(), converted.parameters()):
             assert torch.allclose(expected.grad, got.grad), name
+
+
+def merged_when_close(a, b):
+    if torch.equal(a, b):
+        return a
+    if a.allclose(b, atol=0.1):
+        return (a + b) / 2
+    return torch.maximum(a, b)
+
+
+def test_equal_and_allclose_of_traced_tensors_are_computed_when_the_program_runs():
+    # PyTorch computes their Python bool from the data ("DataDependentOutputException").
+    _check_both(merged_when_close, [(_t([1.0, 2.0]), _t([1.0, 2.0])),
+                                    (_t([1.0, 2.0]), _t([1.05, 2.0])),
+                                    (_t([1.0, 2.0]), _t([3.0, 0.0]))])
+    assert "ag__.converted(torch.equal)(a, b)" in transpiler.to_code(merged_when_close)

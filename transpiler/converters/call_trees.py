@@ -17,6 +17,7 @@ import gast
 from transpiler.converters.base import ScopeTransformer, name
 from transpiler.converters.formatted_prints import rewrite_argument
 from transpiler.operators.builtins import OVERLOADS
+from transpiler.operators import staging
 from transpiler.operators.staging import math_functions
 
 _LEFT_ALONE = {"super", "globals", "locals", "vars", "eval", "exec", "breakpoint", "isinstance",
@@ -58,7 +59,7 @@ class _Calls(ScopeTransformer):
             node.func = gast.Attribute(gast.Attribute(name("ag__"), "math", gast.Load()),
                                        target.__name__, gast.Load())
             return node
-        if _is_library(func, target):
+        if _is_library(func, target) and staging.library_replacement(target) is None:
             return node
         if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) \
                 and func.value.id == "ag__":

@@ -260,14 +260,22 @@ OVERLOADS = {
 }
 
 
+# Methods an engine gives a version of on the values it traces (``METHODS`` of its builtins).
+_TRACED_METHODS = ("item", "equal", "allclose")
+
+
 def traced_method(fn):
-    """``x.item`` of a value an engine traces: the engine's version (the value as a scalar of
-    the trace, which a Python number cannot hold), or None for any other callable."""
+    """``x.item`` (or another of ``_TRACED_METHODS``) of a value an engine traces: the
+    engine's version (``x.item()`` as a scalar of the trace, which a Python number cannot
+    hold), or None for any other callable."""
     owner = getattr(fn, "__self__", None)
-    if owner is None or not hasattr(type(owner), "item") or fn != owner.item:
+    if owner is None:
         return None
-    item = getattr(_engine(owner), "item_", None)
-    return None if item is None else functools.partial(item, owner)
+    for name in _TRACED_METHODS:
+        if hasattr(type(owner), name) and fn == getattr(owner, name):
+            method = getattr(_engine(owner), "METHODS", {}).get(name)
+            return None if method is None else functools.partial(method, owner)
+    return None
 
 
 def replacement_for(fn):

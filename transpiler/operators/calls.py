@@ -14,7 +14,7 @@ import types
 import weakref
 
 from transpiler.generated_sources import is_generated
-from transpiler.operators import math_calls
+from transpiler.operators import math_calls, staging
 from transpiler.operators.builtins import replacement_for, traced_method
 
 _SKIPPED_PACKAGES = frozenset({"runtime", "transpiler", "numpy", "pytest", "_pytest", "hypothesis",
@@ -42,7 +42,8 @@ def is_library_code(fn) -> bool:
 
 def converted(fn):
     """``fn`` converted if it is user Python code, otherwise ``fn`` itself."""
-    replacement = replacement_for(fn) or math_calls.replacement_for(fn) or traced_method(fn)
+    replacement = replacement_for(fn) or math_calls.replacement_for(fn) or traced_method(fn) \
+        or staging.library_replacement(fn)
     if replacement is not None:
         return replacement
     if isinstance(fn, types.MethodType):

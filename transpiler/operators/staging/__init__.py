@@ -85,6 +85,19 @@ def is_torch_unknown_number(value) -> bool:
     return value.node.is_symbolic() and not value.node.has_hint()
 
 
+def library_replacement(fn):
+    """A library function's version for values an engine traces, dispatching on the values
+    it is called with (``torch.equal``, whose result PyTorch computes from the data, which a
+    trace does not have), or None. Only engines already imported have such functions."""
+    if "torch" not in sys.modules:
+        return None
+    from transpiler.operators.staging import torch_builtins
+    try:
+        return torch_builtins.FUNCTIONS.get(fn)
+    except TypeError:  # unhashable callables are not library functions
+        return None
+
+
 def evaluated_aside(fn):
     """``fn()``; while JAX builds a jaxpr (under ``jax.jit``), in a scratch trace whose
     equations are dropped: a while loop's first test only decides which engine stages the

@@ -23,7 +23,7 @@ from transpiler.operators.formatting import StagedText, flatten_print_values
 from transpiler.operators.staging import extremes, is_jax_tracer, math_functions
 from transpiler.operators.staging.jax_values import condition, in_staged_block, weak
 
-__all__ = ["MATH", "item_", "int_", "float_", "bool_", "abs_", "round_", "min_", "max_", "len_", "print_",
+__all__ = ["MATH", "METHODS", "item_", "int_", "float_", "bool_", "abs_", "round_", "min_", "max_", "len_", "print_",
            "print_pieces", "assert_", "in_staged_block"]
 
 
@@ -79,6 +79,9 @@ def item_(value):
                         f"only an array with one element has one value, as in NumPy. Index "
                         f"one element first.")
     return weak(jnp.reshape(value, ()))
+
+
+METHODS = {"item": item_}  # what converted code calls instead (``builtins.traced_method``)
 
 
 def bool_(value):

@@ -17,10 +17,10 @@ import builtins
 import torch
 
 from transpiler.operators import control_flow as cf
-from transpiler.operators.staging import extremes, math_functions
+from transpiler.operators.staging import extremes, is_torch_traced, math_functions
 from transpiler.operators.staging.torch_values import condition, number
 
-__all__ = ["MATH", "item_", "int_", "float_", "bool_", "abs_", "round_", "min_", "max_", "len_",
+__all__ = ["MATH", "METHODS", "FUNCTIONS", "item_", "equal", "allclose", "int_", "float_", "bool_", "abs_", "round_", "min_", "max_", "len_",
            "print_", "assert_", "in_staged_block"]
 
 
@@ -85,6 +85,34 @@ def item_(value: torch.Tensor):
     return value.item()
 
 
+def equal(a, b, *rest, **kwargs):
+    """``torch.equal(a, b)``: on traced tensors, the same sizes (known while tracing) and equal
+    elements, computed when the program runs."""
+    if rest or kwargs or not _traced(a, b):
+        return torch.equal(a, b, *rest, **kwargs)
+    if tuple(a.shape) != tuple(b.shape):
+        return False
+    return torch.eq(a, b).all()
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``torch.allclose``: on traced tensors, ``isclose`` of every element, computed when the
+    program runs."""
+    if not _traced(a, b):
+        return torch.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    return torch.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan).all()
+
+
+def _traced(*values) -> bool:
+    return any(map(is_torch_traced, values))
+
+
+# What converted code calls instead of these functions and methods (``staging.
+# library_replacement``, ``builtins.traced_method``): PyTorch computes their results from the
+# data, which a trace does not have ("DataDependentOutputException: aten.equal").
+FUNCTIONS = {torch.equal: equal, torch.allclose: allclose}
+
+
 def bool_(value) -> torch.Tensor:
     """``bool(x)``: whether ``x`` is not zero, as a bool scalar."""
     value = _tensor(value)
@@ -138,6 +166,8 @@ def _as_double(value) -> torch.Tensor:
     _one_value("float", value)
     return value.reshape(()).to(torch.float64)
 
+
+METHODS = {"item": item_, "equal": equal, "allclose": allclose}
 
 MATH = math_functions.Engine(
     xp=torch, special={"erf": torch.erf, "erfc": torch.erfc, "lgamma": torch.lgamma},

@@ -679,3 +679,20 @@ def test_equal_and_allclose_of_traced_tensors_are_computed_when_the_program_runs
                                     (_t([1.0, 2.0]), _t([1.05, 2.0])),
                                     (_t([1.0, 2.0]), _t([3.0, 0.0]))])
     assert "ag__.converted(torch.equal)(a, b)" in transpiler.to_code(merged_when_close)
+
+
+def total_of_first(x, n):
+    total = 0
+    for i in range(n):
+        total += x[i]
+    return total
+
+
+def test_a_python_int_a_loop_makes_a_float_fails_when_the_loop_runs_zero_times():
+    # Python keeps the int 0 then; the traced loop has one type for 'total', a float32 tensor.
+    x = _t([1.0, 2.0, 3.0])
+    _check_both(total_of_first, [(x, _t(2)), (x, _t(3))])
+    exported = torch.export.export(_Calls(convert(total_of_first)), (x, _t(2))).module()
+    with pytest.raises(RuntimeError, match=r"the for loop at test_torch_staging.py:\d+ ran zero "
+                                           r"times, so 'total' keeps the Python number"):
+        exported(x, _t(0))

@@ -47,6 +47,9 @@ class _Loop:
         self.get_state, self.set_state, self.names = get_state, set_state, tuple(names)
         self.construct, self.location = construct, cf._where()
         self.first_set_inside: list[str] = []
+        # Python numbers the loop makes tensors of another kind (``total = 0``, then
+        # ``total += x[i]``, a float): Python keeps the number when the loop runs zero times.
+        self.kind_changed: dict[str, torch.dtype] = {}
 
     # -- the carried leaves ------------------------------------------------------------------
 
@@ -114,6 +117,8 @@ class _Loop:
         if after.dtype != spec.dtype:
             if spec.weak and not (after.weak and _RANK[kind(after.dtype)] <= _RANK[kind(spec.dtype)]):
                 self.retype[index] = torch.promote_types(spec.dtype, after.dtype)
+                if kind(self.retype[index]) != kind(spec.dtype):
+                    self.kind_changed[name] = self.retype[index]
                 raise _Retype()
             if not after.weak or _RANK[kind(after.dtype)] > _RANK[kind(spec.dtype)]:
                 raise rt.errors.GraphTypeError(
@@ -203,7 +208,7 @@ class _Loop:
     def run(self, leading: tuple, test: Callable, step: Callable) -> tuple:
         """Runs the loop from ``leading`` (tensors before the state); ``test(*lead)`` and
         ``step(*lead) -> lead`` see the state through ``get_state``/``set_state``."""
-        lead_count, flag = len(leading), bool(self.first_set_inside)
+        lead_count, flag = len(leading), bool(self.first_set_inside or self.kind_changed)
         outer, operands = list(self.captured.tensors), self.captured.operands()
         names = self._leaf_names()
         start = [as_tensor(leaf, spec) for leaf, spec in zip(
@@ -237,12 +242,25 @@ class _Loop:
         init = unaliased([*operands, *init])[len(operands):]
         final = made(while_loop_op(cond_fn, body_fn, tuple(init), operands))
         if flag:
-            listed = ", ".join(f"'{name}'" for name in self.first_set_inside)
-            torch._assert_async(final[-1], (
-                f"the {self.construct}{self.location} ran zero times, so {listed}, first "
-                f"assigned inside it, has no value after it. Give it a value before the loop."))
+            self._check_ran(final[-1])
             final = final[:-1]
         return self._unpacked(final[lead_count:]), final[:lead_count]
+
+
+    def _check_ran(self, ran: torch.Tensor) -> None:
+        """When the program runs, the loop must have run once for the variables first assigned
+        in it to have a value, and for those whose type it changes to have that type."""
+        where = f"the {self.construct}{self.location} ran zero times, so"
+        if self.first_set_inside:
+            listed = ", ".join(f"'{name}'" for name in self.first_set_inside)
+            torch._assert_async(ran, f"{where} {listed}, first assigned inside it, has no "
+                                     f"value after it. Give it a value before the loop.")
+        for name, dtype in self.kind_changed.items():
+            shown = str(dtype).replace("torch.", "")
+            torch._assert_async(ran, (
+                f"{where} '{name}' keeps the Python number it had before it, which each "
+                f"iteration makes a {shown} tensor; one traced value cannot be both. Give "
+                f"'{name}' a value of the loop's kind before it (0.0 for a float)."))
 
 
 def _retyped(spec: Spec, dtype) -> Spec:

@@ -24,9 +24,9 @@ import contextlib
 from typing import Callable, Sequence
 
 import torch
+from torch._subclasses.fake_tensor import is_fake
 from torch.fx.experimental.proxy_tensor import (disable_proxy_modes_tracing, get_proxy_mode,
                                                get_proxy_slot)
-from torch._subclasses.fake_tensor import is_fake
 from torch.overrides import TorchFunctionMode
 from torch.utils import _pytree as pytree
 
@@ -167,14 +167,16 @@ class _Capturing(TorchFunctionMode):
         mode = torch._guards.detect_fake_mode()
         if is_fake(leaf) or mode is None:
             return
-        fake = mode.fake_tensor_converter._get_memo(leaf)
+        memo = getattr(mode.fake_tensor_converter, "_get_memo", lambda tensor: None)
+        fake = memo(leaf)
         for tensor in self.captured:
             if fake is not None and _unwrapped(tensor) is fake and id(tensor) in self.mapping:
                 self.mapping[id(leaf)] = self.mapping[id(tensor)]
                 return
         raise RuntimeError(
-            f"Under torch.compile, the gradient pass of a staged block{self.location} reads a "
-            f"tensor of shape {tuple(leaf.shape)} that is not one the trace knows. Read it into "
+            f"While PyTorch traces it, a staged block{self.location} reads a tensor of shape "
+            f"{tuple(leaf.shape)} that the trace does not know (torch.compile's gradient pass "
+            f"runs the block again after putting a module's real parameters back). Read it into "
             f"a local variable before the if statement or loop (w = self.weight), so that the "
             f"block reads the traced one.")
 

@@ -696,3 +696,23 @@ def test_a_python_int_a_loop_makes_a_float_fails_when_the_loop_runs_zero_times()
     with pytest.raises(RuntimeError, match=r"the for loop at test_torch_staging.py:\d+ ran zero "
                                            r"times, so 'total' keeps the Python number"):
         exported(x, _t(0))
+
+
+def assigned_in_one_branch(x):
+    if x.sum() > 0:
+        y = x * 2
+    return y + 1
+
+
+def test_a_variable_one_branch_leaves_unassigned_fails_when_that_branch_runs():
+    # Python raises UnboundLocalError on that path only; the other path gives its value.
+    positive = _t([1.0, 2.0])
+    exported = torch.export.export(_Calls(convert(assigned_in_one_branch)), (positive,)).module()
+    compiled = torch.compile(convert(assigned_in_one_branch), fullgraph=True,
+                             backend="aot_eager")
+    for run in (exported, compiled):
+        assert torch.equal(run(positive), assigned_in_one_branch(positive))
+        with pytest.raises(RuntimeError, match=r"'y' is not assigned in the else branch of the "
+                                               r"if statement at test_torch_staging.py:\d+, "
+                                               r"which the condition took"):
+            run(-positive)

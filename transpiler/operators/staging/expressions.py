@@ -41,8 +41,8 @@ class StagedExpressions:
             def run() -> tuple:
                 cf._set_state_tolerantly(set_state, get_state, names, cf._fresh(before))
                 result = fn()
-                outputs = cf._state_before(get_state, names)[:nouts]
-                cf._check_branch_outputs(outputs, names, label, location)
+                outputs = self.branch_outputs(cf._state_before(get_state, names)[:nouts], names,
+                                              label, location)
                 branch_outputs.append(outputs)
                 return (result,) + outputs
             return run
@@ -64,6 +64,12 @@ class StagedExpressions:
         cf._set_state_tolerantly(set_state, get_state, names,
                                  tuple(outputs) + tuple(before[nouts:]))
         return result
+
+    def branch_outputs(self, outputs: tuple, names, label: str, location: str) -> tuple:
+        """What a branch gives the conditional for the variables used after it; a variable
+        it leaves unassigned (or deleted) is an error naming it, by default."""
+        cf._check_branch_outputs(outputs, names, label, location)
+        return outputs
 
     def after_if(self, before: tuple, branch_outputs: list, outputs: list) -> None:
         """What the engine updates in the values an ``if`` gives (``branch_outputs``: what each

@@ -31,6 +31,7 @@ from transpiler.operators.staging.torch_lifting import (Captured, as_output, dis
                                                         distinct, made, substituting)
 from transpiler.operators.staging.torch_values import (Spec, as_tensor, condition, is_carried,
                                                        joined, same_static)
+from transpiler.operators.variables import Undefined
 
 
 def _targets(then_values: tuple, else_values: tuple, names: Sequence[str], construct: str,
@@ -134,7 +135,33 @@ def staged_cond(pred, true_fn: Callable[[], tuple], false_fn: Callable[[], tuple
                                                   for leaf in nest.flatten(target)]))
     for tensor in written:
         tensor.copy_(next(flat))
+    for value in (*raw_true, *raw_false):
+        if isinstance(value, UnassignedInBranch):
+            value.check(pred)
     return tuple(result)
+
+
+class UnassignedInBranch(Unset):
+    """A variable used after an if statement that one of its branches does not assign: the
+    conditional gives it the other branch's value, and taking this branch fails when the
+    program runs (Python raises UnboundLocalError where the variable is read next; the check
+    comes at the if statement, so a program that assigns it again before reading it fails
+    too, with a message that says how to avoid it)."""
+
+    __slots__ = ("name", "label", "location")
+
+    def __init__(self, name: str, label: str, location: str):
+        self.name, self.label, self.location = name, label, location
+
+    def check(self, pred: torch.Tensor) -> None:
+        taken = pred if self.label == "if" else torch.logical_not(pred)
+        torch._assert_async(torch.logical_not(taken), (
+            f"'{self.name}' is not assigned in the {self.label} branch of the if statement"
+            f"{self.location}, which the condition took, and it may be used after the if "
+            f"statement: a traced if statement gives such a variable a value from both "
+            f"branches (where Python reads it unassigned, it raises UnboundLocalError). "
+            f"Assign '{self.name}' in the {self.label} branch too, or give it a value before "
+            f"the if statement."))
 
 
 class TorchBackend(StagedExpressions):
@@ -163,6 +190,14 @@ class TorchBackend(StagedExpressions):
                  mutates=mutates, staged=staged)
 
     range = staticmethod(StagedRange.of)
+
+    def branch_outputs(self, outputs: tuple, names, label: str, location: str) -> tuple:
+        """A variable a branch leaves unassigned is checked when the program runs (see
+        ``UnassignedInBranch``); one it deletes is still an error."""
+        outputs = tuple(UnassignedInBranch(name, label, location)
+                        if type(value) is Undefined and not value.deleted else value
+                        for name, value in zip(names, outputs))
+        return super().branch_outputs(outputs, names, label, location)
 
 
 def _refuse_staged_lists(before: tuple, names: Sequence[str], staged: Sequence[str],

@@ -29,6 +29,7 @@ RUN_ELSEWHERE = {
     "python examples/tour.py --quick": "tests/test_examples.py",
     "python examples/benchmark.py": "tests/test_benchmark_script.py",
     "python examples/benchmark.py --scaling": "tests/test_benchmark_script.py",
+    "python examples/end_to_end.py": "tests/test_examples.py",
 }
 
 

@@ -4,13 +4,14 @@ and variable rules (a value handed out never changes afterwards)."""
 
 import re
 import types
+import warnings
 
 import numpy as np
 import pytest
 
 import runtime as rt
 from runtime import plan_softmax
-from runtime.errors import InvalidArgumentError
+from runtime.errors import InvalidArgumentError, RetracingWarning
 from tests.runtime.graph_helpers import assert_identical
 
 SPECIAL = [np.nan, -0.0, 0.0, np.inf, -np.inf, 1e-30, -2.5, 3.0, 1e4, -7.0, 0.5, 2.0]
@@ -29,7 +30,9 @@ def _plan_and_eager(fn, *arrays):
     """(results on the NumPy plan, results of the same ops run eagerly, the plan's source)."""
     plan = rt.function(fn, jit_compile=False)
     args = [rt.constant(a) for a in arrays]
-    with np.errstate(all="ignore"):  # the special values overflow and make NaNs, as they should
+    # Each case traces the same Python function anew, on purpose: no retracing advice wanted.
+    with np.errstate(all="ignore"), warnings.catch_warnings():  # the special values overflow
+        warnings.simplefilter("ignore", RetracingWarning)      # and make NaNs, as they should
         planned = rt.nest.flatten(plan(*args))
         eager = rt.nest.flatten(fn(*args))
     source = plan.get_concrete_function(*args).plan_source

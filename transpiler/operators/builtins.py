@@ -144,8 +144,8 @@ def float_(value=0.0):
 def bool_(value=False):
     """``bool``; on a traced JAX or PyTorch value of one element, its truth as a bool scalar
     that the function computes when it runs (``x != 0``), as ``int`` and ``float`` give
-    numbers. A symbolic eager2graph tensor keeps Python's meaning: ``bool(x)`` raises, naming
-    ``rt.cast`` and the tensor condition that stay in the graph."""
+    numbers. A symbolic eager2graph tensor keeps Python's meaning: ``bool(x)`` raises, saying
+    to decide with a graph conditional instead."""
     engine = None if is_symbolic(value) else _engine(value)
     if engine is not None:
         return engine.bool_(value)

@@ -596,7 +596,7 @@ def test_indexing_by_a_computed_integer_tensor_outside_staged_blocks():
 
 def math_of_traced_numbers(x, y):
     a = float(x)
-    return (math.floor(a * 10) / 10, math.ceil(a), math.trunc(a), math.sqrt(abs(a)),
+    return (math.floor(a * 10) / 10, math.ceil(a), math.sqrt(abs(a)),
             math.log(abs(a) + 1, 2), math.log(abs(a) + 1), math.exp(-abs(a)),
             math.isclose(a, float(y), rel_tol=1e-3), math.atan2(a, 2.0), math.hypot(a, 3.0),
             math.degrees(a), math.pow(abs(a), 0.5), math.erf(a), math.isnan(a), math.fabs(a),
@@ -716,3 +716,65 @@ def test_a_variable_one_branch_leaves_unassigned_fails_when_that_branch_runs():
                                                r"if statement at test_torch_staging.py:\d+, "
                                                r"which the condition took"):
             run(-positive)
+
+
+class _Lazy:
+    """An object whose ``item`` property has an effect (and may raise)."""
+
+    reads = 0
+
+    @property
+    def item(self):
+        _Lazy.reads += 1
+        raise RuntimeError("not loaded")
+
+    def value(self):
+        return 3
+
+
+def _with_lazy(obj):
+    return obj.value()
+
+
+def equal_by_keywords(a, b):
+    return torch.equal(input=a, other=b), torch.allclose(input=a, other=b, atol=0.5)
+
+
+def rounding_and_hypot(n, x, y):
+    return math.floor(n.item()), math.ceil(n.item()), math.floor(x), math.hypot(y, y)
+
+
+def assigned_in_neither_branch(x, flag=False):
+    if x.sum() > 0:
+        if flag:
+            y = x + 1
+    else:
+        if flag:
+            y = x - 1
+    if flag:
+        return y
+    return x * 2
+
+
+def test_replacements_change_nothing_python_would_do_differently():
+    # Methods of other objects are not looked at (a property is never read); PyTorch's
+    # keyword names work; floor of an int is exact; hypot does not overflow; a variable
+    # neither branch assigns stays unassigned.
+    assert convert(_with_lazy)(_Lazy()) == 3 and _Lazy.reads == 0
+    a = _t([1.0, 2.0])
+    assert convert(equal_by_keywords)(a, a) == (True, True)
+    _check_both(equal_by_keywords, [(a, a.clone()), (a, a + 0.25), (a, a + 1)])
+    big, f64 = 2 ** 60 + 1, torch.float64
+    converted = convert(rounding_and_hypot)
+    runs = (torch.export.export(_Calls(converted), (_t(3), _t(1.5, f64), _t(1.0, f64))).module(),
+            torch.compile(converted, fullgraph=True, backend="aot_eager"))
+    for args in ((_t(big), _t(2.5e15, f64), _t(1e200, f64)),
+                 (_t(-big), _t(-2.5, f64), _t(3.0, f64))):
+        expected = rounding_and_hypot(*args)
+        for run in runs:
+            got = run(*args)
+            assert [int(v) for v in got[:3]] == list(expected[:3])
+            assert float(got[3]) == pytest.approx(expected[3], rel=1e-12)
+    _check_both(assigned_in_neither_branch, [(a,), (-a,)])
+    with pytest.raises(RuntimeError, match=r"math\.floor\(\) of NaN, an infinity"):
+        runs[0](_t(3), _t(float("nan"), f64), _t(1.0, f64))

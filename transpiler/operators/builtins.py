@@ -141,12 +141,16 @@ def float_(value=0.0):
     return builtins.float(value)
 
 
+# Values no engine traces, told apart by their type alone (the common case, kept fast).
+_PLAIN = frozenset((bool, int, float, str, type(None), list, tuple, dict))
+
+
 def bool_(value=False):
     """``bool``; on a traced JAX or PyTorch value of one element, its truth as a bool scalar
     that the function computes when it runs (``x != 0``), as ``int`` and ``float`` give
     numbers. A symbolic eager2graph tensor keeps Python's meaning: ``bool(x)`` raises, saying
     to decide with a graph conditional instead."""
-    engine = None if is_symbolic(value) else _engine(value)
+    engine = None if type(value) in _PLAIN or is_symbolic(value) else _engine(value)
     if engine is not None:
         return engine.bool_(value)
     return builtins.bool(value)
@@ -165,9 +169,11 @@ def all_(iterable):
 
 
 def _truth_of_all(iterable, stop_at: bool):
+    if "torch" not in sys.modules and "jax" not in sys.modules:  # no engine value can exist
+        return (builtins.any if stop_at else builtins.all)(iterable)
     staged = None
     for item in iterable:
-        engine = None if is_symbolic(item) else _engine(item)
+        engine = None if type(item) in _PLAIN or is_symbolic(item) else _engine(item)
         if engine is None:
             if builtins.bool(item) is stop_at:
                 return stop_at
@@ -260,32 +266,43 @@ OVERLOADS = {
 }
 
 
-# Methods an engine gives a version of on the values it traces (``METHODS`` of its builtins).
-_TRACED_METHODS = ("item", "equal", "allclose")
-
-
 def traced_method(fn):
-    """``x.item`` (or another of ``_TRACED_METHODS``) of a value an engine traces: the
-    engine's version (``x.item()`` as a scalar of the trace, which a Python number cannot
-    hold), or None for any other callable."""
+    """A method of a value an engine traces that the engine gives a version of (its
+    ``METHODS``: ``x.item()`` as a scalar of the trace, which a Python number cannot hold), or
+    None for any other callable. Only the class's attribute is looked at: an instance's
+    properties are never read."""
     owner = getattr(fn, "__self__", None)
-    if owner is None:
+    if owner is None or not _may_be_traced(type(owner)) or staging.backend_for(owner) is None:
         return None
-    for name in _TRACED_METHODS:
-        if hasattr(type(owner), name) and fn == getattr(owner, name):
-            method = getattr(_engine(owner), "METHODS", {}).get(name)
-            return None if method is None else functools.partial(method, owner)
+    methods = getattr(_engine(owner), "METHODS", {})
+    for name, method in methods.items():
+        defined = getattr(type(owner), name, None)
+        if defined is not None and (getattr(fn, "__func__", None) is defined or (
+                getattr(fn, "__name__", None) == name and not hasattr(fn, "__func__"))):
+            return functools.partial(method, owner)
     return None
 
 
-def replacement_for(fn):
-    """The function above that stands for the builtin ``fn`` (``range`` passed around as a
-    value and called later), or ``None``."""
-    try:
-        name = _BUILTINS_BY_OBJECT.get(fn)
-    except TypeError:  # unhashable callables are never builtins
-        return None
-    return None if name is None else globals()[OVERLOADS[name]]
+_TRACEABLE_TYPES: dict[type, bool] = {}
 
 
-_BUILTINS_BY_OBJECT = {getattr(builtins, name): name for name in OVERLOADS}
+def _may_be_traced(kind: type) -> bool:
+    """Whether values of type ``kind`` may be traced by an engine (PyTorch tensors, JAX
+    tracers): the first check on every method call of converted code, so its answer is kept
+    per type (once an engine is imported; before, no type can be)."""
+    known = _TRACEABLE_TYPES.get(kind)
+    if known is None:
+        torch, jax = sys.modules.get("torch"), sys.modules.get("jax")
+        if torch is None and jax is None:
+            return False
+        bases = tuple(base for base in (getattr(torch, "Tensor", None),
+                                        getattr(getattr(jax, "core", None), "Tracer", None))
+                      if base is not None)
+        known = _TRACEABLE_TYPES[kind] = issubclass(kind, bases)
+    return known
+
+
+def replacements() -> dict:
+    """Each builtin of ``OVERLOADS`` -> the function above that stands for it (``range``
+    passed around as a value and called later)."""
+    return {getattr(builtins, name): globals()[overload] for name, overload in OVERLOADS.items()}

@@ -14,14 +14,18 @@ import types
 import weakref
 
 from transpiler.generated_sources import is_generated
-from transpiler.operators import math_calls, staging
-from transpiler.operators.builtins import replacement_for, traced_method
+from transpiler.operators import builtins as builtin_overloads, math_calls, staging
+from transpiler.operators.builtins import traced_method
 
 _SKIPPED_PACKAGES = frozenset({"runtime", "transpiler", "numpy", "pytest", "_pytest", "hypothesis",
                                "jax", "jaxlib", "torch", "functorch"})
 # fn -> its converted function, or None when it runs as it is (a value that is ``fn`` itself
 # would keep the weak key alive forever).
 _decisions: "weakref.WeakKeyDictionary[object, object]" = weakref.WeakKeyDictionary()
+
+
+# Builtins and math functions -> what converted code calls instead, for one look-up per call.
+_REPLACEMENTS = {**builtin_overloads.replacements(), **math_calls.replacements()}
 
 
 def do_not_convert(fn):
@@ -42,8 +46,12 @@ def is_library_code(fn) -> bool:
 
 def converted(fn):
     """``fn`` converted if it is user Python code, otherwise ``fn`` itself."""
-    replacement = replacement_for(fn) or math_calls.replacement_for(fn) or traced_method(fn) \
-        or staging.library_replacement(fn)
+    try:
+        replacement = _REPLACEMENTS.get(fn)
+    except TypeError:  # unhashable callables are neither builtins nor math functions
+        replacement = None
+    if replacement is None:
+        replacement = traced_method(fn) or staging.library_replacement(fn)
     if replacement is not None:
         return replacement
     if isinstance(fn, types.MethodType):

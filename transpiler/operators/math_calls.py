@@ -17,9 +17,14 @@ from transpiler.operators import staging
 from transpiler.operators.staging import math_functions
 
 
+_NUMBERS = frozenset((int, float, bool))
+
+
 def _overload(fn: Callable) -> Callable:
     @functools.wraps(fn)
     def call(*args, **kwargs):
+        if not kwargs and all(type(arg) in _NUMBERS for arg in args):
+            return fn(*args)
         backend = staging.backend_for_any((*args, *kwargs.values()))
         engine = getattr(getattr(backend, "builtins", None), "MATH", None)
         if engine is None:
@@ -34,7 +39,7 @@ _OVERLOADS = {getattr(math, name): _overload(getattr(math, name))
 namespace = types.SimpleNamespace(**{fn.__name__: call for fn, call in _OVERLOADS.items()})
 
 
-def replacement_for(fn):
-    """The overload standing for ``fn`` when it is a function of ``math`` (``f = math.exp``
-    called later), or None."""
-    return _OVERLOADS.get(fn) if math_functions.traced_version(fn) else None
+def replacements() -> dict:
+    """Each function of ``math`` with a traced version -> its overload (``f = math.exp``
+    called later)."""
+    return dict(_OVERLOADS)

@@ -62,8 +62,14 @@ def is_torch_traced(value) -> bool:
     return fake_tensor is not None and fake_tensor.is_fake(value)
 
 
+# Values no engine stages, told apart by their type alone (most decisions of Python code).
+_PYTHON_VALUES = frozenset((bool, int, float, str, type(None)))
+
+
 def backend_for(value):
     """The backend that stages a statement deciding on ``value``; None for Python."""
+    if type(value) in _PYTHON_VALUES:
+        return None
     if type(value) is SymbolicTensor:
         return _backend("runtime")
     if is_jax_tracer(value):
@@ -78,22 +84,26 @@ def is_torch_unknown_number(value) -> bool:
     while it is traced (``x.item()``, and what is computed from it): Python cannot decide on it
     ("Could not guard on data-dependent expression"), so the decision is staged."""
     torch = sys.modules.get("torch")
-    if torch is None or not isinstance(
-            value, (getattr(torch, "SymBool", ()), getattr(torch, "SymInt", ()),
-                    getattr(torch, "SymFloat", ()))):
+    if torch is None or type(value) not in (torch.SymBool, torch.SymInt, torch.SymFloat):
         return False
     return value.node.is_symbolic() and not value.node.has_hint()
+
+
+_torch_functions: dict | None = None  # torch_builtins.FUNCTIONS, once PyTorch is imported
 
 
 def library_replacement(fn):
     """A library function's version for values an engine traces, dispatching on the values
     it is called with (``torch.equal``, whose result PyTorch computes from the data, which a
     trace does not have), or None. Only engines already imported have such functions."""
-    if "torch" not in sys.modules:
-        return None
-    from transpiler.operators.staging import torch_builtins
+    global _torch_functions
+    if _torch_functions is None:
+        if "torch" not in sys.modules:
+            return None
+        from transpiler.operators.staging import torch_builtins
+        _torch_functions = torch_builtins.FUNCTIONS
     try:
-        return torch_builtins.FUNCTIONS.get(fn)
+        return _torch_functions.get(fn)
     except TypeError:  # unhashable callables are not library functions
         return None
 

@@ -23,8 +23,8 @@ from transpiler.operators.formatting import StagedText, flatten_print_values
 from transpiler.operators.staging import extremes, is_jax_tracer, math_functions
 from transpiler.operators.staging.jax_values import condition, in_staged_block, weak
 
-__all__ = ["MATH", "METHODS", "item_", "int_", "float_", "bool_", "abs_", "round_", "min_", "max_", "len_", "print_",
-           "print_pieces", "assert_", "in_staged_block"]
+__all__ = ["MATH", "METHODS", "item_", "int_", "float_", "bool_", "abs_", "round_", "min_",
+           "max_", "len_", "print_", "print_pieces", "assert_", "in_staged_block"]
 
 
 def _kind(value) -> str:
@@ -94,17 +94,27 @@ def abs_(value):
     return jnp.abs(value)
 
 
-def _as_double(value):
+def _as_double(value, name: str = "float()"):
     """A number or a 0-d array as the widest float JAX computes with (float64 with
     ``jax_enable_x64``, else float32), typed as a Python float."""
-    _scalar("float", value)
+    _scalar(name.removesuffix("()"), value)
     return weak(jnp.asarray(value, dtype=jnp.result_type(float)))
+
+
+def _as_integer(value, name: str):
+    """An integer or bool (a Python one, or a 0-d array) as JAX's default int, exactly; None
+    for a float."""
+    _scalar(name.removesuffix("()"), value)
+    if _kind(value) not in "biu":
+        return None
+    return weak(jnp.asarray(value).astype(jnp.result_type(int)))
 
 
 MATH = math_functions.Engine(
     xp=jnp, special={"erf": jax.scipy.special.erf, "erfc": jax.scipy.special.erfc,
                      "lgamma": jax.scipy.special.gammaln},
     as_float=_as_double, as_int=lambda value: weak(value.astype(jnp.result_type(int))),
+    integral=_as_integer,
     check=lambda holds, message: None)  # JAX gives the IEEE value (see math_functions)
 
 

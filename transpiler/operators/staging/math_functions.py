@@ -4,7 +4,7 @@
 not know. Converted code calls these instead (``ag__.math.exp``, see
 ``transpiler.operators.math_calls``): on a traced value each computes what Python computes, in
 double precision as Python does (float32 under JAX without ``jax_enable_x64``), as a scalar the
-program computes when it runs. ``floor``, ``ceil`` and ``trunc`` give integers, the tests
+program computes when it runs. ``floor`` and ``ceil`` give integers, the tests
 (``isnan``, ``isclose``, ...) bools. Where Python raises (``math.sqrt(-1.0)``, ``math.log(0.0)``,
 ``math.exp(1000.0)``), an engine that checks at run time (PyTorch) fails the program's run with
 Python's reason; JAX gives the IEEE value (NaN or an infinity), as its ``int()`` does.
@@ -22,13 +22,16 @@ from transpiler.operators import control_flow as cf
 @dataclass(frozen=True)
 class Engine:
     """What the functions need of an engine: its array namespace (``torch`` or ``jnp``), its
-    special functions (``erf``, ``lgamma``), how a scalar becomes the widest float and an int
-    tensor, and how it checks a condition when the program runs (or ignores it)."""
+    special functions (``erf``, ``lgamma``), how a scalar becomes the widest float
+    (``as_float(value, name)``, ``name`` for errors), how a float becomes an int, how an integer
+    scalar stays one (``integral`` gives None for a float), and how it checks a condition when
+    the program runs (or ignores it)."""
 
     xp: object
     special: dict
-    as_float: Callable[[object], object]
+    as_float: Callable[[object, str], object]
     as_int: Callable[[object], object]
+    integral: Callable[[object, str], object]
     check: Callable[[object, str], None]
 
 
@@ -42,7 +45,8 @@ _ELEMENTWISE = {
     math.isfinite: "isfinite",
 }
 _SPECIAL = {math.erf: "erf", math.erfc: "erfc", math.lgamma: "lgamma"}
-_ROUNDING = {math.floor: "floor", math.ceil: "ceil", math.trunc: "trunc"}
+# (math.trunc is left out: it asks its argument for __trunc__, which tensors do not define.)
+_ROUNDING = {math.floor: "floor", math.ceil: "ceil"}
 
 # Where Python raises ValueError ("math domain error"): the values outside the domain.
 _OUTSIDE_DOMAIN = {
@@ -54,12 +58,13 @@ _OUTSIDE_DOMAIN = {
     math.acos: ("a value outside [-1, 1]", lambda xp, x: xp.abs(x) > 1),
     math.acosh: ("a value below 1", lambda xp, x: x < 1),
     math.atanh: ("a value outside (-1, 1)", lambda xp, x: xp.abs(x) >= 1),
+    math.lgamma: ("0 or a negative integer", lambda xp, x: (x <= 0) & (xp.floor(x) == x)),
 }
 
 
 def names() -> list[str]:
     """The ``math`` functions that have a traced version."""
-    return sorted(fn.__name__ for fn in (*_ELEMENTWISE, *_SPECIAL, *_ROUNDING, *_OTHERS))
+    return sorted(fn.__name__ for fn in _ALL)
 
 
 def call(engine: Engine, fn: Callable, args: tuple, kwargs: dict):
@@ -69,9 +74,9 @@ def call(engine: Engine, fn: Callable, args: tuple, kwargs: dict):
         return _OTHERS[fn](engine, name, *args, **kwargs)
     if kwargs or len(args) != 1:
         raise TypeError(f"{name} takes exactly one argument{cf._where()}, as in Python.")
-    x = engine.as_float(args[0])
     if fn in _ROUNDING:
-        return engine.as_int(getattr(engine.xp, _ROUNDING[fn])(x))
+        return _rounded(engine, fn, name, args[0])
+    x = engine.as_float(args[0], name)
     if fn in _OUTSIDE_DOMAIN:
         what, outside = _OUTSIDE_DOMAIN[fn]
         engine.check(~outside(engine.xp, x), _domain_error(name, what))
@@ -83,54 +88,76 @@ def call(engine: Engine, fn: Callable, args: tuple, kwargs: dict):
     return result
 
 
+def _rounded(engine: Engine, fn: Callable, name: str, value):
+    """``floor`` or ``ceil``: an integer is itself (exactly, not through a float);
+    a float must be finite and fit an int64 (Python's ints have no bound)."""
+    integer = engine.integral(value, name)
+    if integer is not None:
+        return integer
+    x, xp = engine.as_float(value, name), engine.xp
+    engine.check(xp.isfinite(x) & (xp.abs(x) < 2.0 ** 63), (
+        f"{name} of NaN, an infinity or a value beyond int64{cf._where()}: Python raises "
+        f"ValueError or OverflowError, or gives an int this traced value cannot hold."))
+    return engine.as_int(getattr(xp, _ROUNDING[fn])(x))
+
+
 def _domain_error(name: str, what: str) -> str:
     return f"{name} of {what}{cf._where()}: Python raises ValueError (math domain error)."
 
 
 def _check_overflow(engine: Engine, name: str, x, result) -> None:
     xp = engine.xp
-    engine.check(~(xp.isinf(result) & xp.isfinite(x)),
-                 f"{name} of a value too large{cf._where()}: Python raises OverflowError (math "
-                 f"range error).")
+    engine.check(~(xp.isinf(result) & xp.isfinite(x)), _overflow(name))
+
+
+def _overflow(name: str) -> str:
+    return f"{name} of a value too large{cf._where()}: Python raises OverflowError (math " \
+           f"range error)."
 
 
 def _log(engine: Engine, name: str, x, base=None):
-    x = engine.as_float(x)
+    x = engine.as_float(x, name)
     engine.check(~(x <= 0), _domain_error(name, "a value not above 0"))
     if base is None:
         return engine.xp.log(x)
-    base = engine.as_float(base)
-    engine.check(~((base <= 0) | (base == 1)), _domain_error(name, "a base not above 0, or 1"))
+    base = engine.as_float(base, name)
+    engine.check(~(base <= 0), _domain_error(name, "a base not above 0"))
+    engine.check(base != 1, f"{name} to the base 1{cf._where()}: Python raises "
+                            f"ZeroDivisionError (the base's logarithm is 0).")
     return engine.xp.log(x) / engine.xp.log(base)
 
 
 def _pow(engine: Engine, name: str, x, y):
-    x, y = engine.as_float(x), engine.as_float(y)
+    x, y = engine.as_float(x, name), engine.as_float(y, name)
     xp = engine.xp
     engine.check(~((x < 0) & xp.isfinite(y) & (xp.floor(y) != y)),
                  _domain_error(name, "a negative base and a fractional exponent"))
     engine.check(~((x == 0) & (y < 0)), _domain_error(name, "0 and a negative exponent"))
-    return x ** y
+    result = x ** y
+    engine.check(~(xp.isinf(result) & xp.isfinite(x) & xp.isfinite(y)), _overflow(name))
+    return result
 
 
 def _binary(function: str) -> Callable:
     def apply(engine: Engine, name: str, a, b):
-        return getattr(engine.xp, function)(engine.as_float(a), engine.as_float(b))
+        return getattr(engine.xp, function)(engine.as_float(a, name), engine.as_float(b, name))
     return apply
 
 
 def _hypot(engine: Engine, name: str, *coordinates):
-    total = 0.0
+    """Python's ``hypot``, folded pairwise by the engine's: no square overflows or vanishes
+    on the way (``hypot(1e200, 1e200)`` is 1.4e200)."""
+    total = engine.as_float(0.0, name)
     for value in coordinates:
-        total = total + engine.as_float(value) ** 2
-    return engine.xp.sqrt(engine.as_float(total))
+        total = engine.xp.hypot(total, engine.as_float(value, name))
+    return total
 
 
 def _isclose(engine: Engine, name: str, a, b, *, rel_tol=1e-09, abs_tol=0.0):
     """Python's rule: equal values are close; an infinity is close only to itself; otherwise
     the difference is within ``rel_tol`` of either value or within ``abs_tol``."""
     xp = engine.xp
-    a, b = engine.as_float(a), engine.as_float(b)
+    a, b = engine.as_float(a, name), engine.as_float(b, name)
     difference = xp.abs(b - a)
     within = (difference <= xp.abs(rel_tol * b)) | (difference <= xp.abs(rel_tol * a)) | (
         difference <= abs_tol)
@@ -139,7 +166,7 @@ def _isclose(engine: Engine, name: str, a, b, *, rel_tol=1e-09, abs_tol=0.0):
 
 def _scaled(factor: float) -> Callable:
     def apply(engine: Engine, name: str, x):
-        return engine.as_float(x) * factor
+        return engine.as_float(x, name) * factor
     return apply
 
 
@@ -150,9 +177,12 @@ _OTHERS = {
 }
 
 
+_ALL = frozenset((*_ELEMENTWISE, *_SPECIAL, *_ROUNDING, *_OTHERS))
+
+
 def traced_version(fn) -> bool:
     """Whether ``fn`` is a ``math`` function with a traced version here."""
     try:
-        return fn in _ELEMENTWISE or fn in _SPECIAL or fn in _ROUNDING or fn in _OTHERS
+        return fn in _ALL
     except TypeError:  # unhashable callables are not math functions
         return False

@@ -135,10 +135,13 @@ def staged_cond(pred, true_fn: Callable[[], tuple], false_fn: Callable[[], tuple
                                                   for leaf in nest.flatten(target)]))
     for tensor in written:
         tensor.copy_(next(flat))
-    for value in (*raw_true, *raw_false):
-        if isinstance(value, UnassignedInBranch):
-            value.check(pred)
-    return tuple(result)
+    for then_value, else_value in zip(raw_true, raw_false):
+        for value, other in ((then_value, else_value), (else_value, then_value)):
+            if isinstance(value, UnassignedInBranch) and not isinstance(other, Unset):
+                value.check(pred)
+    # A variable neither branch assigns stays unassigned, as in Python.
+    return tuple(Undefined(value.name) if isinstance(value, UnassignedInBranch) else value
+                 for value in result)
 
 
 class UnassignedInBranch(Unset):

@@ -20,8 +20,9 @@ from transpiler.operators import control_flow as cf
 from transpiler.operators.staging import extremes, is_torch_traced, math_functions
 from transpiler.operators.staging.torch_values import condition, number
 
-__all__ = ["MATH", "METHODS", "FUNCTIONS", "item_", "equal", "allclose", "int_", "float_", "bool_", "abs_", "round_", "min_", "max_", "len_",
-           "print_", "assert_", "in_staged_block"]
+__all__ = ["MATH", "METHODS", "FUNCTIONS", "item_", "equal", "allclose", "int_", "float_",
+           "bool_", "abs_", "round_", "min_", "max_", "len_", "print_", "assert_",
+           "in_staged_block"]
 
 
 _SYMBOLIC_NUMBERS = {torch.SymBool: torch.bool, torch.SymInt: torch.int64,
@@ -85,22 +86,22 @@ def item_(value: torch.Tensor):
     return value.item()
 
 
-def equal(a, b, *rest, **kwargs):
-    """``torch.equal(a, b)``: on traced tensors, the same sizes (known while tracing) and equal
+def equal(input, other):  # noqa: A002 (PyTorch's parameter names, which callers may use)
+    """``torch.equal``: on traced tensors, the same sizes (known while tracing) and equal
     elements, computed when the program runs."""
-    if rest or kwargs or not _traced(a, b):
-        return torch.equal(a, b, *rest, **kwargs)
-    if tuple(a.shape) != tuple(b.shape):
+    if not _traced(input, other):
+        return torch.equal(input, other)
+    if tuple(input.shape) != tuple(other.shape):
         return False
-    return torch.eq(a, b).all()
+    return torch.eq(input, other).all()
 
 
-def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A002
     """``torch.allclose``: on traced tensors, ``isclose`` of every element, computed when the
     program runs."""
-    if not _traced(a, b):
-        return torch.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
-    return torch.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan).all()
+    if not _traced(input, other):
+        return torch.allclose(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    return torch.isclose(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan).all()
 
 
 def _traced(*values) -> bool:
@@ -158,20 +159,29 @@ def len_(value: torch.Tensor):
     return value.shape[0]
 
 
-def _as_double(value) -> torch.Tensor:
+def _as_double(value, name: str = "float()") -> torch.Tensor:
     """A Python number or a one-element value as the float64 scalar Python computes with."""
     if isinstance(value, (bool, int, float)):
         return number(float(value), torch.float64)
     value = _tensor(value)
-    _one_value("float", value)
+    _one_value(name.removesuffix("()"), value)
     return value.reshape(()).to(torch.float64)
+
+
+def _as_integer(value, name: str):
+    """A Python or symbolic int (``n.item()``) as an int64 scalar, exactly; None for anything
+    else: ``math.floor`` of a tensor goes through its float in eager PyTorch too."""
+    if isinstance(value, (bool, int, torch.SymBool, torch.SymInt)):
+        return torch.scalar_tensor(value, dtype=torch.int64) \
+            if isinstance(value, (torch.SymBool, torch.SymInt)) else number(int(value), torch.int64)
+    return None
 
 
 METHODS = {"item": item_, "equal": equal, "allclose": allclose}
 
 MATH = math_functions.Engine(
     xp=torch, special={"erf": torch.erf, "erfc": torch.erfc, "lgamma": torch.lgamma},
-    as_float=_as_double, as_int=lambda value: value.to(torch.int64),
+    as_float=_as_double, as_int=lambda value: value.to(torch.int64), integral=_as_integer,
     check=lambda holds, message: torch._assert_async(holds, message))
 
 

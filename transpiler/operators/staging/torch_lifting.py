@@ -173,12 +173,17 @@ class _Capturing(TorchFunctionMode):
             if fake is not None and _unwrapped(tensor) is fake and id(tensor) in self.mapping:
                 self.mapping[id(leaf)] = self.mapping[id(tensor)]
                 return
+        if isinstance(leaf, torch.nn.Parameter):
+            raise RuntimeError(
+                f"While PyTorch traces it, a staged block{self.location} reads a parameter of "
+                f"shape {tuple(leaf.shape)} that the trace does not know (torch.compile's "
+                f"gradient pass runs the block again after putting a module's real parameters "
+                f"back). Read it into a local variable before the if statement or loop "
+                f"(w = self.weight), so that the block reads the traced one.")
         raise RuntimeError(
-            f"While PyTorch traces it, a staged block{self.location} reads a tensor of shape "
-            f"{tuple(leaf.shape)} that the trace does not know (torch.compile's gradient pass "
-            f"runs the block again after putting a module's real parameters back). Read it into "
-            f"a local variable before the if statement or loop (w = self.weight), so that the "
-            f"block reads the traced one.")
+            f"While PyTorch traces it, a staged block{self.location} reads a real tensor of "
+            f"shape {tuple(leaf.shape)} from outside the function, which the trace cannot hold. "
+            f"Pass it to the function as an argument, or register it as a module's buffer.")
 
 
 def _unwrapped(tensor: torch.Tensor) -> torch.Tensor:

@@ -164,8 +164,10 @@ class _Capturing(TorchFunctionMode):
         AOTAutograd put back a module's real parameters in place of the traced ones it ran
         with. The traced one ``leaf`` stands for is the captured tensor made from it (the fake
         tensor the trace's fake mode made of ``leaf``, or the functional tensor around it)."""
+        if is_fake(leaf):  # made in the block, or an input of its trace
+            return
         mode = torch._guards.detect_fake_mode()
-        if is_fake(leaf) or mode is None:
+        if mode is None:
             return
         memo = getattr(mode.fake_tensor_converter, "_get_memo", lambda tensor: None)
         fake = memo(leaf)

@@ -31,6 +31,7 @@ from runtime.ops.array_ops import (cast, clip_by_value, concat, constant, conver
                                    ones_like, range, rank, reshape, shape, size, squeeze, stack,
                                    transpose, unstack, where, zeros, zeros_like)
 from runtime.ops.broadcast_ops import broadcast_to
+from runtime.ops.indexed_slices import IndexedSlices
 from runtime.ops.gradient_ops import stop_gradient
 from runtime.ops.io_ops import assert_, print, print_tensors  # noqa: A004
 from runtime.ops.einsum_ops import einsum, tensordot

@@ -5,6 +5,11 @@ compute at once; while tracing they are graph nodes and the rules add the backwa
 graph being built (so the passes optimize them like any other code). A rule works on the
 values its op actually saw; this module fits each gradient back to its input: summed over
 the axes broadcasting stretched, cast to the input's dtype, and dropped for integer inputs.
+
+A rule may give rows (``IndexedSlices``, a gather's gradient): they stay rows only where the
+pass was asked to keep them, at its sources, as TensorFlow's tape keeps them (the rows of
+several gathers are joined in the order the gathers ran; rows meeting a dense gradient are
+added into it); everywhere else they become the dense gradient.
 """
 
 from __future__ import annotations
@@ -14,9 +19,10 @@ from typing import Sequence
 import numpy as np
 
 from runtime.errors import GradientError
-from runtime.ops.array_ops import cast
+from runtime.ops.array_ops import cast, concat
 from runtime.ops.broadcast_ops import sum_to_shape
 from runtime.ops.dispatch import convert_to_tensor
+from runtime.ops.indexed_slices import IndexedSlices
 from runtime.ops.math_ops import add
 from runtime.ops.registry import NOT_DIFFERENTIABLE
 from runtime.tensor import Tensor
@@ -30,10 +36,13 @@ def differentiable(value) -> bool:
 
 class Backward:
     """One backward pass; ``stops`` lists the records where a gradient ended without a rule
-    to carry it on (for the warning the tape gives when a source ends up without one)."""
+    to carry it on (for the warning the tape gives when a source ends up without one).
+    With ``keep_rows``, a source's gradient may be an ``IndexedSlices``."""
 
-    def __init__(self, records: Sequence, sources: Sequence[Sequence[Tensor]]):
+    def __init__(self, records: Sequence, sources: Sequence[Sequence[Tensor]],
+                 keep_rows: bool = False):
         self.handles = {id(h) for handles in sources for h in handles}
+        self.keep_rows = keep_rows
         self.sources = sources
         # Only records on a path from a source can carry a gradient to it.
         self.reaching = set(self.handles)
@@ -51,7 +60,7 @@ class Backward:
             if seed is not None and id(target) in self.reaching:
                 self._add(target, seed)
         for record in reversed(self.records):
-            out_grads = [self.grads.get(id(v)) for v in record.outputs]
+            out_grads = [dense(self.grads.get(id(v))) for v in record.outputs]
             if any(g is not None for g in out_grads):
                 self._through(record, out_grads)
             for value in record.outputs:  # no longer needed: free it early
@@ -83,17 +92,32 @@ class Backward:
                 self._add(value, grad)
 
     def _add(self, value, grad) -> None:
-        grad = fit(grad, value)
-        previous = self.grads.get(id(value))
-        self.grads[id(value)] = grad if previous is None else add(previous, grad)
+        if not (self.keep_rows and isinstance(grad, IndexedSlices) and id(value) in self.handles):
+            grad = fit(grad, value)
+        # Records are visited last first: joined in front, rows keep the order of the lookups.
+        self.grads[id(value)] = total(grad, self.grads.get(id(value)))
 
     def _total(self, handles: Sequence[Tensor]):
-        total = None
+        result = None
         for handle in handles:
-            grad = self.grads.get(id(handle))
-            if grad is not None:
-                total = grad if total is None else add(total, grad)
-        return total
+            result = total(result, self.grads.get(id(handle)))
+        return result
+
+
+def total(a, b):
+    """The sum of two gradients, either of them None; rows and rows are joined (rows are
+    added to a dense gradient)."""
+    if a is None or b is None:
+        return b if a is None else a
+    if isinstance(a, IndexedSlices) and isinstance(b, IndexedSlices):
+        return a.with_rows(concat([a.values, b.values], 0),
+                           concat([a.indices, cast(b.indices, a.indices.dtype)], 0))
+    return add(dense(a), dense(b))
+
+
+def dense(grad):
+    """``grad`` as a tensor (rows added into zeros); None stays None."""
+    return convert_to_tensor(grad) if isinstance(grad, IndexedSlices) else grad
 
 
 def fit(grad, like) -> Tensor:

@@ -217,11 +217,13 @@ class GradientTape:
         """The gradient of ``target`` (a tensor or a structure of them, summed) with respect
         to each of ``sources``, in the structure of ``sources``. ``output_gradients`` weighs
         the targets (default ones). A source the target does not depend on, or an integer
-        one, gives None (zeros with ``unconnected_gradients="zero"``)."""
+        one, gives None (zeros with ``unconnected_gradients="zero"``). The gradient of a
+        source used only through gathers along axis 0 is an ``IndexedSlices`` (its rows), as
+        in TensorFlow; ops and ``rt.convert_to_tensor`` take it as the dense gradient."""
         self._claim_use("gradient")
         try:
             flat = self._gradients(target, nest.flatten(sources), output_gradients,
-                                   UnconnectedGradients(unconnected_gradients))
+                                   UnconnectedGradients(unconnected_gradients), keep_rows=True)
         finally:
             self._release_if_spent()
         return nest.pack_like(sources, flat)
@@ -269,12 +271,13 @@ class GradientTape:
             self._records, self._reads = [], {}
             self._reaching = {}
 
-    def _gradients(self, target, flat_sources: list, output_gradients, unconnected) -> list:
+    def _gradients(self, target, flat_sources: list, output_gradients, unconnected,
+                   keep_rows: bool = False) -> list:
         targets = [t for t in nest.flatten(target)]
         seeds = _seeds(targets, output_gradients)
         records, reaching, reads = self._snapshot()
         handles = [self._handles(source, reaching, reads) for source in flat_sources]
-        backward = Backward(records, handles)
+        backward = Backward(records, handles, keep_rows)
         results = backward.run([t if isinstance(t, Tensor) else None for t in targets], seeds)
         for index, (source, result) in enumerate(zip(flat_sources, results)):
             if result is None and handles[index] and backward.stops:

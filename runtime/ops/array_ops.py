@@ -17,6 +17,7 @@ from runtime import dtypes
 from runtime.errors import ShapeError
 from runtime.ops.conversion_ops import CAST, CHECKED_CAST, STACK
 from runtime.ops.dispatch import apply_op, constant, constant_value, convert_to_tensor, scalars_like
+from runtime.ops.indexed_slices import IndexedSlices
 from runtime.ops.indexing import GETITEM, getitem, getitem_grad
 from runtime.ops.registry import NOT_DIFFERENTIABLE, OpDef, Promotion, register
 from runtime.ops.shapes import (broadcast, index_range_error, normalize_axis, num_elements,
@@ -329,8 +330,14 @@ def _gather_infer(params, indices, axis=0):
 
 
 def _gather_grad(node, dy):
-    """``dy`` added into zeros of the params' shape at the indices (repeats accumulate)."""
+    """``dy`` added into zeros of the params' shape at the indices (repeats accumulate). Along
+    axis 0 (given as 0, as in TensorFlow) the rows are kept apart, one per index: an
+    ``IndexedSlices``, which optimizers apply row by row."""
     params, indices = node.inputs
+    static, dynamic = shape_for_gradient(params)
+    if node.attrs["axis"] == 0 and static is not None and None not in static[1:]:
+        rows = reshape(dy, (-1,) + tuple(static[1:]))
+        return IndexedSlices(rows, reshape(indices, (-1,)), static, dynamic), None
     axis = _normalized_axis("gather", node.attrs["axis"], params)
     return _scatter(dy, _along(axis, indices), params), None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from runtime.ops.array_ops import cast, constant
 from runtime.ops.math_ops import maximum, pow, sqrt, square  # noqa: A004
 from runtime.optimizers.base import Optimizer
+from runtime.optimizers.rows import dense, map_rows
 
 
 class Adam(Optimizer):
@@ -44,8 +45,9 @@ class Adam(Optimizer):
 
     def _update(self, variable, gradient, slots, step_size) -> None:
         m, v = slots["m"], slots["v"]
-        m.assign_add((gradient - m) * (1 - self._beta_1))
-        v.assign_add((square(gradient) - v) * (1 - self._beta_2))
+        m.assign_add((dense(gradient) - m) * (1 - self._beta_1))
+        # Of rows, each is squared: a repeated id adds the squares of its rows.
+        v.assign_add((dense(map_rows(square, gradient)) - v) * (1 - self._beta_2))
         if self._amsgrad:
             vhat = slots["vhat"]
             vhat.assign(maximum(vhat, v))

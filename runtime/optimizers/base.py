@@ -17,6 +17,7 @@ import numpy as np
 
 from runtime import dtypes, tracing
 from runtime.ops.array_ops import cast, convert_to_tensor, reshape
+from runtime.ops.indexed_slices import IndexedSlices
 from runtime.source_location import warn_at_user_code
 from runtime.tensor import EagerTensor, Tensor, format_shape
 from runtime.variables import Variable
@@ -127,7 +128,8 @@ class Optimizer:
         Args:
             grads_and_vars: (gradient, variable) pairs, e.g. ``zip(grads, variables)``. A
                 gradient must have its variable's dtype and shape; a ``None`` gradient leaves
-                its variable unchanged (with a warning the first time).
+                its variable unchanged (with a warning the first time). A gradient of rows
+                (``IndexedSlices``) is applied as Keras applies it (``runtime.optimizers.rows``).
 
         Returns:
             ``iterations``.
@@ -183,8 +185,8 @@ class Optimizer:
         self._warn_no_gradient(missing)
         return pairs
 
-    def _checked_gradient(self, gradient, variable: Variable) -> Tensor:
-        if not isinstance(gradient, Tensor):
+    def _checked_gradient(self, gradient, variable: Variable) -> Tensor | IndexedSlices:
+        if not isinstance(gradient, (Tensor, IndexedSlices)):
             gradient = convert_to_tensor(
                 gradient, variable.dtype if isinstance(gradient, dtypes.PYTHON_SCALARS) else None)
         if gradient.dtype != variable.dtype:
@@ -196,7 +198,8 @@ class Optimizer:
         if shape is not None and len(shape) == len(variable.shape) and all(
                 a is None or a == b for a, b in zip(shape, variable.shape)):
             # A dimension unknown while tracing: the reshape checks the size when the graph runs.
-            return gradient if None not in shape else reshape(gradient, variable.shape)
+            return gradient if None not in shape or isinstance(gradient, IndexedSlices) \
+                else reshape(gradient, variable.shape)
         raise ValueError(f"{self.name}.apply_gradients: the gradient of variable "
                          f"{variable.name!r} has shape {format_shape(shape)}, but the variable "
                          f"has shape {format_shape(variable.shape)}. Check that gradients and "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from runtime.ops.math_ops import sqrt, square
 from runtime.optimizers.base import Optimizer
+from runtime.optimizers.rows import dense, map_rows, map_rows_with, subtract_from
 
 
 class RMSprop(Optimizer):
@@ -40,17 +41,19 @@ class RMSprop(Optimizer):
     def _update(self, variable, gradient, slots, learning_rate) -> None:
         rho = self._rho
         velocity = slots["velocity"]
-        velocity.assign(velocity * rho + square(gradient) * (1 - rho))
+        velocity.assign(velocity * rho + dense(map_rows(lambda g: square(g) * (1 - rho),
+                                                        gradient)))
         if self._centered:
             average = slots["average_gradient"]
-            average.assign(average * rho + gradient * (1 - rho))
+            average.assign(average * rho + dense(map_rows(lambda g: g * (1 - rho), gradient)))
             denominator = velocity.value() - square(average.value()) + self._epsilon
         else:
             denominator = velocity.value() + self._epsilon
-        increment = (learning_rate * gradient) / sqrt(denominator)
+        increment = map_rows_with(lambda g, d: (learning_rate * g) / d, gradient,
+                                  sqrt(denominator))
         if self._momentum > 0:
             momentum = slots["momentum"]
-            momentum.assign(momentum * self._momentum + increment)
+            momentum.assign(momentum * self._momentum + dense(increment))
             variable.assign_sub(momentum.value())
         else:
-            variable.assign_sub(increment)
+            subtract_from(variable, increment)

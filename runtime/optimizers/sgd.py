@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from runtime.optimizers.base import Optimizer
+from runtime.optimizers.rows import dense, map_rows, subtract_from
 
 
 class SGD(Optimizer):
@@ -26,12 +27,14 @@ class SGD(Optimizer):
     nesterov = property(lambda self: self._nesterov)
 
     def _update(self, variable, gradient, slots, learning_rate) -> None:
+        step = map_rows(lambda g: g * learning_rate, gradient)
         if not slots:
-            variable.assign_sub(gradient * learning_rate)
+            subtract_from(variable, step)
             return
+        step = dense(step)
         m = slots["momentum"]
-        m.assign(m * self._momentum - gradient * learning_rate)
+        m.assign(m * self._momentum - step)
         if self._nesterov:
-            variable.assign_add(m * self._momentum - gradient * learning_rate)
+            variable.assign_add(m * self._momentum - step)
         else:
             variable.assign_add(m.value())

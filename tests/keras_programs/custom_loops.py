@@ -137,3 +137,39 @@ def custom_train_step_with_own_metrics(tf):
     model.compile(optimizer=tf.keras.optimizers.Adam(0.05))
     history = model.fit(x, y, epochs=3, batch_size=5, shuffle=False, verbose=1)
     return history.history, model.get_weights()
+
+
+def embedding_gradient_rows_in_a_loop(tf):
+    """``tape.gradient`` gives a table only gathered from as rows (``tf.IndexedSlices``: one
+    per id looked up, those of two lookups joined) and a table also used whole as a dense
+    gradient; Adam applies both, eagerly and in a ``tf.function``."""
+    rng = np.random.default_rng(96)
+    ids = tf.constant([[1, 3, 1], [4, 1, 0]])
+    table = tf.Variable(rng.uniform(-1, 1, (5, 3)).astype("float32"))
+    tied = tf.Variable(rng.uniform(-1, 1, (5, 3)).astype("float32"))
+    weights = tf.constant(rng.normal(size=(2, 3, 3)).astype("float32"))
+    optimizer = tf.keras.optimizers.Adam(0.1)
+
+    def gradients():
+        with tf.GradientTape() as tape:
+            looked_up = tf.gather(table, ids)
+            loss = tf.reduce_sum(tf.square(looked_up) * weights) \
+                + tf.reduce_sum(tf.gather(table, [2, 2]) * weights[0, :2]) \
+                + tf.reduce_sum(tf.matmul(tf.gather(tied, ids[0]), tied, transpose_b=True))
+        return tape.gradient(loss, [table, tied])
+
+    def step():
+        grads = gradients()
+        optimizer.apply_gradients(zip(grads, [table, tied]))
+
+    first = gradients()
+    kinds = [isinstance(g, tf.IndexedSlices) for g in first]
+    dense = [tf.convert_to_tensor(g) for g in first]
+    step()
+    step()
+    eager = [table.numpy(), tied.numpy()]
+    traced = tf.function(step)
+    traced()
+    traced()
+    # (The order of the two lookups' rows follows TensorFlow's backward pass: not compared.)
+    return kinds, tf.sort(first[0].indices), dense, eager, [table, tied]

@@ -1,5 +1,7 @@
 """Keras' optimizers and learning-rate schedules, each training the same small model."""
 
+import numpy as np
+
 from tests.keras_programs import data, deterministic_weights
 
 
@@ -74,3 +76,31 @@ def inverse_time_and_cosine_decay(tf):
                                                                end_learning_rate=0.01, power=2.0)
     values = [[float(s(step)) for step in range(8)] for s in (inverse, cosine, polynomial)]
     return _train(tf, tf.keras.optimizers.Adam(cosine)), values
+
+
+def embedding_rows_with_each_optimizer(tf):
+    """Batches that repeat ids: TensorFlow gives each optimizer the embedding's gradient as
+    rows (IndexedSlices, one per id looked up), which SGD subtracts one by one and Adam and
+    RMSprop square one by one before adding them into their slots."""
+    ids = np.array([[1, 3, 1, 1], [4, 1, 0, 3], [2, 2, 5, 2], [0, 5, 5, 1]], "int32")
+    y = np.linspace(-1.0, 1.0, 8).reshape(4, 2).astype("float32")
+    optimizers = {
+        "sgd": tf.keras.optimizers.SGD(0.3),
+        "nesterov": tf.keras.optimizers.SGD(0.3, momentum=0.7, nesterov=True),
+        "adam_amsgrad": tf.keras.optimizers.Adam(0.1, amsgrad=True),
+        "adamw": tf.keras.optimizers.AdamW(0.1, weight_decay=0.1),
+        "rmsprop": tf.keras.optimizers.RMSprop(0.05),
+        "rmsprop_centered_momentum": tf.keras.optimizers.RMSprop(0.05, momentum=0.5,
+                                                                 centered=True),
+    }
+    results = {}
+    for name, optimizer in optimizers.items():
+        model = tf.keras.Sequential([tf.keras.Input(shape=(4,), dtype="int32"),
+                                     tf.keras.layers.Embedding(6, 3),
+                                     tf.keras.layers.Flatten(),
+                                     tf.keras.layers.Dense(2)])
+        deterministic_weights(model, seed=22)
+        model.compile(optimizer, "mse")
+        history = model.fit(ids, y, epochs=3, batch_size=2, shuffle=False, verbose=0)
+        results[name] = history.history["loss"], model.get_weights()
+    return results

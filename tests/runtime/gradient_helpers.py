@@ -28,9 +28,10 @@ def numeric_gradient(fn, arrays, index: int, seed: np.ndarray) -> np.ndarray:
 
 def tape_gradients(fn, tensors, wrt, seed) -> list:
     """The gradients of ``fn(*tensors)`` weighted by ``seed``, with respect to the tensors at
-    the positions ``wrt``."""
+    the positions ``wrt``, as tensors (a gather's gradient, rows, made dense)."""
     sources = [tensors[i] for i in wrt]
     with rt.GradientTape() as tape:
         tape.watch(sources)
         y = fn(*tensors)
-    return tape.gradient(y, sources, output_gradients=seed)
+    return [None if g is None else rt.convert_to_tensor(g)
+            for g in tape.gradient(y, sources, output_gradients=seed)]

@@ -20,13 +20,7 @@ PROGRAMS = keras_programs.programs()
 EXPECTED = keras_programs.load_expected()
 
 # Where eager2graph differs from TensorFlow, and why.
-KNOWN_DIFFERENCES = {
-    "recurrent.embedding_lstm_classifier": (
-        "TensorFlow's Adam gets an Embedding's gradient as IndexedSlices and squares each "
-        "token occurrence's row before adding the rows of a token seen twice in a batch; "
-        "rt.keras squares the summed row (the dense gradient). Without repeated tokens in a "
-        "batch the two agree; with SGD they agree (embedding_lstm_classifier_sgd)."),
-}
+KNOWN_DIFFERENCES: dict[str, str] = {}
 
 
 def test_every_program_has_an_expected_record():

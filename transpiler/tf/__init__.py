@@ -18,8 +18,8 @@ function = _api.function
 optimizers = keras.optimizers
 
 _export(globals(), _rt, """
-    DType GradientTape Module Tensor TensorArray TensorShape TensorSpec UnconnectedGradients
-    Variable
+    DType GradientTape IndexedSlices Module Tensor TensorArray TensorShape TensorSpec
+    UnconnectedGradients Variable
     abs acos add add_n argmax argmin argsort as_dtype asin atan atan2 bool boolean_mask
     broadcast_to case cast clip_by_global_norm clip_by_norm clip_by_value complex128 complex64
     concat cond constant convert_to_tensor cos cosh cumsum custom_gradient divide einsum equal

@@ -49,7 +49,7 @@ _TABLE = {
     serialize
     """,
     "keras.optimizers": """
-    Adadelta Adafactor Adagrad Adamax Ftrl Lamb Lion LossScaleOptimizer MultiOptimizer Muon
+    Adadelta Adafactor Adamax Ftrl Lamb Lion LossScaleOptimizer MultiOptimizer Muon
     Nadam OptimizerMap ScheduleFreeAdamW deserialize legacy serialize
     """,
     "keras.optimizers.schedules": """

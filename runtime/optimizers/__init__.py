@@ -12,10 +12,11 @@ or inside a traced training step.
         return loss
 """
 
+from runtime.optimizers.adagrad import Adagrad
 from runtime.optimizers.adam import Adam
 from runtime.optimizers.adamw import AdamW
 from runtime.optimizers.base import Optimizer
 from runtime.optimizers.rmsprop import RMSprop
 from runtime.optimizers.sgd import SGD
 
-__all__ = ["Adam", "AdamW", "Optimizer", "RMSprop", "SGD"]
+__all__ = ["Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD"]

@@ -113,12 +113,16 @@ class Optimizer:
             with self._lock:
                 entry = self._slots.get(id(variable))
                 if entry is None:
-                    slots = {name: self._new_variable(np.zeros(variable.shape, variable.dtype),
+                    slots = {name: self._new_variable(self._initial_slot(name, variable),
                                                       f"{variable.name}/{name}")
                              for name in self.slot_names}
                     # The variable is kept in the entry so that its id is not reused.
                     entry = self._slots[id(variable)] = (variable, slots)
         return entry[1]
+
+    def _initial_slot(self, name: str, variable: Variable) -> np.ndarray:
+        """The first value of the slot ``name`` of ``variable``: zeros unless overridden."""
+        return np.zeros(variable.shape, variable.dtype)
 
     # -- applying ---------------------------------------------------------------------------
 

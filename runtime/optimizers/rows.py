@@ -44,10 +44,18 @@ def map_rows_with(fn: Callable, gradient, other: Tensor):
     return fn(gradient, other)
 
 
+def add_to(variable: Variable, delta) -> None:
+    """``variable += delta``; rows are added one at a time at their indices."""
+    if isinstance(delta, IndexedSlices):
+        variable.assign(tensor_scatter_nd_add(variable.value(), expand_dims(delta.indices, -1),
+                                              delta.values))
+    else:
+        variable.assign_add(delta)
+
+
 def subtract_from(variable: Variable, delta) -> None:
     """``variable -= delta``; rows are subtracted one at a time at their indices."""
     if isinstance(delta, IndexedSlices):
-        variable.assign(tensor_scatter_nd_add(variable.value(), expand_dims(delta.indices, -1),
-                                              negative(delta.values)))
+        add_to(variable, map_rows(negative, delta))
     else:
         variable.assign_sub(delta)

@@ -48,6 +48,11 @@ def adamw(tf):
     return _train(tf, tf.keras.optimizers.AdamW(learning_rate=0.02, weight_decay=0.05))
 
 
+def adagrad(tf):
+    return _train(tf, tf.keras.optimizers.Adagrad(learning_rate=0.1,
+                                                  initial_accumulator_value=0.2))
+
+
 def optimizer_by_name_and_learning_rate(tf):
     x, y = data(8, 3, seed=21)
     model = tf.keras.Sequential([tf.keras.Input(shape=(3,)), tf.keras.layers.Dense(1)])
@@ -80,8 +85,8 @@ def inverse_time_and_cosine_decay(tf):
 
 def embedding_rows_with_each_optimizer(tf):
     """Batches that repeat ids: TensorFlow gives each optimizer the embedding's gradient as
-    rows (IndexedSlices, one per id looked up), which SGD subtracts one by one and Adam and
-    RMSprop square one by one before adding them into their slots."""
+    rows (IndexedSlices, one per id looked up), which SGD subtracts one by one and Adam,
+    RMSprop and Adagrad square one by one before adding them into their slots."""
     ids = np.array([[1, 3, 1, 1], [4, 1, 0, 3], [2, 2, 5, 2], [0, 5, 5, 1]], "int32")
     y = np.linspace(-1.0, 1.0, 8).reshape(4, 2).astype("float32")
     optimizers = {
@@ -92,6 +97,7 @@ def embedding_rows_with_each_optimizer(tf):
         "rmsprop": tf.keras.optimizers.RMSprop(0.05),
         "rmsprop_centered_momentum": tf.keras.optimizers.RMSprop(0.05, momentum=0.5,
                                                                  centered=True),
+        "adagrad": tf.keras.optimizers.Adagrad(0.3),
     }
     results = {}
     for name, optimizer in optimizers.items():

@@ -23,6 +23,7 @@ CONFIGS = {
     "adam": lambda: rt.optimizers.Adam(learning_rate=0.1),
     "amsgrad": lambda: rt.optimizers.Adam(learning_rate=0.1, beta_1=0.8, beta_2=0.99,
                                           epsilon=1e-3, amsgrad=True),
+    "adagrad": lambda: rt.optimizers.Adagrad(learning_rate=0.1, initial_accumulator_value=0.2),
 }
 STEPS = 6
 
@@ -43,6 +44,12 @@ def keras_update(optimizer, value, gradients):
                 continue
             m = m * momentum - g * lr
             value = value + (m * momentum - g * lr if optimizer.nesterov else m)
+            continue
+        if isinstance(optimizer, rt.optimizers.Adagrad):
+            if step == 0:
+                m = np.full_like(value, optimizer.initial_accumulator_value)
+            m = m + g * g
+            value = value - (lr * g) / np.sqrt(m + dtype(optimizer.epsilon))
             continue
         beta_1, beta_2 = dtype(optimizer.beta_1), dtype(optimizer.beta_2)
         t = dtype(step + 1)
@@ -129,6 +136,10 @@ def test_keras_defaults():
         adam.beta_1 = 0.5  # a traced step holds it as a constant
     with pytest.raises(ValueError, match=re.escape("momentum must be a number in [0, 1]")):
         rt.optimizers.SGD(momentum=1.5)
+    adagrad = rt.optimizers.Adagrad()
+    assert (adagrad.initial_accumulator_value, adagrad.epsilon) == (0.1, 1e-7)
+    with pytest.raises(ValueError, match="initial_accumulator_value must be a number of at"):
+        rt.optimizers.Adagrad(initial_accumulator_value=-1)
 
 
 # -- slots -------------------------------------------------------------------------------------

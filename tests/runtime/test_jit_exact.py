@@ -11,6 +11,8 @@ code may round differently (exp, log, tanh, ...) stay on the plan and say why.
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 pytest.importorskip("numba")
@@ -105,6 +107,23 @@ def test_float_sums_and_means_follow_numpy_order(dtype: str, length: int):
     assert "reduce_sum" in compiled_ops(report), report
     assert_exactly_equal(plan, tier, f"{dtype}[3, {length}]")
 
+
+
+@pytest.mark.parametrize("shape", [(1, 2), (1, 4, 5), (3, 1, 4), (2, 3, 1), (1, 1, 7)])
+def test_float_sums_over_axes_of_size_one_before_kept_axes(shape: tuple):
+    """A reduced axis of size 1 adds no term but may precede kept axes: the sum over axis 0
+    of a (1, 2) array once gave [x[0, 1], 0] (the run of terms started at axis 0)."""
+    x = np.random.default_rng(len(shape)).standard_normal(shape).astype(np.float32)
+    all_axes = [list(axes) for r in range(1, len(shape) + 1)
+                for axes in itertools.combinations(range(len(shape)), r)]
+
+    def sums(x):
+        y = -x
+        return tuple(rt.reduce_sum(y, axis=axes) for axes in all_axes) + \
+            tuple(rt.reduce_mean(y, axis=axes, keepdims=True) for axes in all_axes)
+    plan, tier, report = on_plan_and_default_tier(sums, x)
+    assert "reduce_sum" in compiled_ops(report), report
+    assert_exactly_equal(plan, tier, f"float32{list(shape)}")
 
 MATMUL_SHAPES = [((1, 16), (16, 8)), ((16, 1), (1, 8)), ((5, 16), (16, 1)), ((64, 16), (16, 32)),
                  ((64, 32), (32, 4))]

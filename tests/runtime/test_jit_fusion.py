@@ -278,7 +278,7 @@ def float_matmuls(a, b, c):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("m, k, n", [(5, 7, 3), (64, 96, 48)])  # the second: in row blocks
+@pytest.mark.parametrize("m, k, n", [(5, 7, 3), (64, 96, 48), (20, 784, 49)])  # row, column blocks
 def test_float_matmuls_give_the_plans_bits(dtype, m, k, n):
     if numpy_gemm() is None:
         pytest.skip("NumPy's BLAS is not one the tier recognizes: kernels use np.dot")

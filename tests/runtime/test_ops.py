@@ -315,18 +315,35 @@ def test_registry_rejects_duplicates_and_unknown_names():
         registry.get_op("no_such_op")
 
 
-# -- matmul in row blocks ----------------------------------------------------------------------
+# -- mid-sized matmuls in blocks of one BLAS thread each ---------------------------------------
+
+
+def _by_blocks(a, b):
+    """``a @ b`` computed block by block as ``blas_blocks`` says, written out plainly."""
+    from runtime.ops.linalg_ops import COLUMN_BLOCKS, ROW_BLOCKS, blas_blocks, block_stop
+    (m, k), n = a.shape, b.shape[1]
+    split, size = blas_blocks(m, k, n)
+    assert split in (ROW_BLOCKS, COLUMN_BLOCKS)
+    total, start, pieces = (m if split == ROW_BLOCKS else n), 0, []
+    while start < total:
+        stop = block_stop(start, size, total)
+        assert stop - start >= 2  # NumPy would take gemv for one row or column
+        pieces.append(a[start:stop] @ b if split == ROW_BLOCKS else a @ b[:, start:stop])
+        assert pieces[-1].size * k <= 262_144  # each block stays on one OpenBLAS thread
+        start = stop
+    return np.concatenate(pieces, axis=0 if split == ROW_BLOCKS else 1)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("m, k, n", [(20, 784, 64), (200, 100, 50), (64, 256, 64)])
-def test_mid_sized_float_matmuls_run_in_row_blocks_eagerly_and_in_graphs(dtype, m, k, n):
-    from runtime.ops.linalg_ops import rows_per_blas_call
+@pytest.mark.parametrize("m, k, n", [
+    (20, 784, 64), (20, 784, 49),  # column blocks (n > m); the second ends in 15 + 2 columns
+    (200, 100, 50), (64, 256, 64), (105, 100, 50),  # row blocks; the second ends in 51 + 2 rows
+    (4, 1000, 1000),  # one row is over the threshold: column blocks
+])
+def test_mid_sized_float_matmuls_run_in_blocks_eagerly_and_in_graphs(dtype, m, k, n):
     rng = np.random.default_rng(m)
     a, b = rng.standard_normal((m, k)).astype(dtype), rng.standard_normal((k, n)).astype(dtype)
-    rows = rows_per_blas_call(m, k, n)
-    assert rows < m and rows * k * n <= 262_144  # each block stays on one OpenBLAS thread
-    blocks = np.concatenate([a[start:start + rows] @ b for start in range(0, m, rows)])
+    blocks = _by_blocks(a, b)
     eager = rt.matmul(a, b).numpy()
     graph = rt.function(lambda a, b: rt.matmul(a, b))(a, b).numpy()
     np.testing.assert_array_equal(eager, blocks)
@@ -335,11 +352,13 @@ def test_mid_sized_float_matmuls_run_in_row_blocks_eagerly_and_in_graphs(dtype, 
                                rtol=1e-4 if dtype == np.float32 else 1e-12, atol=1e-3)
 
 
-def test_small_large_and_integer_matmuls_are_one_call():
-    from runtime.ops.linalg_ops import rows_per_blas_call
-    assert rows_per_blas_call(64, 64, 64) == 64         # at the threshold: one thread anyway
-    assert rows_per_blas_call(1024, 1024, 1024) == 1024  # big: threads pay off
-    assert rows_per_blas_call(4, 1000, 1000) == 4        # one row is over the threshold
+def test_blocks_split_the_longer_side_and_small_large_and_integer_matmuls_are_one_call():
+    from runtime.ops.linalg_ops import COLUMN_BLOCKS, ONE_CALL, ROW_BLOCKS, blas_blocks
+    assert blas_blocks(20, 784, 64) == (COLUMN_BLOCKS, 16)  # repacks the small left operand
+    assert blas_blocks(64, 784, 20) == (ROW_BLOCKS, 16)
+    assert blas_blocks(64, 64, 64)[0] == ONE_CALL        # at the threshold: one thread anyway
+    assert blas_blocks(1024, 1024, 1024)[0] == ONE_CALL  # big: threads pay off
+    assert blas_blocks(10, 30_000, 10)[0] == ONE_CALL    # a block would be under 3 rows
     a = np.arange(20 * 784, dtype=np.int64).reshape(20, 784) % 7
     b = np.arange(784 * 64, dtype=np.int64).reshape(784, 64) % 5
     np.testing.assert_array_equal(rt.matmul(a, b).numpy(), a @ b)

@@ -22,7 +22,7 @@ from runtime.backends.jit.element_rules import (ELEMENT_RULES, ROUNDED_OWN_WAY,
                                                 numba_type)
 from runtime.backends.jit.numpy_blas import numpy_gemm
 from runtime.backends.jit.reduction_rules import (element_count, fold_for, is_reduction,
-                                                  reduced_axes)
+                                                  reduced_axes, run_start)
 from runtime.graph import Graph, Node
 from runtime.ops.array_ops import EXPAND_DIMS, RESHAPE, SQUEEZE, TRANSPOSE
 from runtime.ops.linalg_ops import MATMUL
@@ -278,7 +278,7 @@ class KernelWriter:
         for node, accumulator in zip(nest.reductions, accumulators):
             self._fold(node, accumulator, element(node.inputs[0]), indices, inner)
         # Pairwise sums add up each run once its loops end, innermost runs first.
-        pairwise = [(min(reduced_axes(node)), node, accumulator)
+        pairwise = [(run_start(node), node, accumulator)
                     for node, accumulator in zip(nest.reductions, accumulators)
                     if fold_for(node).pairwise]
         for first, node, accumulator in sorted(pairwise, key=lambda entry: -entry[0]):
@@ -313,7 +313,8 @@ class KernelWriter:
             self.lines.append(f"{indent}{accumulator} = {total}")
             return
         # Kept axes inside the run have size 1 (the layout rule): their index is 0.
-        place = ", ".join("0" if axis in axes or axis > axes[0] else index
+        start = run_start(node)
+        place = ", ".join("0" if axis in axes or axis > start else index
                           for axis, index in enumerate(indices))
         self.lines.append(f"{indent}{accumulator}[{place}] = {total}")
 

@@ -5,10 +5,11 @@ Regions are cut at every matmul, loop and branch so that repeated layers make id
 kernels (compiled once, rolled into loops). Once the chains are rolled, the regions left
 next to each other are joined where the later one needs nothing made on the NumPy plan
 after the earlier one starts. A training step's forward pass, gradient and update then run
-as one or two kernels. Merged kernels are unique, so each compiles on its own: the nodes
-merged per graph are bounded (``MERGED_NODES_BUDGET``), and beyond that regions stay the
-per-layer kernels that identical layers share, so compile cost stays bounded by the kinds
-of work, not the graph's size.
+as one or two kernels. A merged kernel joins at most ``MAX_MERGED_PARTS`` regions, so a long
+run of identical layers becomes a few identical kernels, compiled once. Merged kernels that
+differ compile each on its own: the nodes merged per graph are bounded
+(``MERGED_NODES_BUDGET``), and beyond that regions stay the per-layer kernels that identical
+layers share, so compile cost stays bounded by the kinds of work, not the graph's size.
 """
 
 from __future__ import annotations
@@ -23,6 +24,11 @@ from runtime.ops.registry import CONST
 # Nodes in merged kernels per compiled function (a merged kernel of 256 nodes with ten
 # matmuls compiles in about 3 s, 10 s on a busy machine).
 MERGED_NODES_BUDGET = 512
+# Regions per merged kernel. Each is a loop nest or a matmul, and Numba's compile time grows
+# faster than their number (a Keras model of 101 Dense layers merged into one kernel compiled
+# for 10 minutes; in kernels of 8 layers, most of them identical, in 12 s).
+# W8's whole training step is 8.
+MAX_MERGED_PARTS = 8
 
 
 @dataclass
@@ -51,12 +57,13 @@ def merge_neighbours(graph: Graph, items: list, budget: Budget) -> list:
 def _joined(graph: Graph, first: Region, second: Region, position: dict,
             budget: Budget) -> tuple[Region, KernelSource] | None:
     size = len(first.nodes) + len(second.nodes)
-    if size > MAX_REGION_NODES or not _available_at_start(first, second, position):
+    if size > MAX_REGION_NODES or first.parts + second.parts > MAX_MERGED_PARTS \
+            or not _available_at_start(first, second, position):
         return None
     cost = size - (len(first.nodes) if first.merged else 0)
     if cost > budget.nodes_left:
         return None
-    region = Region(first.nodes + second.nodes, merged=True)
+    region = Region(first.nodes + second.nodes, merged=True, parts=first.parts + second.parts)
     region_interface(graph, region)
     try:
         source = KernelWriter(region.nodes, region.inputs, region.outputs).write()

@@ -124,6 +124,14 @@ def reduced_axes(node: Node) -> tuple[int, ...]:
     return tuple(sorted({int(a) % rank for a in axes}))
 
 
+def run_start(node: Node) -> int:
+    """The axis where the run of terms of a pairwise sum starts: its first reduced axis of
+    size > 1 (a reduced axis of size 1 adds no term, and may precede kept axes), or the rank
+    when every reduced axis has size 1 (each run is one term)."""
+    shape = node.inputs[0].shape
+    return min((axis for axis in reduced_axes(node) if shape[axis] != 1), default=len(shape))
+
+
 def _reduced_sizes(node: Node) -> list[int]:
     return [node.inputs[0].shape[a] for a in reduced_axes(node)]
 

@@ -46,6 +46,7 @@ class Region:
     # a branch or loop body gets a copy there); None: ``inputs`` themselves.
     operands: list | None = None
     merged: bool = False  # made by joining neighbouring regions (see ``merging``)
+    parts: int = 1  # the regions joined into this one
 
 
 @dataclass

@@ -25,38 +25,13 @@ PROGRAMS = torch_programs.programs()
 # Programs that fail with an error (never a wrong value) on some input of some path, and why
 # (the whole corpus measured at c9737ca).
 KNOWN_FAILURES = {
-    "algorithms.binary_search":
-        "compile, when Dynamo has made the size dynamic: a symbolic int computed in a branch "
-        "'is not tracked with proxy' in while_loop's gradient pass",
-    "algorithms.kth_smallest":
-        "compile: x[i] read then x[i] written with a computed index: functionalization "
-        "regenerates the view and leaves its unbacked symbol pending",
-    "algorithms.staircase_integer_ops":
-        "compile: item assignment in a staged branch inside a Python loop: 'Please convert all "
-        "Tensors to FakeTensors first' in auto_functionalized cond",
     "conditionals.bool_mask_count": "export+compile: branches return different strings",
     "conditionals.size_word": "export+compile: branches return different strings",
-    "for_loops.fix_negatives_inplace":
-        "compile: item assignment in a staged branch inside a Python loop: 'Please convert all "
-        "Tensors to FakeTensors first' in auto_functionalized cond",
     "for_loops.powers_list":
         "export+compile: a list appended to in a loop over range(traced n): NotImplementedError",
     "for_loops.sum_first_n":
         "export+compile, zero iterations only: total = 0 becomes a float tensor in the loop; "
         "the program's run fails naming it (Python keeps the int 0)",
-    "modules.AdaptiveDepth":
-        "compile: while_loop's gradient pass runs the body again and meets a size it does not "
-        "track ('is not tracked with proxy')",
-    "modules.BatchLoopBranch":
-        "export+compile: a list appended to in both branches of a staged if: "
-        "NotImplementedError",
-    "modules.EarlyExitClassifier":
-        "compile: while_loop's gradient pass: 'outs_to_grad length (1) != tangents length (2)'",
-    "modules.EarlyStopRNN":
-        "compile: while_loop's gradient pass: 'outs_to_grad length (1) != tangents length (2)'",
-    "modules.RepeatedLayer":
-        "compile: while_loop's gradient pass runs the body again and meets a size it does not "
-        "track ('is not tracked with proxy')",
     "numbers.sum_of_positives_generator":
         "export+compile: a generator expression's if on a traced value (comprehensions are "
         "not converted)",

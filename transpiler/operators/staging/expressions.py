@@ -32,6 +32,9 @@ class StagedExpressions:
         nouts = len(names) if nouts is None else nouts
         before = cf._state_before(get_state, names)
         self.refuse_staged_lists(before, names, staged, "an if statement")
+        # What the branches start from, kept apart: ``after_if`` may append to the lists of
+        # ``before``, and an engine may run a branch again later (for its gradient).
+        start = cf._fresh(before)
         location = cf._where()
         returned_none = ReturnedNone((f"the if statement{location}",))
         labelled = ("",) + tuple(names[:nouts])
@@ -39,7 +42,7 @@ class StagedExpressions:
 
         def branch(fn: Callable, label: str) -> Callable:
             def run() -> tuple:
-                cf._set_state_tolerantly(set_state, get_state, names, cf._fresh(before))
+                cf._set_state_tolerantly(set_state, get_state, names, cf._fresh(start))
                 result = fn()
                 outputs = self.branch_outputs(cf._state_before(get_state, names)[:nouts], names,
                                               label, location)
@@ -60,7 +63,7 @@ class StagedExpressions:
             result, *outputs = self.staged_cond(
                 cond, branch(body, "if"), branch(orelse, "else"), construct="if statement",
                 location=location, names=labelled, check_pair=check_pair, prepare=prepare)
-        self.after_if(before, branch_outputs, outputs)
+        self.after_if(before, branch_outputs, outputs, [name in staged for name in names])
         cf._set_state_tolerantly(set_state, get_state, names,
                                  tuple(outputs) + tuple(before[nouts:]))
         return result
@@ -71,9 +74,11 @@ class StagedExpressions:
         cf._check_branch_outputs(outputs, names, label, location)
         return outputs
 
-    def after_if(self, before: tuple, branch_outputs: list, outputs: list) -> None:
+    def after_if(self, before: tuple, branch_outputs: list, outputs: list,
+                 appended: list[bool]) -> None:
         """What the engine updates in the values an ``if`` gives (``branch_outputs``: what each
-        traced branch set); nothing by default."""
+        traced branch set; ``appended``: per value, whether it is a list the branches only
+        append to); nothing by default."""
 
     def if_exp(self, cond, if_true: Callable, if_false: Callable):
         return self._choose(cond, if_true, if_false, "conditional expression")

@@ -36,7 +36,8 @@ class JaxBackend(StagedExpressions):
 
     refuse_staged_lists = staticmethod(refuse_staged_lists)
 
-    def after_if(self, before: tuple, branch_outputs: list, outputs: list) -> None:
+    def after_if(self, before: tuple, branch_outputs: list, outputs: list,
+                 appended: list[bool]) -> None:
         """A carried list's count is known after the if when no branch appended to it."""
         grown = {index for values in branch_outputs
                  for index, (old, new) in enumerate(zip(before, values))

@@ -25,7 +25,8 @@ import runtime as rt
 from runtime import nest
 from runtime.control_flow import Unset
 from transpiler.operators import control_flow as cf
-from transpiler.operators.staging import StagedRange, is_torch_traced, torch_builtins
+from transpiler.operators.staging import (StagedRange, is_torch_traced, torch_builtins,
+                                          torch_differentiable)
 from transpiler.operators.staging.expressions import StagedExpressions
 from transpiler.operators.staging.torch_lifting import (Captured, as_output, discover,
                                                         distinct, made, substituting)
@@ -116,16 +117,22 @@ def staged_cond(pred, true_fn: Callable[[], tuple], false_fn: Callable[[], tuple
     # Tensors from outside that a branch changes in place (``y[0] = v``, ``s.add_(v)``) are
     # outputs too, written back after the cond, so that they change as in Python.
     written = captured.written_tensors((*raw_true, *raw_false))
+    dtypes = [spec.dtype for target in targets if target is not None
+              for spec in nest.flatten(target) if isinstance(spec, Spec)]
+    dtypes += [tensor.dtype for tensor in written]
+    floats_only = torch_differentiable.needed(operands, dtypes)
 
     def branch(fn: Callable) -> Callable:
         def run(*inputs):
             with substituting(outer, captured.per_tensor(inputs), location=location) as mapping:
                 leaves = _outputs(prepare(tuple(fn())), targets)
                 leaves += [mapping.get(id(tensor), tensor) for tensor in written]
-                return distinct([as_output(leaf, mapping, inputs) for leaf in leaves])
+                leaves = [as_output(leaf, mapping, inputs) for leaf in leaves]
+                return distinct(torch_differentiable.encoded(leaves) if floats_only else leaves)
         return run
 
-    flat = iter(made(cond_op(pred, branch(true_fn), branch(false_fn), operands)))
+    outputs = made(cond_op(pred, branch(true_fn), branch(false_fn), operands))
+    flat = iter(torch_differentiable.decoded(outputs, dtypes) if floats_only else outputs)
     result = []
     for value, target in zip(then_values, targets):
         if target is None:
@@ -177,8 +184,23 @@ class TorchBackend(StagedExpressions):
     logical_not = staticmethod(torch.logical_not)
     builtins = torch_builtins  # int, float, min, max, assert... on traced tensors
 
-    # defined below the class (torch_loops imports it from here too)
-    refuse_staged_lists = staticmethod(lambda *args: _refuse_staged_lists(*args))
+    @staticmethod
+    def refuse_staged_lists(before: tuple, names: Sequence[str], staged: Sequence[str],
+                            construct: str) -> None:
+        """Lists appended to in the branches of an ``if`` are outputs of its ``cond`` (both
+        branches must append as many elements, of one type each); in loops they are refused."""
+        if construct != "an if statement":
+            _refuse_staged_lists(before, names, staged, construct)
+
+    def after_if(self, before: tuple, branch_outputs: list, outputs: list,
+                 appended: list[bool]) -> None:
+        """A list the branches appended to gets the elements the ``cond`` gives, appended to
+        the list itself (another name for it sees them, as in Python)."""
+        for index, (old, only_appended) in enumerate(zip(before, appended)):
+            if only_appended and type(old) is list and type(outputs[index]) is list and all(
+                    _appended_to(old, values[index]) for values in branch_outputs):
+                old.extend(outputs[index][len(old):])
+                outputs[index] = old
 
     @staticmethod
     def while_stmt(test, body, get_state, set_state, names, opts, *, mutates, outer, staged):
@@ -201,6 +223,12 @@ class TorchBackend(StagedExpressions):
                         if type(value) is Undefined and not value.deleted else value
                         for name, value in zip(names, outputs))
         return super().branch_outputs(outputs, names, label, location)
+
+
+def _appended_to(old: list, new) -> bool:
+    """Whether ``new`` is the list ``old`` with elements appended (its own elements kept)."""
+    return type(new) is list and len(new) >= len(old) and all(
+        a is b for a, b in zip(old, new))
 
 
 def _refuse_staged_lists(before: tuple, names: Sequence[str], staged: Sequence[str],

@@ -69,8 +69,19 @@ def select_integers(x: torch.Tensor, index) -> torch.Tensor:
     # The symbols stay inside: no shape of the result depends on them.
     with shape_env.ignore_fresh_unbacked_symbols() if shape_env else contextlib.nullcontext():
         for position, item in reversed(selected):
-            result = result.select(position, item.item())
+            result = result.select(position, _non_negative(item, result.shape[position]))
     return result
+
+
+def _non_negative(index: torch.Tensor, size) -> torch.SymInt:
+    """``index`` into a dimension of ``size`` as a symbolic int from 0 (one from the end counted
+    from the start), checked to be in range when the program runs: an index whose sign is
+    unknown gives a view whose offset is unknown too, a new symbol that PyTorch's view of a
+    changed tensor makes again where nothing binds it."""
+    value = torch.where(index < 0, index + size, index).item()
+    torch._check(value >= 0, lambda: f"index is out of bounds for a dimension of size {size}")
+    torch._check(value < size, lambda: f"index is out of bounds for a dimension of size {size}")
+    return value
 
 
 def _assign_integers(x: torch.Tensor, index, value) -> None:

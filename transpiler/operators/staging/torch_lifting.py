@@ -31,6 +31,7 @@ from torch.overrides import TorchFunctionMode
 from torch.utils import _pytree as pytree
 
 from transpiler.operators.staging import torch_indexing
+from transpiler.operators.staging.torch_symbols import symbol_inputs
 
 # The substitutions of the blocks being traced, innermost last: operands handed to a nested
 # cond or while_loop (which does not go through torch functions) are resolved through them.
@@ -107,18 +108,24 @@ class _Capturing(TorchFunctionMode):
         self.inputs = {id(tensor) for tensor in (*inputs, *carried)}
         self.carried = {id(tensor) for tensor in carried}
         self.captured = [tensor for tensor in captured if isinstance(tensor, torch.Tensor)]
+        # Views of tensors from outside, made in the block: (view, the function that made it,
+        # its first argument as the block wrote it and as it was used, the other arguments).
+        self.views: dict[int, tuple] = {}
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         written = args[0] if args else None
         if self.mapping:
             args, kwargs = pytree.tree_map(self._substituted, (args, kwargs))
-        if (args and _in_place(func) and isinstance(args[0], torch.Tensor)
-                and self._outside(args[0])):
+        changes = args and _in_place(func) and isinstance(args[0], torch.Tensor)
+        if changes and self._outside(args[0]):
             if func in _OUT_OF_PLACE and written is args[0] and self._variable(written):
                 func = _OUT_OF_PLACE[func]
             else:
                 args = (self._copy_on_write(written, args[0], func), *args[1:])
+        elif changes and id(args[0]) in self.views:
+            args = (self._rebased(args[0], func), *args[1:])
+        view_of = args[0] if args and isinstance(args[0], torch.Tensor) else None
         func = torch_indexing.by_integer_tensors(func, args)
         if self.recorded is not None and func not in _SHOWING:
             for leaf in pytree.tree_leaves((args, kwargs)):
@@ -129,7 +136,27 @@ class _Capturing(TorchFunctionMode):
             for leaf in pytree.tree_leaves(result):
                 if isinstance(leaf, _CAPTURABLE):
                     self.recorded.made(leaf)
+        if (view_of is not None and isinstance(result, torch.Tensor) and result._is_view()
+                and (self._outside(view_of) or id(view_of) in self.views)):
+            self.views[id(result)] = (result, func, written, view_of, args[1:], kwargs)
         return result
+
+    def _rebased(self, view: torch.Tensor, func) -> torch.Tensor:
+        """``view`` (of a tensor from outside the block, ``x[i]`` in ``x[i] += v``) made again
+        from the copy that the block changes in place of that tensor, as the view that
+        ``func`` changes in place."""
+        _, make, original, base, rest, kwargs = self.views.pop(id(view))
+        if id(base) in self.mapping:
+            base = self.mapping[id(base)]
+        elif id(base) in self.views:
+            base = self._rebased(base, func)
+        else:
+            base = self._copy_on_write(original, base, func)
+        again = make(base, *rest, **kwargs)
+        self.mapping[id(view)] = again
+        if self.recorded is not None:
+            self.recorded.made(again)
+        return again
 
     def _copy_on_write(self, original: torch.Tensor, current: torch.Tensor, func):
         copy = current.clone()
@@ -208,6 +235,7 @@ class Captured:
         self._alive: list[torch.Tensor] = []
         self._readers: list[Callable[[Sequence], object]] = []
         self._written: dict[int, tuple] = {}
+        self._numbers_given: list = []  # symbolic numbers among the block's outputs
 
     def written(self, tensor: torch.Tensor, func, copy: torch.Tensor) -> None:
         """``tensor``, from outside the block, is changed in place by ``func`` in it (its
@@ -239,10 +267,13 @@ class Captured:
             self.tensors.append(tensor)
 
     def note_outputs(self, leaves: Sequence) -> None:
-        """A block's outputs that are tensors from outside it (``y = w``): captured too."""
+        """A block's outputs that are tensors from outside it (``y = w``): captured too; the
+        symbols of its symbolic numbers are inputs (``torch_symbols``)."""
         for leaf in leaves:
             if isinstance(leaf, torch.Tensor):
                 self.note(leaf)
+            elif isinstance(leaf, _CAPTURABLE):
+                self._numbers_given.append(leaf)
 
     def operands(self) -> tuple:
         """The captured tensors as the enclosing block sees them (its own inputs), each once.
@@ -271,6 +302,9 @@ class Captured:
             self._readers.append((lambda inputs, index=index: inputs[index].item())
                                  if isinstance(value, torch.SymFloat) else
                                  (lambda inputs, index=index: inputs[index]))
+        numbers = [value for value in (*self.tensors, *self._numbers_given)
+                   if not isinstance(value, torch.Tensor)]
+        operands += [symbol for symbol in symbol_inputs(numbers, operands) if _traced_here(symbol)]
         return tuple(operands)
 
     def per_tensor(self, inputs: Sequence[torch.Tensor]) -> list:

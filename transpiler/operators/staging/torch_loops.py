@@ -16,20 +16,19 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 import torch
-from torch._higher_order_ops.while_loop import while_loop_op
 
 import runtime as rt
 from runtime import nest
 from runtime.control_flow import Unset
 from transpiler.operators import control_flow as cf
 from transpiler.operators.control_flow import naming_construct
-from transpiler.operators.staging import StagedRange, is_torch_traced
+from transpiler.operators.staging import StagedRange, is_torch_traced, torch_differentiable
 from transpiler.operators.staging.torch_backend import _refuse_staged_lists
 from transpiler.operators.staging.torch_lifting import (Captured, as_output, bind, current,
                                                         discover, distinct, made,
                                                         stand_ins, substituting, unaliased)
 from transpiler.operators.staging.torch_values import (Spec, as_tensor, condition, is_carried,
-                                                       kind, number, same_static)
+                                                       kind, number, same_shape, same_static)
 from transpiler.operators.variables import Undefined, UndefinedReturnValue
 
 _RANK = {"b": 0, "i": 1, "f": 2, "c": 3}
@@ -109,7 +108,7 @@ class _Loop:
                 f"{self.location} and {leaf!r} after it; a traced loop variable stays a tensor "
                 f"or number.")
         after = Spec.of(leaf)
-        if after.shape != spec.shape:
+        if not same_shape(after.shape, spec.shape):
             raise rt.errors.GraphTypeError(
                 f"'{name}' has shape {spec.shape} before an iteration of the {self.construct}"
                 f"{self.location} and {after.shape} after it; a PyTorch loop variable keeps its "
@@ -240,7 +239,7 @@ class _Loop:
 
         init = [*leading, *start] + ([torch.zeros((), dtype=torch.bool)] if flag else [])
         init = unaliased([*operands, *init])[len(operands):]
-        final = made(while_loop_op(cond_fn, body_fn, tuple(init), operands))
+        final = made(torch_differentiable.while_loop(cond_fn, body_fn, tuple(init), operands))
         if flag:
             self._check_ran(final[-1])
             final = final[:-1]

@@ -11,6 +11,7 @@ anything else is an error naming the variable.
 from __future__ import annotations
 
 import torch
+from torch.fx.experimental.proxy_tensor import disable_proxy_modes_tracing
 
 import runtime as rt
 from transpiler.operators import control_flow as cf
@@ -73,6 +74,14 @@ class Spec:
         return f"Spec({self.shape}, {self.dtype}, weak={self.weak})"
 
 
+def same_shape(a: tuple, b: tuple) -> bool:
+    """Whether shapes ``a`` and ``b`` are equal, asked outside any trace: a block's subgraph
+    may be traced apart from the program (``while_loop`` does so for its gradient), where the
+    program's symbolic sizes have no node to compare them in the graph."""
+    with disable_proxy_modes_tracing():
+        return a == b
+
+
 def is_carried(leaf) -> bool:
     return isinstance(leaf, (torch.Tensor, *NUMBERS, *SYMBOLIC_NUMBERS))
 
@@ -91,7 +100,7 @@ def joined(name: str, a: Spec, b: Spec, construct: str, location: str,
     """The one type a conditional's output ``name`` has, from the types the two branches give
     it, or the error naming it."""
     first, second = sides
-    if a.shape != b.shape:
+    if not same_shape(a.shape, b.shape):
         raise rt.errors.GraphTypeError(
             f"'{name}' has shape {a.shape} in the {first} but {b.shape} in the {second} of the "
             f"{construct} on a traced PyTorch tensor{location}; torch.cond needs the same shape "

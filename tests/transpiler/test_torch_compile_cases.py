@@ -1,0 +1,196 @@
+"""Converted control flow under ``torch.compile(fullgraph=True)`` where PyTorch traces blocks
+apart from the program (issue 26): sizes Dynamo made dynamic read in blocks, ``cond``'s
+gradient pass with integer outputs, a tensor from outside changed in place through a view in
+a branch, and lists appended to in branches. Each case is checked against plain eager PyTorch, on inputs taking every branch.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from transpiler import convert  # noqa: E402
+
+
+class _Calls(torch.nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *args):
+        return self.fn(*args)
+
+
+def _compiled(fn, dynamic=None):
+    return torch.compile(fn, fullgraph=True, backend="aot_eager", dynamic=dynamic)
+
+
+class _Shrinking(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        steps = 0
+        while x.norm() > 1.0 and steps < 10:
+            x = 0.5 * torch.tanh(self.layer(x))
+            steps += 1
+        return x, steps
+
+
+def _twins(cls):
+    """The plain module and a converted copy with the same parameters."""
+    torch.manual_seed(0)
+    plain, converted = cls(), cls()
+    converted.load_state_dict(plain.state_dict())
+    converted.forward = convert(converted.forward)
+    return plain, converted
+
+
+def _gradients(module, output):
+    """The gradients of ``output.sum()`` for ``module``'s parameters (zeros where unused)."""
+    loss = output.sum() + sum(p.sum() * 0 for p in module.parameters())
+    return torch.autograd.grad(loss, list(module.parameters()))
+
+
+def _same_values_and_gradients(plain, converted, run, inputs):
+    for args in inputs:
+        expected, got = plain(*args), run(*args)
+        for e, g in zip(expected, got):
+            e, g = torch.as_tensor(e), torch.as_tensor(g)
+            assert e.dtype == g.dtype and torch.allclose(e, g), (args, expected, got)
+        for e, g in zip(_gradients(plain, expected[0]), _gradients(converted, got[0])):
+            assert torch.allclose(e, g), (args, e, g)
+
+
+def test_a_loop_over_a_module_with_dynamic_sizes_and_its_gradient():
+    # The body is traced again for while_loop's schema and gradient, where the program's
+    # symbolic sizes are unknown: the loop's shape checks are asked outside any trace.
+    plain, converted = _twins(_Shrinking)
+    inputs = [(torch.full((4,), 0.1),), (torch.full((4,), 10.0),), (torch.full((4,), 3.0),)]
+    _same_values_and_gradients(plain, converted, _compiled(converted, dynamic=True), inputs)
+
+
+def middle_moved(x, t):
+    m = (x.shape[0] - 1) // 2
+    if x[0] > t:
+        if x[1] > t:
+            m = m + 1
+        else:
+            m = m - 1
+    return m
+
+
+def test_a_number_computed_from_a_dynamic_size_is_used_in_branches():
+    # ``m + 1`` in a branch is Python arithmetic on a symbolic int of the program: the symbol
+    # it is made of is an input of the branch, from which its tracer rebuilds it.
+    compiled = _compiled(convert(middle_moved), dynamic=True)
+    for x in ([1.0, 2.0, 3.0, 4.0, 5.0], [1.0, -2.0, 3.0], [-1.0, 2.0, 3.0, 4.0]):
+        x = torch.tensor(x)
+        assert int(compiled(x, torch.tensor(0.0))) == middle_moved(x, torch.tensor(0.0))
+
+
+class _Counted(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer = torch.nn.Linear(3, 3)
+
+    def forward(self, x, big):
+        y = self.layer(x)
+        if y.sum() > 0:
+            y = y * 2
+            k, flag = big + 1, torch.tensor(True)
+        else:
+            k, flag = -big - 7, torch.tensor(False)
+        return y, k, flag
+
+
+def test_a_differentiated_cond_gives_integer_and_bool_outputs_exactly():
+    # PyTorch 2.13's cond gradient needs a gradient for each output: integer ones go through
+    # it as floats that hold them exactly (an int64 as two halves).
+    plain, converted = _twins(_Counted)
+    big = torch.tensor(2 ** 40 + 3)
+    inputs = [(torch.ones(3), big), (-torch.ones(3), big), (torch.ones(3), -big)]
+    _same_values_and_gradients(plain, converted, _compiled(converted), inputs)
+
+
+def fix_negatives(x):
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            x[i] += 10
+    return x
+
+
+def thirds_or_steps(x):
+    y = x.clone()
+    for i in range(y.shape[0]):
+        if y[i] % 3 == 0:
+            y[i] //= 3
+        else:
+            v = y[i]
+            v *= 2  # changes y through the view, as in Python
+    return y
+
+
+@pytest.mark.parametrize("fn, inputs", [
+    (fix_negatives, ([1.0, -2.0, 3.0], [1.0, 2.0, 3.0])),
+    (thirds_or_steps, ([3, 4, 5, 6], [1, 1, 9, 2])),
+])
+def test_an_item_changed_in_place_in_a_branch_inside_a_python_loop(fn, inputs):
+    # ``x[i] += 10`` changes the view ``x[i]`` of a tensor from outside the branch: the branch
+    # changes a copy of the tensor, and the view is made again from the copy.
+    compiled = _compiled(convert(fn))
+    for values in inputs:
+        expected, got = torch.tensor(values), torch.tensor(values)
+        assert torch.equal(compiled(got), fn(expected)) and torch.equal(got, expected)
+
+
+def smallest_then_hidden(x, k):
+    x = x.clone()
+    for _ in range(k):
+        i = torch.argmin(x)
+        value = x[i]
+        x[i] = float("inf")
+    return value  # a view of x: inf, as in Python
+
+
+def test_a_view_selected_by_a_computed_index_and_then_written():
+    # The index is read as a symbolic int known to be in range: PyTorch then makes the view
+    # again after the write without a new symbol of unknown offset.
+    compiled = _compiled(convert(smallest_then_hidden))
+    x = torch.tensor([5.0, 2.0, 8.0, 1.0])
+    for k in (1, 3):
+        assert torch.equal(compiled(x, k), smallest_then_hidden(x, k))
+
+
+def signed_rows(x):
+    outs = []
+    seen = outs
+    for row in x:
+        if row.sum() > 0:
+            outs.append(row)
+        else:
+            outs.append(-row)
+    return torch.stack(seen)
+
+
+def test_a_list_appended_to_in_both_branches_of_a_staged_if():
+    # The appended elements are outputs of the cond, appended to the list itself.
+    exported = torch.export.export(_Calls(convert(signed_rows)), (torch.ones(3, 2),)).module()
+    compiled = _compiled(convert(signed_rows))
+    for x in (torch.linspace(-2, 2, 6).reshape(3, 2), torch.linspace(2, -2, 6).reshape(3, 2)):
+        assert torch.equal(exported(x), signed_rows(x)) and torch.equal(compiled(x), signed_rows(x))
+
+
+def kept_positive(x):
+    outs = []
+    for row in x:
+        if row.sum() > 0:
+            outs.append(row)
+    return outs
+
+
+def test_a_list_appended_to_in_one_branch_only_is_an_error():
+    with pytest.raises(Exception, match=r"'outs' return different structures.*same length"):
+        torch.export.export(_Calls(convert(kept_positive)), (torch.ones(3, 2),))

@@ -189,11 +189,25 @@ def _getitem_grad_kernel(dy, *arrays, spec, shape):
         shape, arrays = tuple(int(d) for d in arrays[-1]), arrays[:-1]
     key = _rebuild(spec, arrays)
     result = np.zeros(shape, dy.dtype)
-    if any(isinstance(k, np.ndarray) and k.dtype.kind in "iu" for k in key):
+    if len(key) == 1 and isinstance(key[0], np.ndarray) and key[0].dtype.kind in "iu" \
+            and result.size:
+        _add_rows(result, key[0], dy)
+    elif any(isinstance(k, np.ndarray) and k.dtype.kind in "iu" for k in key):
         np.add.at(result, key, dy)  # an integer index may repeat: its gradients add up
     else:
         result[key] = dy  # ints, slices, masks: each element of x is picked at most once
     return result
+
+
+def _add_rows(result: np.ndarray, rows: np.ndarray, dy) -> None:
+    """``np.add.at(result, rows, dy)`` for rows of the first axis (a gather's gradient), as
+    one ``np.add.at`` over the flat elements: the same additions in the same order, several
+    times faster than NumPy's indexing of whole rows."""
+    values = np.broadcast_to(dy, rows.shape + result.shape[1:]).reshape(-1)
+    rows = rows.reshape(-1).astype(np.intp)
+    rows = np.where(rows < 0, rows + result.shape[0], rows)
+    width = result.size // result.shape[0]
+    np.add.at(result.reshape(-1), (rows[:, None] * width + np.arange(width)).reshape(-1), values)
 
 
 def _getitem_grad_infer(dy, *inputs, spec, shape):

@@ -40,6 +40,9 @@ _POSITIONAL_OUT = frozenset(_OPERATORS) | {np.negative, np.absolute, np.square, 
 _UNIFORM_SIZE = 4096
 # Variable writes: their value is not aliased by them (see runtime.plan_writes).
 _WRITES = (ASSIGN, WRITE_LANES)
+# Kernels that are neither ufuncs nor marked ``fresh_result`` (a builtin takes no attribute)
+# and return a new array every call, which the plan may then write into.
+_FRESH_BUILTINS = (np.dot,)
 
 
 class Emitter(ControlFlowEmission):
@@ -208,7 +211,8 @@ class Emitter(ControlFlowEmission):
         else:
             self.globals[f"k{number}"] = kernel
             expression = f"k{number}({', '.join(args)})"
-        if elementwise or isinstance(kernel, np.ufunc) or getattr(kernel, "fresh_result", False):
+        if elementwise or isinstance(kernel, np.ufunc) or kernel in _FRESH_BUILTINS \
+                or getattr(kernel, "fresh_result", False):
             self.fresh.update(id(v) for v in node.outputs if _is_array_shape(v.shape))
         self.emit(f"{indent}{prefix}{expression}", node)
 

@@ -123,14 +123,16 @@ _BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _bind_matmul(attrs, input_types):
-    """``np.matmul`` itself when the plan knows both shapes and the product is one BLAS call
-    (the checks of ``_matmul_kernel`` are then made once, not at every call of the plan)."""
+    """``np.dot`` when the plan knows both operands are matrices and the product is one BLAS
+    call (the checks of ``_matmul_kernel`` are then made once, not at every call of the
+    plan). For matrices it calls the same BLAS routine as ``np.matmul``, so gives the same
+    bits, and costs about 1 us less per call (matmul is a generalized ufunc)."""
     (a_dtype, a_shape), (b_dtype, b_shape) = input_types
     if a_shape is not None and b_shape is not None and len(a_shape) == 2 == len(b_shape) \
             and None not in a_shape + b_shape and a_dtype == b_dtype \
             and np.dtype(a_dtype) in _BLAS_DTYPES \
             and blas_blocks(a_shape[0], a_shape[1], b_shape[1])[0] == ONE_CALL:
-        return np.matmul
+        return np.dot
     return _matmul_kernel
 
 

@@ -594,7 +594,10 @@ CLIP = register(OpDef("clip_by_value", np.clip, lambda t, lo, hi: (
 
 
 def clip_by_value(t, clip_value_min, clip_value_max):
-    """``t`` with each element limited to ``[clip_value_min, clip_value_max]``."""
+    """``t`` with each element limited to ``[clip_value_min, clip_value_max]``; rows
+    (``IndexedSlices``) stay rows, each limited, as in TensorFlow."""
+    if isinstance(t, IndexedSlices):
+        return t.with_rows(clip_by_value(t.values, clip_value_min, clip_value_max), t.indices)
     return apply_op(CLIP, (t, clip_value_min, clip_value_max))
 
 

@@ -10,6 +10,7 @@ import numpy as np
 from runtime.ops.array_ops import cast, expand_dims, squeeze, transpose, where
 from runtime.ops.decompositions_ops import svd
 from runtime.ops.dispatch import convert_to_tensor
+from runtime.ops.indexed_slices import IndexedSlices
 from runtime.ops.math_ops import (abs as abs_, add, divide, greater, maximum, minimum,
                                   multiply, pow as pow_, sqrt, square, subtract)
 from runtime.ops.reduce_ops import reduce_max, reduce_sum
@@ -88,7 +89,10 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None):  # noqa: A002 - TF'
 
 def clip_by_norm(t, clip_norm, axes=None):
     """``t * clip_norm / max(l2_norm(t, axes), clip_norm)``: ``t`` rescaled so that its L2 norm
-    over ``axes`` is at most ``clip_norm``; a zero ``t`` stays zero (and its gradient finite)."""
+    over ``axes`` is at most ``clip_norm``; a zero ``t`` stays zero (and its gradient finite).
+    Rows (``IndexedSlices``) stay rows, scaled by the norm of the rows, as in TensorFlow."""
+    if isinstance(t, IndexedSlices):
+        return t.with_rows(clip_by_norm(t.values, clip_norm, axes), t.indices)
     t = _float("clip_by_norm", t)
     squares = reduce_sum(square(t), axes, keepdims=True)
     positive = greater(squares, 0)
@@ -98,8 +102,8 @@ def clip_by_norm(t, clip_norm, axes=None):
 
 def global_norm(t_list: Sequence) -> Tensor:
     """``sqrt(sum of the squares of every element of every tensor)``; None entries are
-    skipped."""
-    values = [_float("global_norm", t) for t in t_list if t is not None]
+    skipped, and of rows (``IndexedSlices``) the rows count, as in TensorFlow."""
+    values = [_float("global_norm", _rows_or_tensor(t)) for t in t_list if t is not None]
     if not values:
         raise ValueError("global_norm needs at least one tensor.")
     total = reduce_sum(square(values[0]))
@@ -118,7 +122,17 @@ def clip_by_global_norm(t_list: Sequence, clip_norm, use_norm=None):
     clip = cast(clip_norm, norm_value.dtype)
     scale = multiply(clip, minimum(divide(1.0, norm_value), divide(1.0, clip)))
     scale = add(scale, subtract(norm_value, norm_value))  # NaN when the norm is not finite
-    clipped = [None if t is None else multiply(t, cast(scale, convert_to_tensor(t).dtype))
-               for t in t_list]
+    clipped = [None if t is None else _scaled(t, scale) for t in t_list]
     return clipped, norm_value
+
+
+def _rows_or_tensor(t):
+    return t.values if isinstance(t, IndexedSlices) else t
+
+
+def _scaled(t, scale: Tensor):
+    """``t * scale``; rows stay rows."""
+    if isinstance(t, IndexedSlices):
+        return t.with_rows(_scaled(t.values, scale), t.indices)
+    return multiply(t, cast(scale, convert_to_tensor(t).dtype))
 

@@ -15,13 +15,13 @@ class AdamW(Adam):
 
     def __init__(self, learning_rate=0.001, weight_decay: float = 0.004, beta_1: float = 0.9,
                  beta_2: float = 0.999, epsilon: float = 1e-7, amsgrad: bool = False,
-                 name: str = "AdamW"):
+                 name: str = "AdamW", **clipping):
         if isinstance(weight_decay, bool) or not isinstance(weight_decay, (int, float)):
             raise TypeError(f"{name}: weight_decay must be a number, got {weight_decay!r}.")
         self._weight_decay = float(weight_decay)
         self._excluded_ids: set[int] = set()
         self._excluded_names: tuple[str, ...] = ()
-        super().__init__(learning_rate, beta_1, beta_2, epsilon, amsgrad, name)
+        super().__init__(learning_rate, beta_1, beta_2, epsilon, amsgrad, name, **clipping)
 
     weight_decay = property(lambda self: self._weight_decay)
 

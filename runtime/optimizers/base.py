@@ -18,6 +18,7 @@ import numpy as np
 from runtime import dtypes, tracing
 from runtime.ops.array_ops import cast, convert_to_tensor, reshape
 from runtime.ops.indexed_slices import IndexedSlices
+from runtime.optimizers.clipping import Clipping
 from runtime.source_location import warn_at_user_code
 from runtime.tensor import EagerTensor, Tensor, format_shape
 from runtime.variables import Variable
@@ -25,7 +26,8 @@ from runtime.variables import Variable
 
 class Optimizer:
     """Base class of ``rt.optimizers`` (Keras' ``Optimizer``): subclasses set ``slot_names``
-    and implement ``_update``.
+    and implement ``_update``. Every optimizer takes Keras' ``clipnorm``, ``clipvalue`` or
+    ``global_clipnorm`` (``runtime.optimizers.clipping``).
 
     Attributes:
         iterations: int64 ``rt.Variable``, the number of ``apply_gradients`` calls made.
@@ -37,8 +39,10 @@ class Optimizer:
 
     slot_names: tuple[str, ...] = ()
 
-    def __init__(self, learning_rate, name: str):
+    def __init__(self, learning_rate, name: str, clipnorm=None, clipvalue=None,
+                 global_clipnorm=None):
         self.name = name
+        self._clipping = Clipping(name, clipnorm, clipvalue, global_clipnorm)
         self._lock = threading.Lock()
         self._variables: list[Variable] = []
         self._slots: dict[int, tuple[Variable, dict[str, Variable]]] = {}
@@ -47,6 +51,11 @@ class Optimizer:
         self._learning_rate = self._build_learning_rate(learning_rate)
 
     # -- hyperparameters --------------------------------------------------------------------
+
+    # Read-only: a traced step holds them as constants, so a change would not reach it.
+    clipnorm = property(lambda self: self._clipping.clipnorm)
+    clipvalue = property(lambda self: self._clipping.clipvalue)
+    global_clipnorm = property(lambda self: self._clipping.global_clipnorm)
 
     def _build_learning_rate(self, value):
         if isinstance(value, Variable):
@@ -143,6 +152,7 @@ class Optimizer:
             ValueError: shapes differ, or no pair has a gradient.
         """
         pairs = self._checked_pairs(grads_and_vars)
+        pairs = list(zip(self._clipping([g for g, _ in pairs]), [v for _, v in pairs]))
         learning_rate = self._learning_rate_value()
         step_sizes: dict[np.dtype, Tensor] = {}  # computed once per dtype and step
         for gradient, variable in pairs:

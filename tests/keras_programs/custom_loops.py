@@ -142,7 +142,8 @@ def custom_train_step_with_own_metrics(tf):
 def embedding_gradient_rows_in_a_loop(tf):
     """``tape.gradient`` gives a table only gathered from as rows (``tf.IndexedSlices``: one
     per id looked up, those of two lookups joined) and a table also used whole as a dense
-    gradient; Adam applies both, eagerly and in a ``tf.function``."""
+    gradient; the clipping functions keep rows; Adam applies both gradients, eagerly and in a
+    ``tf.function``."""
     rng = np.random.default_rng(96)
     ids = tf.constant([[1, 3, 1], [4, 1, 0]])
     table = tf.Variable(rng.uniform(-1, 1, (5, 3)).astype("float32"))
@@ -165,6 +166,11 @@ def embedding_gradient_rows_in_a_loop(tf):
     first = gradients()
     kinds = [isinstance(g, tf.IndexedSlices) for g in first]
     dense = [tf.convert_to_tensor(g) for g in first]
+    # Clipping keeps rows and measures them (a repeated id counts once per row).
+    clipped, norm = tf.clip_by_global_norm(first, 1.0)
+    by_norm, by_value = tf.clip_by_norm(first[0], 1.0), tf.clip_by_value(first[0], -0.5, 0.5)
+    clipping = ([isinstance(g, tf.IndexedSlices) for g in clipped + [by_norm, by_value]], norm,
+                [tf.convert_to_tensor(g) for g in clipped + [by_norm, by_value]])
     step()
     step()
     eager = [table.numpy(), tied.numpy()]
@@ -172,4 +178,4 @@ def embedding_gradient_rows_in_a_loop(tf):
     traced()
     traced()
     # (The order of the two lookups' rows follows TensorFlow's backward pass: not compared.)
-    return kinds, tf.sort(first[0].indices), dense, eager, [table, tied]
+    return kinds, tf.sort(first[0].indices), dense, clipping, eager, [table, tied]

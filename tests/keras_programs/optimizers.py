@@ -87,8 +87,6 @@ def embedding_rows_with_each_optimizer(tf):
     """Batches that repeat ids: TensorFlow gives each optimizer the embedding's gradient as
     rows (IndexedSlices, one per id looked up), which SGD subtracts one by one and Adam,
     RMSprop and Adagrad square one by one before adding them into their slots."""
-    ids = np.array([[1, 3, 1, 1], [4, 1, 0, 3], [2, 2, 5, 2], [0, 5, 5, 1]], "int32")
-    y = np.linspace(-1.0, 1.0, 8).reshape(4, 2).astype("float32")
     optimizers = {
         "sgd": tf.keras.optimizers.SGD(0.3),
         "nesterov": tf.keras.optimizers.SGD(0.3, momentum=0.7, nesterov=True),
@@ -99,14 +97,28 @@ def embedding_rows_with_each_optimizer(tf):
                                                                  centered=True),
         "adagrad": tf.keras.optimizers.Adagrad(0.3),
     }
-    results = {}
-    for name, optimizer in optimizers.items():
-        model = tf.keras.Sequential([tf.keras.Input(shape=(4,), dtype="int32"),
-                                     tf.keras.layers.Embedding(6, 3),
-                                     tf.keras.layers.Flatten(),
-                                     tf.keras.layers.Dense(2)])
-        deterministic_weights(model, seed=22)
-        model.compile(optimizer, "mse")
-        history = model.fit(ids, y, epochs=3, batch_size=2, shuffle=False, verbose=0)
-        results[name] = history.history["loss"], model.get_weights()
-    return results
+    return {name: _embedding_fit(tf, optimizer) for name, optimizer in optimizers.items()}
+
+
+def _embedding_fit(tf, optimizer):
+    ids = np.array([[1, 3, 1, 1], [4, 1, 0, 3], [2, 2, 5, 2], [0, 5, 5, 1]], "int32")
+    y = np.linspace(-1.0, 1.0, 8).reshape(4, 2).astype("float32")
+    model = tf.keras.Sequential([tf.keras.Input(shape=(4,), dtype="int32"),
+                                 tf.keras.layers.Embedding(6, 3),
+                                 tf.keras.layers.Flatten(),
+                                 tf.keras.layers.Dense(2)])
+    deterministic_weights(model, seed=22)
+    model.compile(optimizer, "mse")
+    history = model.fit(ids, y, epochs=3, batch_size=2, shuffle=False, verbose=0)
+    return history.history["loss"], model.get_weights()
+
+
+def gradient_clipping_options(tf):
+    """clipnorm, global_clipnorm and clipvalue, on a dense model and on an embedding, whose
+    rows are clipped as rows (a norm over the rows, each row limited) before Keras makes the
+    gradient dense for the update."""
+    options = {"clipnorm": lambda: tf.keras.optimizers.Adam(0.05, clipnorm=0.5),
+               "global_clipnorm": lambda: tf.keras.optimizers.SGD(0.2, global_clipnorm=0.3),
+               "clipvalue": lambda: tf.keras.optimizers.RMSprop(0.02, clipvalue=0.05)}
+    return {name: (_train(tf, make(), epochs=2), _embedding_fit(tf, make()))
+            for name, make in options.items()}

@@ -136,6 +136,9 @@ def test_keras_defaults():
         adam.beta_1 = 0.5  # a traced step holds it as a constant
     with pytest.raises(ValueError, match=re.escape("momentum must be a number in [0, 1]")):
         rt.optimizers.SGD(momentum=1.5)
+    assert (adam.clipnorm, adam.clipvalue, adam.global_clipnorm) == (None, None, None)
+    with pytest.raises(ValueError, match="only one of clipnorm, clipvalue and global_clipnorm"):
+        rt.optimizers.SGD(clipnorm=1.0, clipvalue=0.5)
     adagrad = rt.optimizers.Adagrad()
     assert (adagrad.initial_accumulator_value, adagrad.epsilon) == (0.1, 1e-7)
     with pytest.raises(ValueError, match="initial_accumulator_value must be a number of at"):

@@ -25,7 +25,7 @@ class Adagrad(Optimizer):
     slot_names = ("accumulator",)
 
     def __init__(self, learning_rate=0.001, initial_accumulator_value: float = 0.1,
-                 epsilon: float = 1e-7, name: str = "Adagrad", **clipping):
+                 epsilon: float = 1e-7, name: str = "Adagrad", **options):
         if isinstance(initial_accumulator_value, bool) \
                 or not isinstance(initial_accumulator_value, (int, float)) \
                 or not initial_accumulator_value >= 0:
@@ -33,7 +33,7 @@ class Adagrad(Optimizer):
                              f"0, got {initial_accumulator_value!r}.")
         self._initial_accumulator_value = float(initial_accumulator_value)
         self._epsilon = float(epsilon)
-        super().__init__(learning_rate, name, **clipping)
+        super().__init__(learning_rate, name, **options)
 
     # Read-only: a traced step holds them as constants, so a change would not reach it.
     initial_accumulator_value = property(lambda self: self._initial_accumulator_value)

@@ -22,12 +22,12 @@ class Adam(Optimizer):
     """
 
     def __init__(self, learning_rate=0.001, beta_1: float = 0.9, beta_2: float = 0.999,
-                 epsilon: float = 1e-7, amsgrad: bool = False, name: str = "Adam", **clipping):
+                 epsilon: float = 1e-7, amsgrad: bool = False, name: str = "Adam", **options):
         self._beta_1, self._beta_2 = float(beta_1), float(beta_2)
         self._epsilon = float(epsilon)
         self._amsgrad = bool(amsgrad)
         self.slot_names = ("m", "v", "vhat") if self._amsgrad else ("m", "v")
-        super().__init__(learning_rate, name, **clipping)
+        super().__init__(learning_rate, name, **options)
 
     # Read-only: a traced step holds them as constants, so a change would not reach it.
     beta_1 = property(lambda self: self._beta_1)

@@ -19,6 +19,7 @@ from runtime import dtypes, tracing
 from runtime.ops.array_ops import cast, convert_to_tensor, reshape
 from runtime.ops.indexed_slices import IndexedSlices
 from runtime.optimizers.clipping import Clipping
+from runtime.optimizers.weight_decay import WeightDecay
 from runtime.source_location import warn_at_user_code
 from runtime.tensor import EagerTensor, Tensor, format_shape
 from runtime.variables import Variable
@@ -27,7 +28,8 @@ from runtime.variables import Variable
 class Optimizer:
     """Base class of ``rt.optimizers`` (Keras' ``Optimizer``): subclasses set ``slot_names``
     and implement ``_update``. Every optimizer takes Keras' ``clipnorm``, ``clipvalue`` or
-    ``global_clipnorm`` (``runtime.optimizers.clipping``).
+    ``global_clipnorm`` (``runtime.optimizers.clipping``) and ``weight_decay``
+    (``runtime.optimizers.weight_decay``).
 
     Attributes:
         iterations: int64 ``rt.Variable``, the number of ``apply_gradients`` calls made.
@@ -40,9 +42,10 @@ class Optimizer:
     slot_names: tuple[str, ...] = ()
 
     def __init__(self, learning_rate, name: str, clipnorm=None, clipvalue=None,
-                 global_clipnorm=None):
+                 global_clipnorm=None, weight_decay=None):
         self.name = name
         self._clipping = Clipping(name, clipnorm, clipvalue, global_clipnorm)
+        self._weight_decay = WeightDecay(name, weight_decay)
         self._lock = threading.Lock()
         self._variables: list[Variable] = []
         self._slots: dict[int, tuple[Variable, dict[str, Variable]]] = {}
@@ -56,6 +59,12 @@ class Optimizer:
     clipnorm = property(lambda self: self._clipping.clipnorm)
     clipvalue = property(lambda self: self._clipping.clipvalue)
     global_clipnorm = property(lambda self: self._clipping.global_clipnorm)
+    weight_decay = property(lambda self: self._weight_decay.rate)
+
+    def exclude_from_weight_decay(self, var_list=None, var_names=None) -> None:
+        """Leaves out of the weight decay the variables in ``var_list`` and those whose name
+        contains one of the strings in ``var_names``."""
+        self._weight_decay.exclude(var_list, var_names)
 
     def _build_learning_rate(self, value):
         if isinstance(value, Variable):
@@ -154,12 +163,13 @@ class Optimizer:
         pairs = self._checked_pairs(grads_and_vars)
         pairs = list(zip(self._clipping([g for g, _ in pairs]), [v for _, v in pairs]))
         learning_rate = self._learning_rate_value()
-        step_sizes: dict[np.dtype, Tensor] = {}  # computed once per dtype and step
+        rates: dict[np.dtype, tuple] = {}  # computed once per dtype and step
         for gradient, variable in pairs:
-            step_size = step_sizes.get(variable.dtype)
-            if step_size is None:
-                step_size = step_sizes[variable.dtype] = self._step_size(
-                    cast(learning_rate, variable.dtype))
+            if variable.dtype not in rates:
+                rate = cast(learning_rate, variable.dtype)
+                rates[variable.dtype] = rate, self._step_size(rate)
+            rate, step_size = rates[variable.dtype]
+            self._weight_decay.apply(variable, rate)
             self._update(variable, gradient, self._slots_of(variable), step_size)
         self.iterations.assign_add(np.int64(1))
         return self.iterations

@@ -23,7 +23,7 @@ class RMSprop(Optimizer):
 
     def __init__(self, learning_rate=0.001, rho: float = 0.9, momentum: float = 0.0,
                  epsilon: float = 1e-7, centered: bool = False, name: str = "RMSprop",
-                 **clipping):
+                 **options):
         if isinstance(momentum, bool) or not isinstance(momentum, (int, float)) \
                 or not 0 <= momentum <= 1:
             raise ValueError(f"{name}: momentum must be a number in [0, 1], got {momentum!r}.")
@@ -31,7 +31,7 @@ class RMSprop(Optimizer):
         self._epsilon, self._centered = float(epsilon), bool(centered)
         self.slot_names = ("velocity",) + (("momentum",) if self._momentum > 0 else ()) \
             + (("average_gradient",) if self._centered else ())
-        super().__init__(learning_rate, name, **clipping)
+        super().__init__(learning_rate, name, **options)
 
     # Read-only: a traced step holds them as constants, so a change would not reach it.
     rho = property(lambda self: self._rho)

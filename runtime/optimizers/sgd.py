@@ -13,14 +13,14 @@ class SGD(Optimizer):
     """
 
     def __init__(self, learning_rate=0.01, momentum: float = 0.0, nesterov: bool = False,
-                 name: str = "SGD", **clipping):
+                 name: str = "SGD", **options):
         if isinstance(momentum, bool) or not isinstance(momentum, (int, float)) \
                 or not 0 <= momentum <= 1:
             raise ValueError(f"{name}: momentum must be a number in [0, 1], got {momentum!r}.")
         self._momentum = float(momentum)
         self._nesterov = bool(nesterov)
         self.slot_names = ("momentum",) if self._momentum else ()
-        super().__init__(learning_rate, name, **clipping)
+        super().__init__(learning_rate, name, **options)
 
     # Read-only: a traced step holds them as constants, so a change would not reach it.
     momentum = property(lambda self: self._momentum)

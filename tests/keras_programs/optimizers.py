@@ -48,6 +48,18 @@ def adamw(tf):
     return _train(tf, tf.keras.optimizers.AdamW(learning_rate=0.02, weight_decay=0.05))
 
 
+def weight_decay_on_any_optimizer(tf):
+    """Keras 3 gives every optimizer ``weight_decay`` (decoupled, as AdamW's), with variables
+    left out by name."""
+    adam = tf.keras.optimizers.Adam(0.02, weight_decay=0.1)
+    adam.exclude_from_weight_decay(var_names=["bias"])
+    optimizers = {"sgd": tf.keras.optimizers.SGD(0.1, momentum=0.9, weight_decay=0.05),
+                  "rmsprop": tf.keras.optimizers.RMSprop(0.01, weight_decay=0.2),
+                  "adam_without_biases": adam}
+    return {name: (_train(tf, optimizer, epochs=2), optimizer.weight_decay)
+            for name, optimizer in optimizers.items()}
+
+
 def adagrad(tf):
     return _train(tf, tf.keras.optimizers.Adagrad(learning_rate=0.1,
                                                   initial_accumulator_value=0.2))

@@ -1,7 +1,8 @@
 """Converted control flow under ``torch.compile(fullgraph=True)`` where PyTorch traces blocks
 apart from the program (issue 26): sizes Dynamo made dynamic read in blocks, ``cond``'s
 gradient pass with integer outputs, a tensor from outside changed in place through a view in
-a branch, and lists appended to in branches. Each case is checked against plain eager PyTorch, on inputs taking every branch.
+a branch, and lists appended to in branches. Each case is checked against plain eager
+PyTorch, on inputs taking every branch.
 """
 
 from __future__ import annotations
@@ -194,3 +195,22 @@ def kept_positive(x):
 def test_a_list_appended_to_in_one_branch_only_is_an_error():
     with pytest.raises(Exception, match=r"'outs' return different structures.*same length"):
         torch.export.export(_Calls(convert(kept_positive)), (torch.ones(3, 2),))
+
+
+def view_then_change(x):
+    y = x * 1
+    if y.sum() > 0:
+        v = y[0]
+        y.add_(1)  # v sees the change, as in Python
+    else:
+        v = y[1]
+    return v, y
+
+
+def test_a_view_read_after_its_tensor_changed_in_place_in_a_branch():
+    exported = torch.export.export(_Calls(convert(view_then_change)), (torch.ones(2),)).module()
+    compiled = _compiled(convert(view_then_change))
+    for x in (torch.ones(2), -torch.ones(2)):
+        expected = view_then_change(x)
+        for got in (exported(x), compiled(x)):
+            assert all(torch.equal(e, g) for e, g in zip(expected, got)), (x, expected, got)

@@ -143,8 +143,8 @@ class _Capturing(TorchFunctionMode):
 
     def _rebased(self, view: torch.Tensor, func) -> torch.Tensor:
         """``view`` (of a tensor from outside the block, ``x[i]`` in ``x[i] += v``) made again
-        from the copy that the block changes in place of that tensor, as the view that
-        ``func`` changes in place."""
+        from the copy that the block changes in place of that tensor (made now if ``func``, an
+        in-place change of the view, is the first change)."""
         _, make, original, base, rest, kwargs = self.views.pop(id(view))
         if id(base) in self.mapping:
             base = self.mapping[id(base)]
@@ -183,8 +183,18 @@ class _Capturing(TorchFunctionMode):
         if isinstance(leaf, _CAPTURABLE):
             if id(leaf) not in self.mapping and isinstance(leaf, torch.Tensor) and self.captured:
                 self._restored(leaf)
+            if self._stale(leaf):  # ``v = y[0]``, then ``y.add_(1)``: ``v`` sees the change
+                return self._rebased(leaf, None)
             return self.mapping.get(id(leaf), leaf)
         return leaf
+
+    def _stale(self, leaf) -> bool:
+        """Whether ``leaf`` is a view made in the block of a tensor that the block has since
+        changed in place (on a copy)."""
+        if id(leaf) not in self.views:
+            return False
+        base = self.views[id(leaf)][3]
+        return id(base) in self.mapping or self._stale(base)
 
     def _restored(self, leaf: torch.Tensor) -> None:
         """A real tensor read while PyTorch traces: the block runs again for its gradient after

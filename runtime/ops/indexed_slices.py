@@ -32,6 +32,7 @@ class IndexedSlices:
 
     @property
     def dtype(self) -> np.dtype:
+        """The dtype of the rows (and of the dense tensor)."""
         return self.values.dtype
 
     @property

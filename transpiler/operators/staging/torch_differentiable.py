@@ -9,7 +9,10 @@
 * ``while_loop``'s gradient runs the body's gradient once per iteration, and once when the
   loop ran zero times, as if it had run once: the gradient is then wrong (the parameters the
   body reads get one). So a differentiated loop is the true branch of a ``cond`` on its test,
-  whose false branch gives the loop's inputs unchanged.
+  whose false branch gives the loop's inputs unchanged. It also carries the gradients of the
+  loop's other inputs (a module's parameters) from one iteration to the one before through
+  the gradients of the loop variables only when those need one: each float loop variable
+  enters the loop needing a gradient.
 """
 
 from __future__ import annotations
@@ -48,6 +51,10 @@ def while_loop(cond_fn: Callable, body_fn: Callable, carried: tuple, operands: t
     when it is differentiated."""
     if not _differentiated((*carried, *operands)):
         return while_loop_op(cond_fn, body_fn, carried, operands)
+    anchor = next((value for value in (*carried, *operands) if isinstance(value, torch.Tensor)
+                   and value.requires_grad and value.dtype.is_floating_point), None)
+    if anchor is not None:
+        carried = tuple(_differentiable(value, anchor) for value in carried)
     count, dtypes = len(carried), [value.dtype for value in carried]
     floats_only = needed((*carried, *operands), dtypes)
 
@@ -62,6 +69,16 @@ def while_loop(cond_fn: Callable, body_fn: Callable, carried: tuple, operands: t
 
     outputs = cond_op(cond_fn(*carried, *operands), looped, unchanged, (*carried, *operands))
     return tuple(decoded(outputs, dtypes) if floats_only else outputs)
+
+
+def _differentiable(value: torch.Tensor, anchor: torch.Tensor) -> torch.Tensor:
+    """``value`` as a loop variable whose gradient the loop's gradient pass computes: it
+    carries the gradient of the inputs it takes from one iteration to the one before. A float
+    that needs none becomes itself minus a zero made from ``anchor``, an input that needs one
+    (the same value, -0.0 and NaN included; a graph keeps it, as it would not keep a flag)."""
+    if value.dtype.is_floating_point and not value.requires_grad:
+        return value - anchor.reshape(-1)[:0].sum().to(value.dtype)
+    return value
 
 
 def encoded(leaves: Sequence[torch.Tensor]) -> list:

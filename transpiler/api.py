@@ -13,7 +13,7 @@ import numpy as np
 
 import runtime as rt
 import transpiler.operators as ag
-from transpiler import codegen, parsing, pipeline
+from transpiler import codegen, parsing, pipeline, syntax_tree
 from transpiler.converters.base import Context, stamp_origin
 from transpiler.errors import ConversionWarning, SourceUnavailableError
 from runtime.source_location import register_unconverted, user_traceback, warn_at_user_code
@@ -69,7 +69,7 @@ def _lambda_as_def(node, fn):
 
 def _bound_names(node) -> set[str]:
     gast = parsing.gast
-    names = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+    names = {n.id for n in syntax_tree.walk(node) if isinstance(n, gast.Name)
              and isinstance(n.ctx, (gast.Store, gast.Param, gast.Del))}
     return names
 

@@ -19,7 +19,7 @@ from types import CodeType
 import gast
 
 from runtime.source_location import Location, register_line_map
-from transpiler import generated_sources
+from transpiler import generated_sources, syntax_tree
 from transpiler.analysis import annotations as anno
 from transpiler.analysis.annotations import Anno
 from transpiler.converters.base import COMMENT_MARKER
@@ -49,7 +49,7 @@ def _propagate_origins(root: gast.AST) -> dict[int, object]:
             node.lineno, node.col_offset = origin.lineno, 0
             node.end_lineno, node.end_col_offset = origin.lineno, 0
             origins[origin.lineno] = origin
-        for child in gast.iter_child_nodes(node):
+        for child in syntax_tree.child_nodes(node):
             visit(child, origin)
     visit(root, None)
     return origins
@@ -64,7 +64,7 @@ def _line_map(tree: ast.AST, text: str, origins: dict) -> dict[int, object]:
     """Generated line -> user origin, by walking the tree and its re-parse side by side."""
     reparsed = ast.parse(text)
     mapping = {}
-    for original, generated in zip(ast.walk(tree), ast.walk(reparsed)):
+    for original, generated in zip(syntax_tree.walk(tree), syntax_tree.walk(reparsed)):
         if type(original) is not type(generated):
             break
         if isinstance(original, ast.stmt) and original.lineno in origins:

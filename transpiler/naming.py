@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import gast
 
+from transpiler import syntax_tree
+
 
 class Namer:
     """Hands out ``if_body``, ``if_body_1``, ... avoiding every name used in the function."""
 
     def __init__(self, fn_node: gast.AST):
-        self.taken = {node.id for node in gast.walk(fn_node) if isinstance(node, gast.Name)}
-        self.taken |= {node.name for node in gast.walk(fn_node)
+        self.taken = {node.id for node in syntax_tree.walk(fn_node) if isinstance(node, gast.Name)}
+        self.taken |= {node.name for node in syntax_tree.walk(fn_node)
                        if isinstance(node, (gast.FunctionDef, gast.ClassDef))}
         self.taken.add("ag__")
 

@@ -26,6 +26,7 @@ from typing import Any, Callable, Optional, Union
 
 import gast
 
+from transpiler import syntax_tree
 from transpiler.analysis import annotations as anno
 from transpiler.analysis.annotations import Anno
 from transpiler.errors import SourceUnavailableError, UnsupportedSyntaxError
@@ -138,7 +139,7 @@ def parse_source(source: str, filename: str = "<string>", first_lineno: int = 1)
         # Report the error against the user's file and line, not the snippet's.
         line = (e.lineno or 1) - (1 if indented else 0) + first_lineno - 1
         raise SyntaxError(e.msg, (filename, line, e.offset, e.text)) from None
-    for node in gast.walk(module):
+    for node in syntax_tree.walk(module):
         if getattr(node, "lineno", None) is not None:
             node.lineno += shift
             node.end_lineno += shift
@@ -254,7 +255,7 @@ def _indentation(line: str) -> int:
 def _statements_spanning(root: ast.AST, line: int):
     """Statements whose lines (decorators included) contain ``line``, outermost first: only
     the path down to the def is visited, not the whole file."""
-    for child in ast.iter_child_nodes(root):
+    for child in syntax_tree.child_nodes(root):
         if isinstance(child, ast.stmt):
             first = min([d.lineno for d in getattr(child, "decorator_list", ())] + [child.lineno])
             if first <= line <= child.end_lineno:
@@ -267,7 +268,7 @@ def _statements_spanning(root: ast.AST, line: int):
 def _find_lambda(module: gast.Module, code, name: str, filename: str) -> gast.Lambda:
     """The lambda that compiled to ``code``: same line, same parameters, same span."""
     line = code.co_firstlineno
-    candidates = [n for n in gast.walk(module) if isinstance(n, gast.Lambda) and n.lineno == line]
+    candidates = [n for n in syntax_tree.walk(module) if isinstance(n, gast.Lambda) and n.lineno == line]
     params = _code_params(code)
     candidates = [n for n in candidates if _lambda_params(n) == params]
     if len(candidates) > 1 and hasattr(code, "co_positions"):
@@ -314,7 +315,7 @@ def _owns_positions(node: gast.Lambda, positions: list[tuple]) -> bool:
     the inner lambda, so the outer one is told apart by its body.)
     """
     body = _span(node.body)
-    inner = [_span(n.body) for n in gast.walk(node.body) if isinstance(n, gast.Lambda)]
+    inner = [_span(n.body) for n in syntax_tree.walk(node.body) if isinstance(n, gast.Lambda)]
     return all(_within(p, body) and not any(_within(p, s) for s in inner) for p in positions)
 
 
@@ -349,7 +350,7 @@ def _annotate_origins(root: gast.AST, filename: str, lines: list[str], outer_nam
             fn_name = node.name
         elif isinstance(node, gast.Lambda):
             fn_name = "<lambda>"
-        for child in gast.iter_child_nodes(node):
+        for child in syntax_tree.child_nodes(node):
             visit(child, fn_name, origin)
 
     visit(root, outer_name, None)

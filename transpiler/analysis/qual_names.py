@@ -17,6 +17,7 @@ from typing import Optional, Union
 
 import gast
 
+from transpiler import syntax_tree
 from transpiler.analysis import annotations as anno
 from transpiler.analysis.annotations import Anno
 
@@ -248,7 +249,7 @@ def resolve(node: gast.AST) -> gast.AST:
     function can be called again after a converter edited the tree.
     Returns ``node`` for chaining.
     """
-    for child in gast.walk(node):
+    for child in syntax_tree.walk(node):
         if isinstance(child, (gast.Name, gast.Attribute, gast.Subscript)):
             qn = from_node(child)
             if qn is None:

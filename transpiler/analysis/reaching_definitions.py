@@ -18,6 +18,7 @@ from typing import Iterator, Optional
 
 import gast
 
+from transpiler import syntax_tree
 from transpiler.analysis import activity
 from transpiler.analysis import annotations as anno
 from transpiler.analysis import cfg
@@ -125,14 +126,14 @@ def _own_loads(node: gast.AST, shadowed: frozenset[str]) -> Iterator[gast.Name]:
         yield from _comprehension_loads(node, shadowed)
         return
     else:
-        parts = list(gast.iter_child_nodes(node))
+        parts = syntax_tree.child_nodes(node)
     for part in parts:
         yield from _own_loads(part, shadowed)
 
 
 def _comprehension_loads(node: gast.AST, shadowed: frozenset[str]) -> Iterator[gast.Name]:
     yield from _own_loads(node.generators[0].iter, shadowed)
-    inner = shadowed | {n.id for gen in node.generators for n in gast.walk(gen.target)
+    inner = shadowed | {n.id for gen in node.generators for n in syntax_tree.walk(gen.target)
                         if isinstance(n, gast.Name)}
     for i, gen in enumerate(node.generators):
         for part in ([gen.iter] if i else []) + gen.ifs:

@@ -7,6 +7,7 @@ from typing import Iterable
 
 import gast
 
+from transpiler import syntax_tree
 from transpiler.analysis import annotations as anno
 from transpiler.analysis.annotations import Anno
 from transpiler.naming import Namer
@@ -60,7 +61,7 @@ def own_scope_walk(statements: Iterable[gast.AST], stop_at_loops: bool = False):
         yield node
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
             continue  # a scope of its own: yielded, not entered
-        for child in reversed(list(gast.iter_child_nodes(node))):
+        for child in reversed(syntax_tree.child_nodes(node)):
             if stop_at_loops and isinstance(child, (gast.While, gast.For)):
                 continue
             stack.append(child)
@@ -75,7 +76,7 @@ def stamp_origin(nodes: list, source: gast.AST) -> list:
     if anno.has(source, Anno.ORIGIN):
         origin = anno.get(source, Anno.ORIGIN)
         for node in nodes:
-            for sub in gast.walk(node):
+            for sub in syntax_tree.walk(node):
                 if not anno.has(sub, Anno.ORIGIN):
                     anno.set(sub, Anno.ORIGIN, origin)
     return nodes

@@ -26,6 +26,7 @@ import copy
 
 import gast
 
+from transpiler import syntax_tree
 from transpiler.analysis import activity, liveness, reaching_definitions
 from transpiler.analysis import annotations as anno
 from transpiler.analysis.annotations import Anno
@@ -281,7 +282,7 @@ def _captured_by_closures(statements: list) -> set[str]:
         if getattr(node, THUNK, False):
             captured |= _captured_by_closures([node.body])
         elif isinstance(node, (gast.Lambda, gast.FunctionDef, gast.AsyncFunctionDef)):
-            captured |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+            captured |= {n.id for n in syntax_tree.walk(node) if isinstance(n, gast.Name)}
     return captured
 
 
@@ -291,7 +292,7 @@ def _only_appended(statements: list, variable: str) -> bool:
                  if isinstance(node, gast.Call)
                  for method in [_called_method(node)] if method is not None
                  and method.attr == "append" and isinstance(method.value, gast.Name)}
-    uses = [node for node in gast.walk(gast.Module(body=list(statements), type_ignores=[]))
+    uses = [node for node in syntax_tree.walk(gast.Module(body=list(statements), type_ignores=[]))
             if isinstance(node, gast.Name) and node.id == variable]
     return all(id(node) in appending for node in uses)
 

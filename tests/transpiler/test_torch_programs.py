@@ -23,7 +23,7 @@ from tests import torch_programs  # noqa: E402
 PROGRAMS = torch_programs.programs()
 
 # Programs that fail with an error (never a wrong value) on some input of some path, and why
-# (the whole corpus measured at e05fc94).
+# (the whole corpus measured at cf8ea39).
 KNOWN_FAILURES = {
     "conditionals.bool_mask_count": "export+compile: branches return different strings",
     "conditionals.size_word": "export+compile: branches return different strings",

@@ -47,8 +47,8 @@ def needed(operands: Sequence, dtypes: Sequence[torch.dtype]) -> bool:
 
 
 def while_loop(cond_fn: Callable, body_fn: Callable, carried: tuple, operands: tuple) -> tuple:
-    """``while_loop_op(cond_fn, body_fn, carried, operands)``, inside a ``cond`` on its test
-    when it is differentiated."""
+    """``while_loop_op(cond_fn, body_fn, carried, operands)``; when it is differentiated, with
+    its float variables needing a gradient, inside a ``cond`` on its test."""
     if not _differentiated((*carried, *operands)):
         return while_loop_op(cond_fn, body_fn, carried, operands)
     anchor = next((value for value in (*carried, *operands) if isinstance(value, torch.Tensor)

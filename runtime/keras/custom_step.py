@@ -3,8 +3,11 @@ in fit"), and the stateful metrics such a step updates.
 
 The override is traced once per compile (``data`` is ``(x, y)``, ``(x, y, sample_weight)``
 or ``x``); it returns a dict of results, which may nest a dict (``compile_metrics``), and
-``fit`` shows and logs the flattened dict of the last batch. The model's ``metrics`` are reset
-at the start of each epoch, so results are running means over the epoch, as in Keras.
+``fit`` shows the flattened dict of each batch and logs the last batch's at the epoch's end,
+except that, as Keras 3's ``_get_metrics_result_or_logs``, results named exactly as the
+model's metrics' results are replaced by those results (see ``epoch_logs``). The model's
+``metrics`` are reset at the start of each epoch, so results are running means over the epoch,
+as in Keras.
 ``model.metrics`` is ``[loss tracker, compile metrics]`` after ``compile`` (the compile
 metrics resolve ``"accuracy"`` from the shapes of their first update), unless the model
 defines its own ``metrics`` property.
@@ -68,6 +71,15 @@ class CustomTrainStep:
     def __call__(self, x, y, sample_weight, count) -> dict:
         data = x if y is None else (x, y) if sample_weight is None else (x, y, sample_weight)
         return flat_logs(self.fn(data))
+
+    def epoch_logs(self, logs: dict) -> dict:
+        """The epoch's logs from the last batch's ``logs``, as Keras 3 makes them: the results
+        of ``model.metrics`` when their names are exactly the step's result names, else
+        ``logs``. So a step that returns ``{"loss": loss}`` without updating the compiled loss
+        tracker logs the tracker's 0 (TensorFlow 2.21 / Keras 3.15 does), and one that returns
+        ``{"my_loss": loss}`` logs its last batch's value."""
+        results = flat_logs({metric.name: metric.result() for metric in self.model.metrics})
+        return results if set(results) == set(logs) else dict(logs)
 
 
 def flat_logs(logs) -> dict:

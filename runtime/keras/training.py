@@ -99,7 +99,7 @@ class Trainer:
                     progress.update(step, batch_logs)
                 if self.stop_training:
                     break
-            logs = dict(batch_logs)
+            logs = train_step.epoch_logs(batch_logs)
             if validation is not None and (epoch + 1) % validation_freq == 0:
                 logs.update({f"val_{k}": v for k, v in
                              self._evaluate_data(validation, compiled).items()})
@@ -337,6 +337,10 @@ class _DefaultTrainStep:
         values = self.compiled.train_step(x, y, sample_weight)
         self.totals.add(self.compiled.loss_names(), values, count)
         return {**self.totals.logs(), **self.compiled.metric_logs()}
+
+    def epoch_logs(self, logs: dict) -> dict:
+        """The epoch's logs: the last batch's (running means over the epoch)."""
+        return dict(logs)
 
 
 def _unpack_data(data):

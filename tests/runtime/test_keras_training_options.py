@@ -170,6 +170,32 @@ def test_super_train_step_updates_the_compiled_metrics():
         assert logged[key] == pytest.approx(expected[key], rel=1e-6)
 
 
+@pytest.mark.parametrize("key", ["loss", "batch_loss"])
+def test_an_own_train_step_logs_the_metrics_named_as_its_results_like_keras(key):
+    # Keras 3's fit logs model.metrics' results when the step's result names are theirs: an
+    # untouched loss tracker's 0 for {"loss": loss}, the last batch's value for another name.
+    # Numbers from TensorFlow 2.21 / Keras 3.15.1 running this test's program (tf.keras, same
+    # weights, shuffle=False), traced and with run_eagerly=True alike.
+    class OwnStep(tf.keras.Model):
+        def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(self(x, training=True) - y))
+            grads = tape.gradient(loss, self.trainable_variables)
+            self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+            return {key: loss}
+
+    expected = [0.0, 0.0] if key == "loss" else [3.6262569427490234, 0.5092079043388367]
+    for eager in (False, True):
+        inputs = tf.keras.Input(shape=(3,))
+        model = OwnStep(inputs, tf.keras.layers.Dense(1)(inputs))
+        model.set_weights([np.full((3, 1), 0.5, "float32"), np.zeros(1, "float32")])
+        model.compile(tf.keras.optimizers.SGD(0.1), "mse", run_eagerly=eager)
+        history = model.fit(X, Y, batch_size=4, epochs=2, shuffle=False, verbose=0).history
+        assert list(history) == [key]
+        assert history[key] == pytest.approx(expected, rel=1e-6, abs=1e-7)
+
+
 def test_steps_per_epoch_carries_the_iterator_across_epochs_like_keras():
     # TensorFlow 2.21 gives this sequence (and two warnings) for 4 batches, 3 steps per epoch.
     seen = []

@@ -41,6 +41,12 @@ class Trainer:
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
                 weighted_metrics=None, run_eagerly=False, steps_per_execution=1,
                 jit_compile="auto", **kwargs):
+        """``run_eagerly=True`` runs the steps op by op instead of tracing them (the same
+        kernels: the same bits in every fit checked against the traced one).
+        ``jit_compile`` and ``steps_per_execution`` are accepted and ignored: the traced steps
+        are ``rt.function``s of the default ``jit_compile=None``, which move to the compiled
+        tier's exact kernels when hot, so results never depend on them (TensorFlow's XLA fit
+        differs from its default by float32 rounding only)."""
         self.optimizer = optimizers_module.get(optimizer)
         self.loss = loss
         self._compiled = _Compiled(self, loss, metrics or [], run_eagerly, loss_weights,

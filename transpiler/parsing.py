@@ -268,7 +268,8 @@ def _statements_spanning(root: ast.AST, line: int):
 def _find_lambda(module: gast.Module, code, name: str, filename: str) -> gast.Lambda:
     """The lambda that compiled to ``code``: same line, same parameters, same span."""
     line = code.co_firstlineno
-    candidates = [n for n in syntax_tree.walk(module) if isinstance(n, gast.Lambda) and n.lineno == line]
+    candidates = [n for n in syntax_tree.walk(module)
+                  if isinstance(n, gast.Lambda) and n.lineno == line]
     params = _code_params(code)
     candidates = [n for n in candidates if _lambda_params(n) == params]
     if len(candidates) > 1 and hasattr(code, "co_positions"):

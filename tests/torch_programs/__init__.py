@@ -194,7 +194,9 @@ class Outcome:
     detail: str = ""  # for "wrong": what differs; for "error": "Type: first line"
 
 
-class _Calls(torch.nn.Module):
+class Calls(torch.nn.Module):
+    """A module whose forward calls ``fn``: what ``torch.export`` takes."""
+
     def __init__(self, fn):
         super().__init__()
         self.fn = fn
@@ -302,7 +304,7 @@ def run_program(program: Program, paths=PATHS) -> dict[str, list[Outcome]]:
                 sig = _signature(args)
                 if sig not in exported:
                     module = converted if isinstance(converted, torch.nn.Module) \
-                        else _Calls(converted)
+                        else Calls(converted)
                     try:
                         with _time_limit(CALL_TIMEOUT_SECONDS * 2):
                             exported[sig] = ("value", torch.export.export(

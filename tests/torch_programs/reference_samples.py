@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import torch
 
-from tests.torch_programs import (CALL_TIMEOUT_SECONDS, Outcome, _call, _Calls, _outcome,
+from tests.torch_programs import (CALL_TIMEOUT_SECONDS, Calls, Outcome, _call, _outcome,
                                   _signature, _time_limit)
 from transpiler import convert
 
@@ -104,7 +104,7 @@ def run_group(group: Group, paths=PATHS) -> dict[str, list[Outcome]]:
                     try:
                         with _time_limit(CALL_TIMEOUT_SECONDS * 2):
                             exported[sig] = ("value", torch.export.export(
-                                _Calls(staged), tensors).module())
+                                Calls(staged), tensors).module())
                     except Exception as error:  # noqa: BLE001 - a refusal, counted
                         exported[sig] = ("raise", error)
                 kind, module = exported[sig]

@@ -11,16 +11,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from tests.torch_programs import Calls  # noqa: E402
 from transpiler import convert  # noqa: E402
-
-
-class _Calls(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
 
 
 def _compiled(fn, dynamic=None):
@@ -180,7 +172,7 @@ def signed_rows(x):
 
 def test_a_list_appended_to_in_both_branches_of_a_staged_if():
     # The appended elements are outputs of the cond, appended to the list itself.
-    exported = torch.export.export(_Calls(convert(signed_rows)), (torch.ones(3, 2),)).module()
+    exported = torch.export.export(Calls(convert(signed_rows)), (torch.ones(3, 2),)).module()
     compiled = _compiled(convert(signed_rows))
     for x in (torch.linspace(-2, 2, 6).reshape(3, 2), torch.linspace(2, -2, 6).reshape(3, 2)):
         assert torch.equal(exported(x), signed_rows(x)) and torch.equal(compiled(x), signed_rows(x))
@@ -196,7 +188,7 @@ def kept_positive(x):
 
 def test_a_list_appended_to_in_one_branch_only_is_an_error():
     with pytest.raises(Exception, match=r"'outs' return different structures.*same length"):
-        torch.export.export(_Calls(convert(kept_positive)), (torch.ones(3, 2),))
+        torch.export.export(Calls(convert(kept_positive)), (torch.ones(3, 2),))
 
 
 def view_then_change(x):
@@ -210,7 +202,7 @@ def view_then_change(x):
 
 
 def test_a_view_read_after_its_tensor_changed_in_place_in_a_branch():
-    exported = torch.export.export(_Calls(convert(view_then_change)), (torch.ones(2),)).module()
+    exported = torch.export.export(Calls(convert(view_then_change)), (torch.ones(2),)).module()
     compiled = _compiled(convert(view_then_change))
     for x in (torch.ones(2), -torch.ones(2)):
         expected = view_then_change(x)

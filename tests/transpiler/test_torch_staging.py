@@ -24,6 +24,7 @@ torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.filterwarnings(
     "ignore:`torch.jit.script_method` is deprecated:DeprecationWarning")
 
+from tests.torch_programs import Calls  # noqa: E402
 import transpiler  # noqa: E402
 from transpiler import convert  # noqa: E402
 
@@ -204,15 +205,6 @@ def checked_half(x):
     return x / 2
 
 
-class _Calls(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
-
-
 def _t(value, dtype=None):
     return torch.tensor(value, dtype=dtype)
 
@@ -229,7 +221,7 @@ def _check_both(fn, inputs, example=None):
     """``fn`` converted, exported (then run through ``.module()``) and compiled, against plain
     Python on every input."""
     converted = convert(fn)
-    exported = torch.export.export(_Calls(converted), example or inputs[0]).module()
+    exported = torch.export.export(Calls(converted), example or inputs[0]).module()
     compiled = torch.compile(converted, fullgraph=True, backend="aot_eager")
     for args in inputs:
         expected = fn(*args)
@@ -240,7 +232,7 @@ def _check_both(fn, inputs, example=None):
 
 def test_the_issue_example_through_inductor_and_export():
     compiled = torch.compile(clipped_steps, fullgraph=True)  # inductor: no graph break
-    exported = torch.export.export(_Calls(clipped_steps), (torch.ones(8), _t(3.0))).module()
+    exported = torch.export.export(Calls(clipped_steps), (torch.ones(8), _t(3.0))).module()
     for scale, limit in ((1.0, 3.0), (1.0, 30.0), (4.0, 0.5), (2.0, 16.0)):
         x = torch.full((8,), scale)
         expected_x, expected_steps = clipped_steps.__wrapped__(x, _t(limit))
@@ -283,7 +275,7 @@ def test_a_loop_over_rows_is_unrolled_and_its_break_staged():
 
 
 def test_a_variable_first_assigned_in_a_loop():
-    exported = torch.export.export(_Calls(convert(first_set_inside)), (_t(3),)).module()
+    exported = torch.export.export(Calls(convert(first_set_inside)), (_t(3),)).module()
     assert int(exported(_t(3))) == 4 and int(exported(_t(5))) == 8
     with pytest.raises(RuntimeError, match=r"ran zero times, so 'last', first assigned"):
         exported(_t(0))
@@ -305,7 +297,7 @@ def test_concrete_tensors_run_as_python():
 
 def test_gradient_through_a_converted_if_matches_finite_differences():
     compiled = torch.compile(convert(piecewise), fullgraph=True, backend="aot_eager")
-    exported = torch.export.export(_Calls(convert(piecewise)), (_t(0.5),)).module()
+    exported = torch.export.export(Calls(convert(piecewise)), (_t(0.5),)).module()
     for x in (-3.0, 0.25, 2.0):
         eps = 1e-3
         numeric = (piecewise(_t(x + eps, torch.float64)) - piecewise(_t(x - eps, torch.float64))) \
@@ -320,12 +312,12 @@ def test_mismatched_branch_dtypes_name_the_variable_and_line():
     with pytest.raises(TypeError, match=r"'y' has dtype int32 in the true branch but dtype "
                                         r"float32 in the false branch of the if statement on a "
                                         r"traced PyTorch tensor at test_torch_staging.py:\d+"):
-        torch.export.export(_Calls(convert(mismatched_dtypes)), (_t(1.0),))
+        torch.export.export(Calls(convert(mismatched_dtypes)), (_t(1.0),))
 
 
 def test_a_condition_with_several_elements_is_refused():
     with pytest.raises(ValueError, match=r"must be a single value, got a tensor of shape \(2,\)"):
-        torch.export.export(_Calls(convert(piecewise)), (torch.tensor([1.0, 2.0]),))
+        torch.export.export(Calls(convert(piecewise)), (torch.tensor([1.0, 2.0]),))
 
 
 def test_import_transpiler_does_not_import_torch():
@@ -337,7 +329,7 @@ def test_import_transpiler_does_not_import_torch():
 def test_gradient_through_a_converted_while_loop():
     # PyTorch 2.13's while_loop is differentiable (it keeps every iteration's values).
     compiled = torch.compile(clipped_steps, fullgraph=True, backend="aot_eager")
-    exported = torch.export.export(_Calls(clipped_steps), (torch.ones(4), _t(1.0))).module()
+    exported = torch.export.export(Calls(clipped_steps), (torch.ones(4), _t(1.0))).module()
     for run in (compiled, exported, clipped_steps.__wrapped__):
         x = torch.full((4,), 8.0, requires_grad=True)
         y, steps = run(x, _t(1.0))
@@ -364,7 +356,7 @@ def test_int_float_min_max_round_abs_of_traced_tensors_give_pythons_values():
 
 
 def test_int_of_nan_fails_when_the_program_runs():
-    exported = torch.export.export(_Calls(convert(builtins_on_values)), (_t(1.0), _t(2.0)))
+    exported = torch.export.export(Calls(convert(builtins_on_values)), (_t(1.0), _t(2.0)))
     with pytest.raises(RuntimeError, match=r"int\(\) of a NaN or infinite value at "
                                            r"test_torch_staging.py:\d+"):
         exported.module()(_t(float("nan")), _t(2.0))
@@ -372,7 +364,7 @@ def test_int_of_nan_fails_when_the_program_runs():
 
 def test_an_assert_on_a_traced_tensor_is_checked_when_the_program_runs():
     _check_both(checked_half, [(_t(v),) for v in (0.0, 3.0)])
-    exported = torch.export.export(_Calls(convert(checked_half)), (_t(1.0),)).module()
+    exported = torch.export.export(Calls(convert(checked_half)), (_t(1.0),)).module()
     with pytest.raises(RuntimeError, match=r"x must not be negative \(the assert at "
                                            r"test_torch_staging.py:\d+\)"):
         exported(_t(-1.0))
@@ -535,7 +527,7 @@ def test_python_numbers_that_torch_compile_makes_symbolic_are_block_inputs():
 def test_a_size_of_a_dynamic_shape_read_inside_a_block():
     x = torch.arange(12.0).reshape(4, 3)
     batch = torch.export.Dim("batch", min=2)
-    exported = torch.export.export(_Calls(convert(rows_over_half)), (x,),
+    exported = torch.export.export(Calls(convert(rows_over_half)), (x,),
                                    dynamic_shapes=((({0: batch}),),)).module()
     compiled = torch.compile(convert(rows_over_half), fullgraph=True, backend="aot_eager",
                              dynamic=True)
@@ -623,7 +615,7 @@ def test_math_functions_of_traced_values_compute_what_python_computes():
 
 
 def test_math_where_python_raises_fails_when_the_program_runs():
-    exported = torch.export.export(_Calls(convert(root_of)), (_t(4.0),)).module()
+    exported = torch.export.export(Calls(convert(root_of)), (_t(4.0),)).module()
     assert float(exported(_t(4.0))) == 2.0
     with pytest.raises(RuntimeError, match=r"math\.sqrt\(\) of a negative value at "
                                            r"test_torch_staging.py:\d+: Python raises "
@@ -692,7 +684,7 @@ def test_a_python_int_a_loop_makes_a_float_fails_when_the_loop_runs_zero_times()
     # Python keeps the int 0 then; the traced loop has one type for 'total', a float32 tensor.
     x = _t([1.0, 2.0, 3.0])
     _check_both(total_of_first, [(x, _t(2)), (x, _t(3))])
-    exported = torch.export.export(_Calls(convert(total_of_first)), (x, _t(2))).module()
+    exported = torch.export.export(Calls(convert(total_of_first)), (x, _t(2))).module()
     with pytest.raises(RuntimeError, match=r"the for loop at test_torch_staging.py:\d+ ran zero "
                                            r"times, so 'total' keeps the Python number"):
         exported(x, _t(0))
@@ -707,7 +699,7 @@ def assigned_in_one_branch(x):
 def test_a_variable_one_branch_leaves_unassigned_fails_when_that_branch_runs():
     # Python raises UnboundLocalError on that path only; the other path gives its value.
     positive = _t([1.0, 2.0])
-    exported = torch.export.export(_Calls(convert(assigned_in_one_branch)), (positive,)).module()
+    exported = torch.export.export(Calls(convert(assigned_in_one_branch)), (positive,)).module()
     compiled = torch.compile(convert(assigned_in_one_branch), fullgraph=True,
                              backend="aot_eager")
     for run in (exported, compiled):
@@ -766,7 +758,7 @@ def test_replacements_change_nothing_python_would_do_differently():
     _check_both(equal_by_keywords, [(a, a.clone()), (a, a + 0.25), (a, a + 1)])
     big, f64 = 2 ** 60 + 1, torch.float64
     converted = convert(rounding_and_hypot)
-    runs = (torch.export.export(_Calls(converted), (_t(3), _t(1.5, f64), _t(1.0, f64))).module(),
+    runs = (torch.export.export(Calls(converted), (_t(3), _t(1.5, f64), _t(1.0, f64))).module(),
             torch.compile(converted, fullgraph=True, backend="aot_eager"))
     for args in ((_t(big), _t(2.5e15, f64), _t(1e200, f64)),
                  (_t(-big), _t(-2.5, f64), _t(3.0, f64))):

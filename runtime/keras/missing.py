@@ -49,8 +49,8 @@ _TABLE = {
     serialize
     """,
     "keras.optimizers": """
-    Adadelta Adafactor Adamax Ftrl Lamb Lion LossScaleOptimizer MultiOptimizer Muon
-    Nadam OptimizerMap ScheduleFreeAdamW deserialize legacy serialize
+    Adafactor Lamb LossScaleOptimizer MultiOptimizer Muon OptimizerMap ScheduleFreeAdamW
+    deserialize legacy serialize
     """,
     "keras.optimizers.schedules": """
     CosineDecayRestarts deserialize serialize

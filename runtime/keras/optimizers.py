@@ -4,15 +4,19 @@
 from __future__ import annotations
 
 from runtime.keras import schedules
-from runtime.optimizers import SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop
+from runtime.optimizers import (SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, Ftrl, Lion, Nadam,
+                                Optimizer, RMSprop)
 from runtime.keras.missing import missing as _missing
 
-_BY_NAME = {"sgd": SGD, "adagrad": Adagrad, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop}
+_BY_NAME = {"sgd": SGD, "adadelta": Adadelta, "adagrad": Adagrad, "adam": Adam,
+            "adamax": Adamax, "adamw": AdamW, "ftrl": Ftrl, "lion": Lion, "nadam": Nadam,
+            "rmsprop": RMSprop}
 
 
 def get(identifier) -> Optimizer:
     """An optimizer from a name (``"adam"``, ``"sgd"``, ``"rmsprop"``, ``"adamw"``,
-    ``"adagrad"``, with Keras' default settings) or an optimizer instance."""
+    ``"adagrad"``, ``"adadelta"``, ``"adamax"``, ``"nadam"``, ``"ftrl"``, ``"lion"``, with
+    Keras' default settings) or an optimizer instance."""
     if isinstance(identifier, Optimizer):
         return identifier
     if isinstance(identifier, str) and identifier.lower() in _BY_NAME:
@@ -23,7 +27,8 @@ def get(identifier) -> Optimizer:
                      f"{', '.join(sorted(_BY_NAME))} or an optimizer object.")
 
 
-__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "RMSprop", "Optimizer", "get", "schedules"]
+__all__ = ["SGD", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "Ftrl", "Lion", "Nadam",
+           "RMSprop", "Optimizer", "get", "schedules"]
 
 
 __getattr__ = _missing("keras.optimizers")

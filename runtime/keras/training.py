@@ -115,6 +115,8 @@ class Trainer:
                 progress.update(step, logs, finalize=True)
             if self.stop_training:
                 break
+        if epochs > 0:  # with use_ema, the averages become the weights (as in Keras 3)
+            self.optimizer.finalize_variable_values(self.trainable_variables)
         callback_list.on_train_end(logs)
         self.history = history
         return history
@@ -207,8 +209,9 @@ class Trainer:
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = compiled.total_loss(y, y_pred, sample_weight)
+            scaled = self.optimizer.scale_loss(loss)  # loss_scale_factor's
         variables = self.trainable_variables
-        self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        self.optimizer.apply_gradients(zip(tape.gradient(scaled, variables), variables))
         for metric in self.metrics:
             if metric is compiled.loss_tracker:  # a batch's loss counts once per sample
                 metric.update_state(loss, sample_weight=shape_of(nest.flatten(x)[0])[0])
@@ -317,8 +320,9 @@ class _Compiled:
         with GradientTape() as tape:
             y_pred = model(x, training=True)
             losses = self._losses(y, y_pred, sample_weight)
+            scaled = model.optimizer.scale_loss(losses[0])  # loss_scale_factor's
         variables = model.trainable_variables
-        gradients = tape.gradient(losses[0], variables)
+        gradients = tape.gradient(scaled, variables)
         model.optimizer.apply_gradients(zip(gradients, variables))
         return self._outputs(y, y_pred, losses, sample_weight)
 

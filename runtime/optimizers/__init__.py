@@ -12,11 +12,17 @@ or inside a traced training step.
         return loss
 """
 
+from runtime.optimizers.adadelta import Adadelta
 from runtime.optimizers.adagrad import Adagrad
 from runtime.optimizers.adam import Adam
+from runtime.optimizers.adamax import Adamax
 from runtime.optimizers.adamw import AdamW
 from runtime.optimizers.base import Optimizer
+from runtime.optimizers.ftrl import Ftrl
+from runtime.optimizers.lion import Lion
+from runtime.optimizers.nadam import Nadam
 from runtime.optimizers.rmsprop import RMSprop
 from runtime.optimizers.sgd import SGD
 
-__all__ = ["Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD"]
+__all__ = ["Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "Ftrl", "Lion", "Nadam",
+           "Optimizer", "RMSprop", "SGD"]

@@ -3,12 +3,9 @@ et al.)."""
 
 from __future__ import annotations
 
-import numpy as np
-
 from runtime.ops.math_ops import sqrt, square
-from runtime.optimizers.base import Optimizer
+from runtime.optimizers.base import Optimizer, non_negative
 from runtime.optimizers.rows import add_to, map_rows, map_rows_with, subtract_from
-from runtime.variables import Variable
 
 
 class Adagrad(Optimizer):
@@ -26,21 +23,15 @@ class Adagrad(Optimizer):
 
     def __init__(self, learning_rate=0.001, initial_accumulator_value: float = 0.1,
                  epsilon: float = 1e-7, name: str = "Adagrad", **options):
-        if isinstance(initial_accumulator_value, bool) \
-                or not isinstance(initial_accumulator_value, (int, float)) \
-                or not initial_accumulator_value >= 0:
-            raise ValueError(f"{name}: initial_accumulator_value must be a number of at least "
-                             f"0, got {initial_accumulator_value!r}.")
-        self._initial_accumulator_value = float(initial_accumulator_value)
+        self._initial_accumulator_value = non_negative(name, "initial_accumulator_value",
+                                                       initial_accumulator_value)
+        self.initial_slot_values = {"accumulator": self._initial_accumulator_value}
         self._epsilon = float(epsilon)
         super().__init__(learning_rate, name, **options)
 
     # Read-only: a traced step holds them as constants, so a change would not reach it.
     initial_accumulator_value = property(lambda self: self._initial_accumulator_value)
     epsilon = property(lambda self: self._epsilon)
-
-    def _initial_slot(self, name: str, variable: Variable) -> np.ndarray:
-        return np.full(variable.shape, self._initial_accumulator_value, variable.dtype)
 
     def _update(self, variable, gradient, slots, learning_rate) -> None:
         accumulator = slots["accumulator"]

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from runtime.ops.array_ops import cast, constant
-from runtime.ops.math_ops import maximum, pow, sqrt, square  # noqa: A004
-from runtime.optimizers.base import Optimizer
+from runtime.ops.math_ops import maximum, sqrt, square
+from runtime.optimizers.base import Optimizer, move_toward, power_of_step
 from runtime.optimizers.rows import dense, map_rows
 
 
@@ -37,17 +36,15 @@ class Adam(Optimizer):
 
     def _step_size(self, learning_rate):
         """``lr_t``, from ``t = iterations + 1`` in the learning rate's dtype."""
-        dtype = learning_rate.dtype
-        t = cast(self.iterations + 1, dtype)
-        beta_1_power = pow(constant(self._beta_1, dtype), t)
-        beta_2_power = pow(constant(self._beta_2, dtype), t)
-        return learning_rate * sqrt(1 - beta_2_power) / (1 - beta_1_power)
+        t = self._step_number(learning_rate.dtype)
+        return learning_rate * sqrt(1 - power_of_step(self._beta_2, t)) \
+            / (1 - power_of_step(self._beta_1, t))
 
     def _update(self, variable, gradient, slots, step_size) -> None:
         m, v = slots["m"], slots["v"]
-        m.assign_add((dense(gradient) - m) * (1 - self._beta_1))
+        move_toward(m, dense(gradient), self._beta_1)
         # Of rows, each is squared: a repeated id adds the squares of its rows.
-        v.assign_add((dense(map_rows(square, gradient)) - v) * (1 - self._beta_2))
+        move_toward(v, dense(map_rows(square, gradient)), self._beta_2)
         if self._amsgrad:
             vhat = slots["vhat"]
             vhat.assign(maximum(vhat, v))

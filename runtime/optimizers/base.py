@@ -1,5 +1,7 @@
-"""What every optimizer shares: the learning rate, the step counter, slot variables and the
-checks on ``apply_gradients``. A subclass names its slots and writes the update of one variable.
+"""What every optimizer shares: the learning rate, the step counter, slot variables, the
+checks on ``apply_gradients``, the options Keras gives every optimizer, and the steps that
+several update rules have in common (``move_toward``, ``decayed``). A subclass names its slots
+and writes the update of one variable.
 
 Updates are ordinary ops and variable assignments, so the same code runs eagerly and inside a
 traced training step, where it becomes assign nodes of the graph. Slots are created on a
@@ -11,14 +13,18 @@ made outside it, once per optimizer and variable, and every later trace reuses t
 from __future__ import annotations
 
 import threading
-from typing import Iterable
+from typing import Callable, Iterable
 
 import numpy as np
 
 from runtime import dtypes, tracing
-from runtime.ops.array_ops import cast, convert_to_tensor, reshape
+from runtime.ops.array_ops import cast, constant, convert_to_tensor, reshape
 from runtime.ops.indexed_slices import IndexedSlices
+from runtime.ops.math_ops import pow  # noqa: A004
+from runtime.optimizers.accumulation import Accumulation
+from runtime.optimizers.averaging import MovingAverage, overwrite
 from runtime.optimizers.clipping import Clipping
+from runtime.optimizers.rows import dense, map_rows
 from runtime.optimizers.weight_decay import WeightDecay
 from runtime.source_location import warn_at_user_code
 from runtime.tensor import EagerTensor, Tensor, format_shape
@@ -27,30 +33,50 @@ from runtime.variables import Variable
 
 class Optimizer:
     """Base class of ``rt.optimizers`` (Keras' ``Optimizer``): subclasses set ``slot_names``
-    and implement ``_update``. Every optimizer takes Keras' ``clipnorm``, ``clipvalue`` or
-    ``global_clipnorm`` (``runtime.optimizers.clipping``) and ``weight_decay``
-    (``runtime.optimizers.weight_decay``).
+    and implement ``_update``. Every optimizer takes Keras' options: ``clipnorm``,
+    ``clipvalue`` or ``global_clipnorm`` (``runtime.optimizers.clipping``), ``weight_decay``
+    (``runtime.optimizers.weight_decay``), ``use_ema`` with ``ema_momentum`` and
+    ``ema_overwrite_frequency`` (``runtime.optimizers.averaging``),
+    ``gradient_accumulation_steps`` (``runtime.optimizers.accumulation``) and
+    ``loss_scale_factor`` (``scale_loss`` multiplies the loss by it, and ``apply_gradients``
+    divides the gradients by it before anything else).
 
     Attributes:
-        iterations: int64 ``rt.Variable``, the number of ``apply_gradients`` calls made.
+        iterations: int64, the number of updates made: the ``apply_gradients`` calls (an
+            ``rt.Variable``), or with ``gradient_accumulation_steps`` the calls divided by it
+            (a tensor).
         learning_rate: an ``rt.Variable`` (a number given is held in one, so assigning a new
             number changes it without retracing a step), or the schedule given: a callable
-            that takes the step (an int64 tensor, ``iterations`` before the update) and
-            returns the learning rate.
+            that takes the step (an int64 tensor, the ``apply_gradients`` calls made before)
+            and returns the learning rate.
     """
 
     slot_names: tuple[str, ...] = ()
+    # The first value of slots that do not start at zero, by name.
+    initial_slot_values: dict[str, float] = {}
 
     def __init__(self, learning_rate, name: str, clipnorm=None, clipvalue=None,
-                 global_clipnorm=None, weight_decay=None):
+                 global_clipnorm=None, weight_decay=None, use_ema: bool = False,
+                 ema_momentum: float = 0.99, ema_overwrite_frequency: int | None = None,
+                 loss_scale_factor: float | None = None,
+                 gradient_accumulation_steps: int | None = None):
         self.name = name
         self._clipping = Clipping(name, clipnorm, clipvalue, global_clipnorm)
         self._weight_decay = WeightDecay(name, weight_decay)
+        self._moving_average = MovingAverage(name, use_ema, ema_momentum,
+                                             ema_overwrite_frequency)
+        self._accumulation = Accumulation(name, gradient_accumulation_steps)
+        if loss_scale_factor is not None and (isinstance(loss_scale_factor, bool) or
+                                              not isinstance(loss_scale_factor, (int, float))):
+            raise TypeError(f"{name}: loss_scale_factor must be a number or None, got "
+                            f"{loss_scale_factor!r}.")
+        self._loss_scale_factor = None if loss_scale_factor is None else float(loss_scale_factor)
         self._lock = threading.Lock()
         self._variables: list[Variable] = []
         self._slots: dict[int, tuple[Variable, dict[str, Variable]]] = {}
+        self._option_slots: dict[tuple[int, str], tuple[Variable, Variable]] = {}
         self._warned_no_gradient: dict[int, Variable] = {}
-        self.iterations = self._new_variable(np.int64(0), "iterations")
+        self._calls = self._new_variable(np.int64(0), "iterations")
         self._learning_rate = self._build_learning_rate(learning_rate)
 
     # -- hyperparameters --------------------------------------------------------------------
@@ -60,6 +86,22 @@ class Optimizer:
     clipvalue = property(lambda self: self._clipping.clipvalue)
     global_clipnorm = property(lambda self: self._clipping.global_clipnorm)
     weight_decay = property(lambda self: self._weight_decay.rate)
+    use_ema = property(lambda self: self._moving_average.enabled)
+    ema_momentum = property(lambda self: self._moving_average.momentum)
+    ema_overwrite_frequency = property(lambda self: self._moving_average.overwrite_frequency)
+    gradient_accumulation_steps = property(lambda self: self._accumulation.steps)
+    loss_scale_factor = property(lambda self: self._loss_scale_factor)
+
+    @property
+    def iterations(self) -> Variable | Tensor:
+        """The number of updates made (see the class docstring)."""
+        steps = self._accumulation.steps
+        return self._calls if steps is None else self._calls // steps
+
+    def scale_loss(self, loss):
+        """``loss`` times ``loss_scale_factor`` (``loss`` itself without one): what a
+        training step differentiates, as Keras' ``train_step`` does."""
+        return loss if self._loss_scale_factor is None else loss * self._loss_scale_factor
 
     def exclude_from_weight_decay(self, var_list=None, var_names=None) -> None:
         """Leaves out of the weight decay the variables in ``var_list`` and those whose name
@@ -100,7 +142,7 @@ class Optimizer:
         """The learning rate of the step being applied, in float64 unless given otherwise."""
         if isinstance(self._learning_rate, Variable):
             return self._learning_rate.value()
-        value = self._learning_rate(self.iterations.value())
+        value = self._learning_rate(self._calls.value())
         if isinstance(value, Variable):
             return value.value()
         return convert_to_tensor(value, dtypes.float64 if isinstance(value, dtypes.PYTHON_SCALARS)
@@ -118,6 +160,10 @@ class Optimizer:
         """Creates the slots of ``var_list`` now instead of on their first update."""
         for variable in var_list:
             self._slots_of(_checked_variable(variable, self.name))
+            if self._moving_average.enabled:
+                self._option_slot(variable, "average")
+            if self._accumulation.steps:
+                self._option_slot(variable, "gradient_accumulator")
 
     def _new_variable(self, value: np.ndarray, name: str) -> Variable:
         with tracing.eager_scope():  # see the module docstring
@@ -139,13 +185,29 @@ class Optimizer:
         return entry[1]
 
     def _initial_slot(self, name: str, variable: Variable) -> np.ndarray:
-        """The first value of the slot ``name`` of ``variable``: zeros unless overridden."""
-        return np.zeros(variable.shape, variable.dtype)
+        """The first value of the slot ``name`` of ``variable``: zeros unless
+        ``initial_slot_values`` has another."""
+        return np.full(variable.shape, self.initial_slot_values.get(name, 0), variable.dtype)
+
+    def _option_slot(self, variable: Variable, name: str) -> Variable:
+        """The slot ``name`` (zeros at first) that an option keeps for ``variable``: the
+        moving average's ``average`` or the ``gradient_accumulator``."""
+        entry = self._option_slots.get((id(variable), name))
+        if entry is None:
+            with self._lock:
+                entry = self._option_slots.get((id(variable), name))
+                if entry is None:
+                    slot = self._new_variable(np.zeros(variable.shape, variable.dtype),
+                                              f"{variable.name}/{name}")
+                    entry = self._option_slots[id(variable), name] = (variable, slot)
+        return entry[1]
 
     # -- applying ---------------------------------------------------------------------------
 
     def apply_gradients(self, grads_and_vars: Iterable[tuple]) -> Variable:
-        """Updates each variable with its gradient, then adds one to ``iterations``.
+        """Updates each variable with its gradient (or, with ``gradient_accumulation_steps``,
+        adds it to the ones to update with later), moves the averages of ``use_ema``, then
+        counts the call.
 
         Args:
             grads_and_vars: (gradient, variable) pairs, e.g. ``zip(grads, variables)``. A
@@ -154,15 +216,31 @@ class Optimizer:
                 (``IndexedSlices``) is applied as Keras applies it (``runtime.optimizers.rows``).
 
         Returns:
-            ``iterations``.
+            The variable that counts the calls (``iterations`` without accumulation).
 
         Raises:
             TypeError: a pair is not (gradient, rt.Variable), or dtypes differ.
             ValueError: shapes differ, or no pair has a gradient.
         """
-        pairs = self._checked_pairs(grads_and_vars)
+        pairs, variables = self._checked_pairs(grads_and_vars)
+        scale = self._loss_scale_factor
+        if scale is not None:
+            pairs = [(map_rows(lambda g: g / scale, g), v) for g, v in pairs]
+        if self._accumulation.steps is None:
+            self._update_variables(pairs)
+        else:
+            self._accumulation.apply(pairs, self._calls, self._update_variables,
+                                     lambda v: self._option_slot(v, "gradient_accumulator"))
+        self._moving_average.update(variables, self.iterations,
+                                    lambda v: self._option_slot(v, "average"))
+        self._calls.assign_add(np.int64(1))
+        return self._calls
+
+    def _update_variables(self, pairs: list[tuple]) -> None:
+        """Clips the gradients of ``pairs``, then decays and updates each variable."""
         pairs = list(zip(self._clipping([g for g, _ in pairs]), [v for _, v in pairs]))
         learning_rate = self._learning_rate_value()
+        self._begin_update([v for _, v in pairs])
         rates: dict[np.dtype, tuple] = {}  # computed once per dtype and step
         for gradient, variable in pairs:
             if variable.dtype not in rates:
@@ -171,25 +249,50 @@ class Optimizer:
             rate, step_size = rates[variable.dtype]
             self._weight_decay.apply(variable, rate)
             self._update(variable, gradient, self._slots_of(variable), step_size)
-        self.iterations.assign_add(np.int64(1))
-        return self.iterations
+
+    def finalize_variable_values(self, var_list: Iterable[Variable]) -> None:
+        """With ``use_ema``, gives each variable of ``var_list`` its moving average (``fit``
+        calls it when training ends, as Keras 3 does); otherwise does nothing.
+
+        Raises:
+            ValueError: a variable of ``var_list`` has no average: the optimizer never saw it.
+        """
+        if not self._moving_average.enabled:
+            return
+        var_list = list(var_list)
+        unknown = [v.name for v in var_list if (id(v), "average") not in self._option_slots]
+        if unknown:
+            raise ValueError(f"{self.name}.finalize_variable_values: no moving average of "
+                             f"{', '.join(map(repr, unknown))}; the optimizer keeps averages "
+                             f"of the variables it was given in apply_gradients or build.")
+        overwrite(var_list, [self._option_slot(v, "average") for v in var_list])
 
     def apply(self, grads, trainable_variables) -> Variable:
         """Keras 3's spelling: ``apply_gradients(zip(grads, trainable_variables))``."""
         return self.apply_gradients(zip(grads, trainable_variables))
 
-    def _step_size(self, learning_rate: Tensor) -> Tensor:
+    def _begin_update(self, variables: list[Variable]) -> None:
+        """Called once per update, before the variables' updates (for state of the whole
+        optimizer, such as Nadam's momentum product)."""
+
+    def _step_size(self, learning_rate: Tensor):
         """What ``_update`` receives, from the learning rate in one variable dtype; called
-        before ``iterations`` is incremented."""
+        once per update and dtype, before ``iterations`` is incremented."""
         return learning_rate
+
+    def _step_number(self, dtype: np.dtype, ahead: int = 1) -> Tensor:
+        """``iterations + ahead`` in ``dtype``: with ``ahead=1``, Keras' ``t`` of the update
+        being applied (the first is 1)."""
+        return cast(self.iterations + ahead, dtype)
 
     def _update(self, variable: Variable, gradient: Tensor, slots: dict[str, Variable],
                 step_size: Tensor) -> None:
         """Assigns the update of one variable."""
         raise NotImplementedError
 
-    def _checked_pairs(self, grads_and_vars) -> list[tuple[Tensor, Variable]]:
-        pairs, missing = [], []
+    def _checked_pairs(self, grads_and_vars) -> tuple[list[tuple], list[Variable]]:
+        """The (gradient, variable) pairs that have a gradient, and all the variables."""
+        pairs, missing, variables = [], [], []
         for pair in grads_and_vars:
             try:
                 gradient, variable = pair
@@ -197,6 +300,7 @@ class Optimizer:
                 raise TypeError(f"{self.name}.apply_gradients takes (gradient, variable) pairs, "
                                 f"such as zip(grads, variables); got {pair!r}.") from None
             variable = _checked_variable(variable, self.name)
+            variables.append(variable)
             if gradient is None:
                 missing.append(variable)
             else:
@@ -207,7 +311,7 @@ class Optimizer:
                              f"variable ({names or 'no pairs at all'}). Check that the loss is "
                              f"computed from the variables inside the GradientTape's block.")
         self._warn_no_gradient(missing)
-        return pairs
+        return pairs, variables
 
     def _checked_gradient(self, gradient, variable: Variable) -> Tensor | IndexedSlices:
         if not isinstance(gradient, (Tensor, IndexedSlices)):
@@ -265,3 +369,35 @@ def _number(value, name: str) -> float:
                         f"{array.dtype.name} of shape {format_shape(array.shape)}.")
     return float(array)
 
+
+# -- steps that several update rules share ------------------------------------------------------
+# Each takes a decay rate ``beta`` either as a Python number (``1 - beta`` is then computed in
+# float64 and rounded once to the slot's dtype) or as a tensor of the slot's dtype (``1 - beta``
+# computed in that dtype): each Keras optimizer has one or the other, and in float32 the two
+# differ in the last bits.
+
+
+def move_toward(slot: Variable, target: Tensor, beta) -> None:
+    """``slot += (target - slot) * (1 - beta)``: Adam's way of averaging (the moments of
+    Adam, Nadam and Adamax)."""
+    slot.assign_add((target - slot.value()) * (1 - beta))
+
+
+def decayed(slot: Variable, beta, gradient, fn: Callable | None = None) -> Tensor:
+    """``slot * beta + fn(g) * (1 - beta)``: RMSprop's way of averaging (also Adadelta's and
+    Lion's). Of a gradient of rows, ``fn(g) * (1 - beta)`` is taken row by row and the rows
+    of a repeated id then added up, as Keras on TensorFlow adds them to the dense term."""
+    return slot.value() * beta + dense(
+        map_rows(lambda g: (g if fn is None else fn(g)) * (1 - beta), gradient))
+
+
+def power_of_step(beta: float, t: Tensor) -> Tensor:
+    """``beta ** t`` in ``t``'s dtype (``t`` from ``Optimizer._step_number``)."""
+    return pow(constant(beta, t.dtype), t)
+
+
+def non_negative(name: str, key: str, value) -> float:
+    """``value`` as a float, checked to be a number of at least 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+        raise ValueError(f"{name}: {key} must be a number of at least 0, got {value!r}.")
+    return float(value)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from runtime.ops.math_ops import sqrt, square
-from runtime.optimizers.base import Optimizer
-from runtime.optimizers.rows import dense, map_rows, map_rows_with, subtract_from
+from runtime.optimizers.base import Optimizer, decayed
+from runtime.optimizers.rows import dense, map_rows_with, subtract_from
 
 
 class RMSprop(Optimizer):
@@ -42,11 +42,10 @@ class RMSprop(Optimizer):
     def _update(self, variable, gradient, slots, learning_rate) -> None:
         rho = self._rho
         velocity = slots["velocity"]
-        velocity.assign(velocity * rho + dense(map_rows(lambda g: square(g) * (1 - rho),
-                                                        gradient)))
+        velocity.assign(decayed(velocity, rho, gradient, square))
         if self._centered:
             average = slots["average_gradient"]
-            average.assign(average * rho + dense(map_rows(lambda g: g * (1 - rho), gradient)))
+            average.assign(decayed(average, rho, gradient))
             denominator = velocity.value() - square(average.value()) + self._epsilon
         else:
             denominator = velocity.value() + self._epsilon

@@ -134,3 +134,131 @@ def gradient_clipping_options(tf):
                "clipvalue": lambda: tf.keras.optimizers.RMSprop(0.02, clipvalue=0.05)}
     return {name: (_train(tf, make(), epochs=2), _embedding_fit(tf, make()))
             for name, make in options.items()}
+
+
+def adadelta(tf):
+    return _train(tf, tf.keras.optimizers.Adadelta(learning_rate=1.0, rho=0.9))
+
+
+def adamax(tf):
+    return _train(tf, tf.keras.optimizers.Adamax(learning_rate=0.02, beta_2=0.99))
+
+
+def nadam(tf):
+    return _train(tf, tf.keras.optimizers.Nadam(learning_rate=0.02))
+
+
+def ftrl(tf):
+    """FTRL with every regularization on: entries within the L1 strength become exactly 0."""
+    return _train(tf, tf.keras.optimizers.Ftrl(
+        learning_rate=0.2, learning_rate_power=-0.6, l1_regularization_strength=0.01,
+        l2_regularization_strength=0.02, l2_shrinkage_regularization_strength=0.01, beta=0.5))
+
+
+def lion(tf):
+    return _train(tf, tf.keras.optimizers.Lion(learning_rate=0.01, beta_1=0.8))
+
+
+def more_optimizers_by_name(tf):
+    """Keras' default settings of each optimizer, asked for by name."""
+    return {name: _train(tf, name, epochs=1) for name in
+            ("adadelta", "adamax", "nadam", "ftrl", "lion")}
+
+
+def more_optimizers_with_a_schedule(tf):
+    """A schedule gets the step; Adamax and Nadam also correct their bias with it."""
+    def schedule():
+        return tf.keras.optimizers.schedules.InverseTimeDecay(0.05, decay_steps=2,
+                                                              decay_rate=0.5)
+    return {"adamax": _train(tf, tf.keras.optimizers.Adamax(schedule())),
+            "nadam": _train(tf, tf.keras.optimizers.Nadam(schedule())),
+            "ftrl": _train(tf, tf.keras.optimizers.Ftrl(schedule(), beta=0.1))}
+
+
+def more_optimizers_clipped_and_decayed(tf):
+    options = {
+        "adadelta_clipvalue": lambda: tf.keras.optimizers.Adadelta(1.0, clipvalue=0.05),
+        "adamax_clipnorm": lambda: tf.keras.optimizers.Adamax(0.05, clipnorm=0.3),
+        "nadam_global_clipnorm": lambda: tf.keras.optimizers.Nadam(0.05, global_clipnorm=0.3),
+        "ftrl_weight_decay": lambda: tf.keras.optimizers.Ftrl(0.2, weight_decay=0.1),
+        "lion_weight_decay": lambda: tf.keras.optimizers.Lion(0.01, weight_decay=0.5),
+    }
+    return {name: (_train(tf, make(), epochs=2), _embedding_fit(tf, make()))
+            for name, make in options.items()}
+
+
+def embedding_rows_with_more_optimizers(tf):
+    """Batches that repeat ids, so each optimizer gets rows: Adadelta keeps its step as rows
+    (each row divided by its id's averages, squared into a slot one by one, added one by
+    one); Adamax takes each row's absolute value before adding a repeated id's rows into its
+    norm; Nadam squares rows into its velocity; Ftrl squares rows into its accumulator; Lion
+    scales rows before adding them up."""
+    optimizers = {
+        "adadelta": tf.keras.optimizers.Adadelta(1.0),
+        "adamax": tf.keras.optimizers.Adamax(0.1),
+        "nadam": tf.keras.optimizers.Nadam(0.1),
+        "ftrl": tf.keras.optimizers.Ftrl(0.3, l1_regularization_strength=0.001,
+                                         l2_shrinkage_regularization_strength=0.01),
+        "lion": tf.keras.optimizers.Lion(0.02),
+    }
+    return {name: _embedding_fit(tf, optimizer) for name, optimizer in optimizers.items()}
+
+
+def moving_average_of_the_weights(tf):
+    """use_ema: the averages are written into the weights every ema_overwrite_frequency
+    updates (here after updates 4 and 8 of 9) and when fit ends."""
+    optimizers = {
+        "adam_overwrite_every_4": tf.keras.optimizers.Adam(
+            0.05, use_ema=True, ema_momentum=0.8, ema_overwrite_frequency=4),
+        "sgd_at_the_end": tf.keras.optimizers.SGD(0.1, momentum=0.5, use_ema=True),
+    }
+    return {name: (_train(tf, optimizer), optimizer.use_ema, optimizer.ema_momentum)
+            for name, optimizer in optimizers.items()}
+
+
+def _accumulating_fit(tf, optimizer, run_eagerly=False):
+    x, y = data(14, 3, seed=23)  # 4 batches (the last of 2) per epoch: 8 calls, 2 updates
+    model = tf.keras.Sequential([tf.keras.Input(shape=(3,)),
+                                 tf.keras.layers.Dense(4, activation="tanh"),
+                                 tf.keras.layers.Dense(1)])
+    deterministic_weights(model, seed=23)
+    model.compile(optimizer, "mse", run_eagerly=run_eagerly)
+    history = model.fit(x, y, epochs=2, batch_size=4, shuffle=False, verbose=0)
+    return history.history["loss"], model.get_weights(), int(optimizer.iterations)
+
+
+def gradient_accumulation(tf):
+    """gradient_accumulation_steps=3 over 8 batches: two updates with the mean of three
+    batches' gradients, two batches left in the accumulators. Adam's step counts updates;
+    the schedule counts batches; the moving average moves on every batch."""
+    schedule = tf.keras.optimizers.schedules.ExponentialDecay(0.2, decay_steps=2,
+                                                              decay_rate=0.5)
+    optimizers = {
+        "adam": tf.keras.optimizers.Adam(0.05, gradient_accumulation_steps=3),
+        "sgd_schedule_clipnorm": tf.keras.optimizers.SGD(
+            schedule, momentum=0.5, clipnorm=0.2, gradient_accumulation_steps=3),
+        "lion_ema": tf.keras.optimizers.Lion(0.02, use_ema=True, ema_overwrite_frequency=1,
+                                             gradient_accumulation_steps=3),
+    }
+    return {name: _accumulating_fit(tf, optimizer) for name, optimizer in optimizers.items()}
+
+
+def gradient_accumulation_of_rows(tf):
+    """An embedding's rows are added up into the dense gradient as they are accumulated."""
+    return {name: _embedding_fit(tf, make(gradient_accumulation_steps=3)) for name, make in
+            {"adam": lambda **o: tf.keras.optimizers.Adam(0.1, **o),
+             "adadelta": lambda **o: tf.keras.optimizers.Adadelta(1.0, **o)}.items()}
+
+
+def options_run_eagerly(tf):
+    """Accumulation and moving averages in a fit that runs op by op."""
+    optimizer = tf.keras.optimizers.Nadam(0.05, use_ema=True, ema_overwrite_frequency=2,
+                                          gradient_accumulation_steps=3)
+    return _accumulating_fit(tf, optimizer, run_eagerly=True)
+
+
+def loss_scale_factor(tf):
+    """The loss is scaled before the gradients and they are divided back: the same training
+    up to rounding (exact for a power of two); the loss logged is not scaled."""
+    return {"adam_128": _train(tf, tf.keras.optimizers.Adam(0.02, loss_scale_factor=128.0)),
+            "ftrl_3": _train(tf, tf.keras.optimizers.Ftrl(0.2, loss_scale_factor=3.0))}

@@ -24,6 +24,14 @@ CONFIGS = {
     "amsgrad": lambda: rt.optimizers.Adam(learning_rate=0.1, beta_1=0.8, beta_2=0.99,
                                           epsilon=1e-3, amsgrad=True),
     "adagrad": lambda: rt.optimizers.Adagrad(learning_rate=0.1, initial_accumulator_value=0.2),
+    "adadelta": lambda: rt.optimizers.Adadelta(learning_rate=1.0, rho=0.9, epsilon=1e-3),
+    "adamax": lambda: rt.optimizers.Adamax(learning_rate=0.1, beta_1=0.8, beta_2=0.95),
+    "nadam": lambda: rt.optimizers.Nadam(learning_rate=0.1, beta_1=0.8, beta_2=0.99),
+    "ftrl": lambda: rt.optimizers.Ftrl(
+        learning_rate=0.3, learning_rate_power=-0.7, initial_accumulator_value=0.2,
+        l1_regularization_strength=0.05, l2_regularization_strength=0.1,
+        l2_shrinkage_regularization_strength=0.02, beta=0.3),
+    "lion": lambda: rt.optimizers.Lion(learning_rate=0.1, beta_1=0.8, beta_2=0.95),
 }
 STEPS = 6
 
@@ -31,10 +39,76 @@ STEPS = 6
 # -- the Keras formulas, in NumPy --------------------------------------------------------------
 
 
+def adadelta_step(opt, value, g, state, lr, t):
+    dtype = value.dtype.type
+    rho, eps = dtype(opt.rho), dtype(opt.epsilon)
+    grads = state["accumulated_grad"] = rho * state["accumulated_grad"] + (1 - rho) * g * g
+    delta = -np.sqrt(state["accumulated_delta_var"] + eps) * g / np.sqrt(grads + eps)
+    state["accumulated_delta_var"] = rho * state["accumulated_delta_var"] \
+        + (1 - rho) * delta * delta
+    return value + lr * delta
+
+
+def adamax_step(opt, value, g, state, lr, t):
+    dtype = value.dtype.type
+    beta_1, beta_2 = dtype(opt.beta_1), dtype(opt.beta_2)
+    m = state["momentum"] = state["momentum"] + (g - state["momentum"]) * (1 - beta_1)
+    u = state["norm"] = np.maximum(beta_2 * state["norm"], np.abs(g))
+    return value - lr * m / ((1 - beta_1 ** t) * (u + dtype(opt.epsilon)))
+
+
+def nadam_step(opt, value, g, state, lr, t):
+    dtype = value.dtype.type
+    beta_1, beta_2 = dtype(opt.beta_1), dtype(opt.beta_2)
+    u_t = beta_1 * (1 - dtype(0.5) * dtype(0.96) ** t)
+    u_next = beta_1 * (1 - dtype(0.5) * dtype(0.96) ** (t + 1))
+    product = state["u_product"] = state.get("u_product", dtype(1)) * u_t
+    m = state["momentum"] = state["momentum"] + (g - state["momentum"]) * (1 - beta_1)
+    v = state["velocity"] = state["velocity"] + (g * g - state["velocity"]) * (1 - beta_2)
+    m_hat = u_next * m / (1 - product * u_next) + (1 - u_t) * g / (1 - product)
+    v_hat = v / (1 - beta_2 ** t)
+    return value - lr * m_hat / (np.sqrt(v_hat) + dtype(opt.epsilon))
+
+
+def ftrl_step(opt, value, g, state, lr, t):
+    dtype = value.dtype.type
+    power = dtype(-opt.learning_rate_power)
+    old = state.get("accumulator", np.full_like(value, opt.initial_accumulator_value))
+    new = state["accumulator"] = old + g * g
+    linear = state["linear"] = state["linear"] + g \
+        + dtype(2 * opt.l2_shrinkage_regularization_strength) * value \
+        - (new ** power - old ** power) / lr * value
+    l1 = dtype(opt.l1_regularization_strength)
+    l2 = dtype(opt.l2_regularization_strength) + dtype(opt.beta) / (2 * lr)
+    return (np.clip(linear, -l1, l1) - linear) / (new ** power / lr + 2 * l2)
+
+
+def lion_step(opt, value, g, state, lr, t):
+    dtype = value.dtype.type
+    beta_1, beta_2 = dtype(opt.beta_1), dtype(opt.beta_2)
+    value = value - lr * np.sign(beta_1 * state["momentum"] + (1 - beta_1) * g)
+    state["momentum"] = beta_2 * state["momentum"] + (1 - beta_2) * g
+    return value
+
+
+# The optimizers whose rule is one function of (optimizer, value, gradient, slots, lr, t): the
+# slots start at zeros unless the function says otherwise.
+REFERENCE_STEPS = {rt.optimizers.Adadelta: adadelta_step, rt.optimizers.Adamax: adamax_step,
+                   rt.optimizers.Nadam: nadam_step, rt.optimizers.Ftrl: ftrl_step,
+                   rt.optimizers.Lion: lion_step}
+
+
 def keras_update(optimizer, value, gradients):
     """``value`` after applying ``gradients`` one per step, by the Keras update rule."""
     dtype = value.dtype.type
     lr = dtype(optimizer.learning_rate.numpy())
+    reference_step = REFERENCE_STEPS.get(type(optimizer))
+    if reference_step is not None:
+        state = {name: np.zeros_like(value) for name in optimizer.slot_names
+                 if name not in optimizer.initial_slot_values}
+        for t, g in enumerate(gradients, start=1):
+            value = reference_step(optimizer, value, g, state, lr, dtype(t))
+        return value
     m, v, vhat = (np.zeros_like(value) for _ in range(3))
     for step, g in enumerate(gradients):
         if isinstance(optimizer, rt.optimizers.SGD):
@@ -356,6 +430,114 @@ def test_learning_rates_that_are_not_numbers_are_refused():
         rt.optimizers.SGD(learning_rate="0.1")
     with pytest.raises(TypeError, match="must be a floating-point scalar"):
         rt.optimizers.Adam(learning_rate=rt.Variable([0.1, 0.2]))
+
+
+# -- options of every optimizer ----------------------------------------------------------------
+
+
+def run_steps(optimizer, variable, gradients, traced: bool):
+    def apply(g):
+        optimizer.apply_gradients([(g, variable)])
+
+    step = rt.function(apply) if traced else apply
+    for g in gradients:
+        step(rt.constant(g))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
+@pytest.mark.parametrize("traced", [False, True], ids=["eager", "traced"])
+def test_gradient_accumulation_updates_with_the_mean_every_few_calls(traced, dtype):
+    initial = np.array([1.0, -2.0, 0.5], dtype)
+    gradients = gradient_sequence((3,), dtype, 0) + gradient_sequence((3,), dtype, 1)[:2]
+    optimizer = rt.optimizers.SGD(learning_rate=lambda calls: 0.5 / (1 + calls),
+                                  gradient_accumulation_steps=3)
+    variable = rt.Variable(initial)
+    run_steps(optimizer, variable, gradients, traced)  # 8 calls: updates at calls 3 and 6
+    expected = initial - dtype(0.5 / 3) * ((gradients[2] + (gradients[0] + gradients[1])) / 3) \
+        - dtype(0.5 / 6) * ((gradients[5] + (gradients[3] + gradients[4])) / 3)
+    np.testing.assert_allclose(variable.numpy(), expected, **tolerance(dtype))
+    assert int(optimizer.iterations) == 2  # updates; the schedule got the calls
+    accumulator = next(v for v in optimizer.variables if v.name.endswith("gradient_accumulator"))
+    np.testing.assert_allclose(accumulator.numpy(), gradients[6] + gradients[7],
+                               **tolerance(dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
+@pytest.mark.parametrize("traced", [False, True], ids=["eager", "traced"])
+def test_a_moving_average_is_written_back_every_few_updates_and_at_the_end(traced, dtype):
+    initial = np.array([1.0, -2.0, 0.5], dtype)
+    gradients = gradient_sequence((3,), dtype, 2)[:5]
+    optimizer = rt.optimizers.SGD(learning_rate=0.1, use_ema=True, ema_momentum=0.9,
+                                  ema_overwrite_frequency=2)
+    variable = rt.Variable(initial)
+    run_steps(optimizer, variable, gradients, traced)
+    value, average = initial, np.zeros_like(initial)
+    for step, g in enumerate(gradients):
+        value = value - dtype(0.1) * g
+        momentum = dtype(0.9) if step else dtype(0)
+        average = momentum * average + (1 - momentum) * value
+        if (step + 1) % 2 == 0:
+            value = average
+    np.testing.assert_allclose(variable.numpy(), value, **tolerance(dtype))
+    optimizer.finalize_variable_values([variable])
+    np.testing.assert_allclose(variable.numpy(), average, **tolerance(dtype))
+    with pytest.raises(ValueError, match="no moving average of 'other'"):
+        optimizer.finalize_variable_values([rt.Variable(initial, name="other")])
+
+
+def test_finalize_does_nothing_without_a_moving_average():
+    variable = rt.Variable([1.0, 2.0])
+    optimizer = rt.optimizers.Adam()
+    optimizer.finalize_variable_values([variable])
+    np.testing.assert_array_equal(variable.numpy(), [1.0, 2.0])
+
+
+def test_a_loss_scale_factor_divides_the_gradients_back():
+    dense, rows = rt.Variable([1.0, 2.0, 3.0]), rt.Variable([[1.0], [2.0], [3.0]])
+    optimizer = rt.optimizers.SGD(learning_rate=0.5, loss_scale_factor=4.0)
+    assert optimizer.scale_loss(rt.constant(2.0)).numpy() == 8.0
+    optimizer.apply_gradients([
+        (rt.constant([4.0, 8.0, -4.0]), dense),
+        (rt.IndexedSlices(rt.constant([[4.0], [8.0]]), rt.constant([2, 2]), (3, 1)), rows)])
+    np.testing.assert_array_equal(dense.numpy(), [0.5, 1.0, 3.5])
+    np.testing.assert_array_equal(rows.numpy(), [[1.0], [2.0], [1.5]])  # rows divided too
+    assert rt.optimizers.Adam().scale_loss(3.0) == 3.0
+
+
+def test_options_are_checked():
+    with pytest.raises(ValueError, match="gradient_accumulation_steps must be an integer of at"):
+        rt.optimizers.SGD(gradient_accumulation_steps=1)
+    with pytest.raises(ValueError, match=re.escape("ema_momentum must be in [0, 1]")):
+        rt.optimizers.Adam(use_ema=True, ema_momentum=1.5)
+    with pytest.raises(ValueError, match="ema_overwrite_frequency must be an integer"):
+        rt.optimizers.Adam(use_ema=True, ema_overwrite_frequency=0.5)
+    with pytest.raises(TypeError, match="loss_scale_factor must be a number"):
+        rt.optimizers.Adam(loss_scale_factor="128")
+    with pytest.raises(ValueError, match=re.escape("beta_1 must be a number in (0, 1]")):
+        rt.optimizers.Lion(beta_1=0.0)
+    with pytest.raises(ValueError, match="learning_rate_power must be a number of at most 0"):
+        rt.optimizers.Ftrl(learning_rate_power=0.5)
+    with pytest.raises(ValueError, match="l1_regularization_strength must be a number of at"):
+        rt.optimizers.Ftrl(l1_regularization_strength=-1.0)
+
+
+def test_keras_defaults_of_the_other_optimizers():
+    adadelta, adamax, nadam = rt.optimizers.Adadelta(), rt.optimizers.Adamax(), \
+        rt.optimizers.Nadam()
+    assert (adadelta.learning_rate.numpy(), adadelta.rho, adadelta.epsilon) == (0.001, 0.95, 1e-7)
+    for optimizer in (adamax, nadam):
+        assert optimizer.learning_rate.numpy() == 0.001
+        assert (optimizer.beta_1, optimizer.beta_2, optimizer.epsilon) == (0.9, 0.999, 1e-7)
+    ftrl = rt.optimizers.Ftrl()
+    assert (ftrl.learning_rate_power, ftrl.initial_accumulator_value, ftrl.beta) == \
+        (-0.5, 0.1, 0.0)
+    assert ftrl.l1_regularization_strength == ftrl.l2_regularization_strength == \
+        ftrl.l2_shrinkage_regularization_strength == 0.0
+    lion = rt.optimizers.Lion()
+    assert (lion.learning_rate.numpy(), lion.beta_1, lion.beta_2) == (0.001, 0.9, 0.99)
+    assert (lion.use_ema, lion.ema_momentum, lion.ema_overwrite_frequency,
+            lion.gradient_accumulation_steps, lion.loss_scale_factor) == \
+        (False, 0.99, None, None, None)
 
 
 # -- saving ------------------------------------------------------------------------------------

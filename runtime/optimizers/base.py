@@ -157,13 +157,24 @@ class Optimizer:
         return list(self._variables)
 
     def build(self, var_list: Iterable[Variable]) -> None:
-        """Creates the slots of ``var_list`` now instead of on their first update."""
-        for variable in var_list:
-            self._slots_of(_checked_variable(variable, self.name))
+        """Creates the slots of ``var_list`` now instead of when ``apply_gradients`` first
+        gets them."""
+        self._build([_checked_variable(variable, self.name) for variable in var_list])
+
+    def _build(self, variables: list[Variable]) -> None:
+        """Makes the slots that ``variables`` do not have yet, all at once (as Keras' build
+        does), so that they are made in the same order eagerly and in a trace."""
+        for variable in variables:
+            self._slots_of(variable)
             if self._moving_average.enabled:
                 self._option_slot(variable, "average")
             if self._accumulation.steps:
                 self._option_slot(variable, "gradient_accumulator")
+        self._build_state(variables)
+
+    def _build_state(self, variables: list[Variable]) -> None:
+        """Makes the variables of the whole optimizer (not of one variable) that a subclass
+        keeps, if it has not yet: called with each ``build``."""
 
     def _new_variable(self, value: np.ndarray, name: str) -> Variable:
         with tracing.eager_scope():  # see the module docstring
@@ -223,6 +234,7 @@ class Optimizer:
             ValueError: shapes differ, or no pair has a gradient.
         """
         pairs, variables = self._checked_pairs(grads_and_vars)
+        self._build(variables)
         scale = self._loss_scale_factor
         if scale is not None:
             pairs = [(map_rows(lambda g: g / scale, g), v) for g, v in pairs]

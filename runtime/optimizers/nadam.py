@@ -45,7 +45,7 @@ class Nadam(Optimizer):
     The moments are Adam's (``move_toward``); the Nesterov step looks ahead by using the next
     momentum ``u_(t+1)`` on the first moment and the current gradient's own share, each
     corrected by its product of the schedule instead of ``1 - beta_1**t``. ``u_product``
-    has the dtype of the first variable updated, as in Keras. Of a gradient of rows, each
+    has the dtype of the first variable built, as in Keras. Of a gradient of rows, each
     row is squared into ``velocity`` and scaled into ``m_hat`` before a repeated id's rows
     are added up, as Keras does on TensorFlow.
     """
@@ -64,13 +64,16 @@ class Nadam(Optimizer):
     beta_2 = property(lambda self: self._beta_2)
     epsilon = property(lambda self: self._epsilon)
 
-    def _begin_update(self, variables: list[Variable]) -> None:
-        """``u_product *= u_t``, made on the first update in the first variable's dtype."""
+    def _build_state(self, variables: list[Variable]) -> None:
+        """``u_product``, 1 in the dtype of the first variable built."""
         if self._u_product is None:
             with self._lock:
                 if self._u_product is None:
                     self._u_product = self._new_variable(np.ones((), variables[0].dtype),
                                                          "u_product")
+
+    def _begin_update(self, variables: list[Variable]) -> None:
+        """``u_product *= u_t``."""
         product = self._u_product
         t = self._step_number(product.dtype)
         schedule = 1.0 - 0.5 * pow(constant(_SCHEDULE_DECAY, product.dtype), t)

@@ -485,6 +485,26 @@ def test_a_moving_average_is_written_back_every_few_updates_and_at_the_end(trace
         optimizer.finalize_variable_values([rt.Variable(initial, name="other")])
 
 
+def test_all_options_together_give_the_eager_numbers_and_variables_in_a_trace():
+    results = []
+    for traced in (False, True):
+        variables = [rt.Variable(np.array([1.0, -2.0, 0.5], np.float32), name="a"),
+                     rt.Variable(np.array([0.3]), name="b")]
+        optimizer = rt.optimizers.Nadam(0.1, use_ema=True, ema_overwrite_frequency=2,
+                                        gradient_accumulation_steps=3, clipnorm=0.5,
+                                        weight_decay=0.1, loss_scale_factor=2.0)
+        gradients = [gradient_sequence((3,), np.float32, 0), gradient_sequence((1,), np.float64, 1)]
+        step = run_updates(optimizer, variables, gradients, traced)
+        results.append({v.name: v.numpy() for v in variables + optimizer.variables})
+    assert step.tracing_count == 1
+    assert list(results[0]) == list(results[1]) == [
+        "a", "b", "iterations", "learning_rate", "a/momentum", "a/velocity", "a/average",
+        "a/gradient_accumulator", "b/momentum", "b/velocity", "b/average",
+        "b/gradient_accumulator", "u_product"]
+    for name in results[0]:
+        np.testing.assert_array_equal(results[0][name], results[1][name], err_msg=name)
+
+
 def test_finalize_does_nothing_without_a_moving_average():
     variable = rt.Variable([1.0, 2.0])
     optimizer = rt.optimizers.Adam()

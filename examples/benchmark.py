@@ -3,7 +3,7 @@
     python examples/benchmark.py             # full run, one table
     python examples/benchmark.py --quick     # fewer repeats (a minute or two)
     python examples/benchmark.py --json results.json --only W3,W6
-    python examples/benchmark.py --scaling   # W2, W4, W5, W6 as the work grows (many minutes)
+    python examples/benchmark.py --scaling   # W2, W4, W5, W6, W8 as the work grows (many minutes)
     python examples/benchmark.py --end-to-end --plot e2e.png  # whole processes, N steps (end_to_end.py)
 
 Each workload is written once as plain Python on `rt` ops; "eager" runs that source on eager
@@ -33,12 +33,15 @@ directories of this run, never the user's cache. In this process Numba is import
 by one small compile before any timing, and the compiled mode's first call reads the directory
 the new processes filled.
 
---scaling reruns W2, W4, W5 and W6 at growing sizes (layers, loop iterations, elements) in graph,
-compiled, NumPy and JAX: per-call medians, first calls of a new function object, peak memory of
-one call, and at every size the graph's and the compiled tier's results checked against NumPy
-(integers exactly, floats to 1e-6 of the result's largest magnitude for the graph, 1e-5 for the
-compiled tier, whose BLAS may round a long float32 dot product differently: the difference
-compounds over 1,000 layers). A failed check is printed and makes the script exit with 1.
+--scaling reruns W2, W4, W5 and W6 at growing sizes (layers, loop iterations, elements), and W2's
+layers and W8's training step as they grow wide (W2-wide, W8-wide: width 64 to 512 at a batch
+of twice the width, where matrix products dominate) in graph, compiled, NumPy and JAX: per-call
+medians, first calls of a new function object, peak memory of one call, and at every size the
+graph's and the compiled tier's results checked against NumPy (integers exactly, floats to 1e-6
+of the result's largest magnitude for the graph, 1e-5 for the compiled tier, whose BLAS may
+round a long float32 dot product differently: the difference compounds over 1,000 layers; a
+training step's first two losses to 1e-4). A failed check is printed and makes the script exit
+with 1.
 """
 
 from __future__ import annotations
@@ -83,9 +86,9 @@ def power(x, y):
 
 
 def dense_model_of(layers):
-    """W2's model over a list of (w, b) constants (other depths for --scaling)."""
+    """W2's model over a list of (w, b) constants (other depths and widths for --scaling)."""
     def dense_model(x):
-        x = rt.reshape(x, (20, -1))
+        x = rt.reshape(x, (-1, 784))
         for w, b in layers[:-1]:
             x = rt.nn.relu(rt.matmul(x, w) + b)
         w, b = layers[-1]
@@ -150,11 +153,11 @@ def cross_section_fit_step():
 
 
 class MLP(rt.Module):
-    """Dense(64, relu), Dense(64, relu), Dense(10): three layers of _MLP_WEIGHTS."""
+    """Dense(width, relu), Dense(width, relu), Dense(10): three layers of ``weights``."""
 
-    def __init__(self):
+    def __init__(self, weights):
         super().__init__()
-        self.layers = [(rt.Variable(w), rt.Variable(b)) for w, b in _MLP_WEIGHTS]
+        self.layers = [(rt.Variable(w), rt.Variable(b)) for w, b in weights]
 
     def __call__(self, x):
         for w, b in self.layers[:-1]:
@@ -163,8 +166,14 @@ class MLP(rt.Module):
         return rt.matmul(x, w) + b
 
 
-def mlp_training_step():
-    model, optimizer = MLP(), rt.optimizers.Adam(MLP_LEARNING_RATE)
+def mlp_training_step_of(weights):
+    """A builder of W8's step over ``weights`` (other widths for --scaling)."""
+    return lambda: mlp_training_step(weights)
+
+
+def mlp_training_step(weights=None):
+    model = MLP(_MLP_WEIGHTS if weights is None else weights)
+    optimizer = rt.optimizers.Adam(MLP_LEARNING_RATE)
 
     def train_step(x, labels):
         with rt.GradientTape() as tape:
@@ -184,11 +193,20 @@ _WEIGHTS = ([(_rng.randn(784, 64).astype(np.float32) * 0.05, np.zeros(64, np.flo
 LAYERS = [(rt.constant(w), rt.constant(b)) for w, b in _WEIGHTS]
 dense_model = dense_model_of(LAYERS)
 
-_mlp_rng = np.random.RandomState(8)
-_MLP_WEIGHTS = [(_mlp_rng.randn(m, n).astype(np.float32) * np.float32(np.sqrt(2 / m)),
-                 np.zeros(n, np.float32)) for m, n in ((32, 64), (64, 64), (64, 10))]
-_MLP_BATCH = (_mlp_rng.randn(64, 32).astype(np.float32),
-              np.eye(10, dtype=np.float32)[_mlp_rng.randint(0, 10, 64)])  # one-hot labels
+
+
+def mlp_problem(width: int, batch: int) -> tuple[list, tuple]:
+    """W8's MLP 32-width-width-10 (He-initialized, zero biases) and a batch of inputs and
+    one-hot labels; W8 itself is width 64, batch 64."""
+    rng = np.random.RandomState(8)
+    weights = [(rng.randn(m, n).astype(np.float32) * np.float32(np.sqrt(2 / m)),
+                np.zeros(n, np.float32)) for m, n in ((32, width), (width, width), (width, 10))]
+    inputs = (rng.randn(batch, 32).astype(np.float32),
+              np.eye(10, dtype=np.float32)[rng.randint(0, 10, batch)])
+    return weights, inputs
+
+
+_MLP_WEIGHTS, _MLP_BATCH = mlp_problem(64, 64)
 MLP_LEARNING_RATE = 0.001
 ADAM_BETA_1, ADAM_BETA_2, ADAM_EPSILON = 0.9, 0.999, 1e-7  # the defaults of rt, Keras and ours
 
@@ -204,7 +222,7 @@ def numpy_power(x, y):
 
 def numpy_dense_model_of(weights):
     def numpy_dense_model(x):
-        x = x.reshape(20, -1)
+        x = x.reshape(-1, 784)
         for w, b in weights[:-1]:
             x = np.maximum(x @ w + b, 0)
         w, b = weights[-1]
@@ -294,9 +312,9 @@ def numpy_cross_section_fit_reference() -> np.ndarray:
     return np.array(losses)
 
 
-def numpy_mlp_training_step():
+def numpy_mlp_training_step(weights=None):
     """W8 by hand: the MLP's backward pass derived on paper, then Keras' Adam update."""
-    params = [a.copy() for layer in _MLP_WEIGHTS for a in layer]
+    params = [a.copy() for layer in (_MLP_WEIGHTS if weights is None else weights) for a in layer]
     m, v = [np.zeros_like(p) for p in params], [np.zeros_like(p) for p in params]
     t = 0
 
@@ -485,8 +503,8 @@ def jax_versions(jax) -> dict:
         ones = jnp.ones((FIT_DATA.sets, 1), jnp.float32)
         return training_step(fit_chi2, (ones, ones), FIT_LEARNING_RATE)
 
-    def jax_mlp_training_step():
-        layers = [(jnp.asarray(w), jnp.asarray(b)) for w, b in _MLP_WEIGHTS]
+    def jax_mlp_training_step(weights=_MLP_WEIGHTS):
+        layers = [(jnp.asarray(w), jnp.asarray(b)) for w, b in weights]
         return training_step(mlp_loss, layers, MLP_LEARNING_RATE)
 
     return {"W1": jax_power, "W2": jax_dense, "W3": jax_mse, "W4": jax_collatz,
@@ -503,7 +521,7 @@ def jax_scaling_versions(jax) -> dict:
         layers = [(jnp.asarray(w), jnp.asarray(b)) for w, b in weights]
 
         def jax_dense(x):
-            x = jnp.reshape(x, (20, -1))
+            x = jnp.reshape(x, (-1, 784))
             for w, b in layers[:-1]:
                 x = jax.nn.relu(x @ w + b)
             w, b = layers[-1]
@@ -518,8 +536,11 @@ def jax_scaling_versions(jax) -> dict:
         return lax.fori_loop(0, n, step, (x, jnp.int32(0)))[1]
 
     return {"W2": lambda size: jax_dense_of(dense_weights(size)),
+            "W2-wide": lambda size: jax_dense_of(wide_dense_weights(size)),
             "W4": lambda size: jax_collatz_walk,
-            "W5": lambda size: fixed["W5"], "W6": lambda size: fixed["W6"]}
+            "W5": lambda size: fixed["W5"], "W6": lambda size: fixed["W6"],
+            # a builder of the step, as for W8 in the main table
+            "W8-wide": lambda size: lambda: fixed["W8"](mlp_problem(size, 2 * size)[0])}
 
 
 # -- the table of workloads ---------------------------------------------------------------------
@@ -796,6 +817,17 @@ def make_jitted(jax, fn: Callable, w: Workload):
     return make
 
 
+def make_jax_step(jax, builder: Callable, w: Workload):
+    """For a training step: each make() builds a fresh step (jitted inside, around its own
+    state) from ``builder``."""
+    args = tuple(jax.numpy.asarray(a) for a in w.arrays)
+
+    def make():
+        step = builder()
+        return lambda: jax.block_until_ready(step(*args))
+    return make
+
+
 def optional_modes() -> list[Mode]:
     modes = []
     try:
@@ -820,12 +852,7 @@ def optional_modes() -> list[Mode]:
         def make_jax(w: Workload):
             if not w.training:
                 return make_jitted(jax, jax_workloads[w.key], w)
-            args = tuple(jax.numpy.asarray(a) for a in w.arrays)
-
-            def make():
-                step = jax_workloads[w.key]()  # jitted inside, around its own state
-                return lambda: jax.block_until_ready(step(*args))
-            return make
+            return make_jax_step(jax, jax_workloads[w.key], w)
         modes.append(Mode("jax.jit", make_jax, f"JAX {jax.__version__}"))
     except ImportError:
         modes.append(Mode("jax.jit", lambda w: None, "JAX is not installed: skipped"))
@@ -1061,6 +1088,33 @@ def w2_of(layers: int) -> Workload:
                     (np.random.RandomState(2).randn(20, 28, 28).astype(np.float32),))
 
 
+@functools.lru_cache(maxsize=None)
+def wide_dense_weights(width: int) -> list:
+    """10 Dense layers, 784 -> width -> ... -> width -> 10, the hidden ones near the identity
+    as in dense_weights."""
+    rng = np.random.RandomState(width)
+    first = (rng.randn(784, width) * np.sqrt(2 / 784), rng.randn(width) * 0.01)
+    hidden = [(np.eye(width) + rng.randn(width, width) * (0.03 / np.sqrt(width)),
+               rng.randn(width) * 0.01) for _ in range(8)]
+    last = (rng.randn(width, 10) / np.sqrt(width), np.zeros(10))
+    return [(w.astype(np.float32), b.astype(np.float32)) for w, b in (first, *hidden, last)]
+
+
+def w2_wide_of(width: int) -> Workload:
+    """W2's layers, 10 of them, at ``width`` units and a batch of 2 x width (BLAS-bound)."""
+    weights = wide_dense_weights(width)
+    model = dense_model_of([(rt.constant(w), rt.constant(b)) for w, b in weights])
+    return Workload("W2-wide", "", model, numpy_dense_model_of(weights),
+                    (np.random.RandomState(2).randn(2 * width, 28, 28).astype(np.float32),))
+
+
+def w8_wide_of(width: int) -> Workload:
+    """W8's training step at ``width`` units and a batch of 2 x width."""
+    weights, batch = mlp_problem(width, 2 * width)
+    return Workload("W8-wide", "", mlp_training_step_of(weights),
+                    lambda: numpy_mlp_training_step(weights), batch, training=True)
+
+
 def w4_of(iterations: int) -> Workload:
     return Workload("W4", "", collatz_walk, numpy_collatz_walk,
                     (np.array(27, np.int32), np.array(iterations, np.int32)))
@@ -1090,6 +1144,11 @@ class Scaling:
 SCALINGS = [
     Scaling("W2", "Dense(64) layers on [20, 28, 28], relu on all but the last", "layers",
             (10, 30, 100, 300, 1000), (10, 30), w2_of),
+    # BLAS-bound: matrix products of width x width at a batch of 2 x width
+    Scaling("W2-wide", "10 Dense(width) layers on [2 x width, 28, 28], relu on all but the last",
+            "width", (64, 128, 256, 512), (64, 128), w2_wide_of),
+    Scaling("W8-wide", "W8's training step, MLP 32-width-width-10, batch 2 x width, Adam",
+            "width", (64, 128, 256, 512), (64,), w8_wide_of),
     Scaling("W4", "collatz_walk(27, n): n iterations of a while loop around an if", "iterations",
             (10, 100, 10 ** 3, 10 ** 4, 10 ** 5, 10 ** 6), (10, 100), w4_of),
     Scaling("W5", "sum of i * i for i in range(n), int32 (wraps around from n = 1862)", "n",
@@ -1105,6 +1164,9 @@ GRAPH_TOLERANCE = 1e-6  # floats: max |graph - numpy| / max |numpy|; integers mu
 COMPILED_TOLERANCE = 1e-5
 JAX_TOLERANCE = 1e-4    # XLA's matmul sums in another order: 3e-5 after 1,000 layers
 TOLERANCES = {"jax.jit": JAX_TOLERANCE, "compiled": COMPILED_TOLERANCE}
+# A training step's losses: the hand-derived NumPy gradient sums in another order than the
+# tape's, which the second loss shows (the main table's check allows 1e-4 too).
+TRAINING_TOLERANCE = 1e-4
 
 
 def deviation(result, expected) -> float | None:
@@ -1147,22 +1209,24 @@ def scaling_makers(s: Scaling, size: int, jax_scaling: dict | None) -> tuple[Wor
         makers["numpy, vectorized"] = lambda: (lambda: s.vectorized(*w.arrays))
     if jax_scaling is not None:
         import jax
-        makers["jax.jit"] = make_jitted(jax, jax_scaling[s.key](size), w)
+        makers["jax.jit"] = (make_jax_step(jax, jax_scaling[s.key](size), w) if w.training
+                             else make_jitted(jax, jax_scaling[s.key](size), w))
     return w, makers
 
 
 def scaling_row(s: Scaling, size: int, jax_scaling: dict | None, settings: Settings) -> dict:
     """One size: each mode checked against NumPy, then (if it passed) timed and measured."""
     w, makers = scaling_makers(s, size, jax_scaling)
-    expected = w.numpy(*w.arrays)
+    expected = expected_result(w)
     row: dict = {"size": size, "per_call_us": {}, "first_call_ms": {}, "peak_kB": {},
                  "deviation": {}, "failures": []}
     for name, make in makers.items():
         first = first_call_seconds(make) if name in ("graph", "compiled", "jax.jit") else None
         call = make()
-        error = deviation(call(), expected)
+        error = deviation(checked_result(w, call), expected)
         row["deviation"][name] = error
-        if error is None or error > TOLERANCES.get(name, GRAPH_TOLERANCE):
+        limit = TRAINING_TOLERANCE if w.training else TOLERANCES.get(name, GRAPH_TOLERANCE)
+        if error is None or error > limit:
             row["failures"].append(name)
             continue
         if first is not None:
@@ -1286,7 +1350,8 @@ def main(argv=None) -> None:
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     parser.add_argument("--only", metavar="W1,W3", help="run only these workloads")
     parser.add_argument("--scaling", action="store_true",
-                        help="W2, W4, W5, W6 at growing sizes (with --quick: small sizes only)")
+                        help="W2, W4, W5, W6, W2-wide, W8-wide at growing sizes "
+                             "(with --quick: small sizes only)")
     parser.add_argument("--end-to-end", action="store_true",
                         help="fresh processes training for 100 to 10,000 steps (end_to_end.py)")
     parser.add_argument("--plot", metavar="PNG", help="with --end-to-end: plot time against steps")

@@ -89,9 +89,17 @@ def is_internal_file(filename: str) -> bool:
 
 
 def user_location() -> Location | None:
-    """The innermost frame of user code on the current stack."""
+    """The innermost frame of user code on the current stack. Asked once per traced op,
+    through several runtime frames each: the cache is read inline, without a call per frame."""
     frame = sys._getframe(1)
-    while frame is not None and is_internal_file(frame.f_code.co_filename):
+    cached = _internal_cache.get
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        internal = cached(filename)
+        if internal is None:
+            internal = is_internal_file(filename)
+        if not internal:
+            break
         frame = frame.f_back
     if frame is None:
         return None

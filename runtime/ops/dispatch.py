@@ -136,6 +136,13 @@ def _promotion(op: OpDef, inputs: Sequence) -> tuple[list, bool]:
     lead, operands = op.unpromoted, list(inputs[op.unpromoted:])
     if op.promotion is Promotion.COMPARE:
         return [None] * lead + dtypes.comparison_dtypes(operands), False
+    first = operands[0] if operands else None
+    if type(first) is SymbolicTensor and all(
+            type(value) is SymbolicTensor and not value.weak and value.dtype == first.dtype
+            for value in operands):
+        # Tensors of one dtype, none standing for a Python number (most ops of a trace):
+        # their dtype, as promote_types would give.
+        return [None] * lead + [first.dtype] * len(operands), False
     types = [dtypes.operand_type(value) for value in operands]
     types = [t if t is not None else _python_value(v, op).dtype for v, t in zip(operands, types)]
     dtype, weak = dtypes.promote_types(*types)

@@ -21,6 +21,10 @@ def broadcast(op_name: str, *shapes: Shape | None) -> Shape | None:
     """NumPy broadcasting on partial shapes."""
     if any(shape is None for shape in shapes):
         return None
+    # Most ops of a trace combine one shape with itself or with scalars: that shape.
+    ranked = [shape for shape in shapes if shape]
+    if all(shape == ranked[0] for shape in ranked):
+        return tuple(ranked[0]) if ranked else ()
     rank = max((len(shape) for shape in shapes), default=0)
     result = []
     for axis in range(rank):

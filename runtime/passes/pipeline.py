@@ -73,6 +73,8 @@ def _fixed_point(graph: Graph, records: list[PassRecord], first: int, check: boo
     unchanged_since: set[str] = set()  # passes run without a change since the last change
     for round_number in range(first, first + MAX_ROUNDS):
         for name, run in PASSES:
+            if name in unchanged_since:
+                continue  # prune again at a round's start: it saw this very graph already
             if _run_pass(graph, name, run, round_number, records, check):
                 unchanged_since = set()
             else:

@@ -16,22 +16,26 @@ from runtime.passes.rewrite import change_subject
 def run(graph: Graph) -> list[str]:
     """Prunes ``graph`` and its subgraphs in place; returns one line per removed node."""
     needed = {id(v) for v in graph.outputs}
-    kept = []
+    kept, unused = [], []
     for node in reversed(graph.nodes):
-        if node.effect or any(id(out) in needed for out in node.outputs):
+        if node.effect or not needed.isdisjoint(map(id, node.outputs)):
             kept.append(node)
-            needed.update(id(v) for v in node.inputs)
+            needed.update(map(id, node.inputs))
+        else:
+            unused.append(node)
     kept.reverse()
-    kept_ids = {id(node) for node in kept}
-    removed = [f"{change_subject(node)}: unused" for node in graph.nodes
-               if id(node) not in kept_ids]
+    removed = [f"{change_subject(node)}: unused" for node in reversed(unused)]
     removed += [_drop_unused_outputs(node, needed) for node in kept
                 if node.op is COND and not all(id(out) in needed for out in node.outputs)]
+    # Control inputs are earlier nodes of this graph (Graph.lint): only removed ones go.
+    unused_ids = {id(node) for node in unused}
     for node in kept:
-        node.control_inputs = [c for c in node.control_inputs if id(c) in kept_ids]
+        if unused_ids and node.control_inputs:
+            node.control_inputs = [c for c in node.control_inputs if id(c) not in unused_ids]
         for sub in node.subgraphs.values():
             removed += run(sub)
-    graph.nodes = kept
+    if unused:
+        graph.nodes = kept
     return removed
 
 

@@ -37,15 +37,18 @@ def rewrite(graph: Graph, rule: Rule, enter: Callable[[Node], bool] | None = Non
     values: dict[int, SymbolicTensor] = {}
     ordering: dict[int, list[Node]] = {}  # a removed node -> the nodes now ordered in its place
     nodes: list[Node] = []
+    replaced = values.keys()
     for node in graph.nodes:
-        if values:
+        # Most nodes read no replaced value: their lists are checked (in C), not rebuilt.
+        if values and not replaced.isdisjoint(map(id, node.inputs)):
             node.inputs = [values.get(id(v), v) for v in node.inputs]
+        if values and node.subgraphs:
             for sub in node.subgraphs.values():
                 sub.captures = [(values.get(id(outer), outer), inner) for outer, inner in sub.captures]
         if ordering and node.control_inputs:
             node.control_inputs = _unique(
                 [c for old in node.control_inputs for c in ordering.get(id(old), [old])])
-        if enter is None or enter(node):
+        if node.subgraphs and (enter is None or enter(node)):
             for sub in node.subgraphs.values():
                 changes += rewrite(sub, rule, enter)
         result = rule(node)

@@ -1353,13 +1353,14 @@ def main(argv=None) -> None:
                         help="W2, W4, W5, W6, W2-wide, W8-wide at growing sizes "
                              "(with --quick: small sizes only)")
     parser.add_argument("--end-to-end", action="store_true",
-                        help="fresh processes training for 100 to 10,000 steps (end_to_end.py)")
+                        help="fresh processes training for 100 to 10,000 steps (end_to_end.py: "
+                             "the MLP, W8 and W7)")
     parser.add_argument("--plot", metavar="PNG", help="with --end-to-end: plot time against steps")
     parser.add_argument("--first-call-of", metavar="W1", help=argparse.SUPPRESS)
     parser.add_argument("--compiled-with-kernel-cache", metavar="DIR", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
     if options.end_to_end:
-        end_to_end.main((["--quick"] if options.quick else [])
+        end_to_end.main(["--program", "all"] + (["--quick"] if options.quick else [])
                         + (["--plot", options.plot] if options.plot else []))
         return
     if options.first_call_of:

@@ -4,9 +4,14 @@
     python examples/end_to_end.py --quick         # N = 100 and 1,000, one run each
     python examples/end_to_end.py --plot e2e.png  # also plot time against steps (matplotlib)
     python examples/end_to_end.py --quick --steps 20,200
+    python examples/end_to_end.py --program all   # also W8's MLP and the physics fit
 
-The program is the one users run most: an MLP (16-32-4, ReLU, softmax cross-entropy, batch 64)
-trained with Adam, written once per system the way its users write it. Each run is a new
+The program (``--program``) is the one users run most: an MLP (``mlp``: 16-32-4, ReLU, softmax
+cross-entropy, batch 64) trained with Adam; or the benchmark's W8 (``w8``: the same MLP at
+32-64-64-10), or its W7 (``fit``: examples/local_fit.py's chi-square fit of the cross section's
+F1 and F2 over 8 kinematic sets of 45 points, Adam), each written once per system the way its
+users write it (the fit's formula is examples/physics_kinematics.py's, bound to each system's
+ops). Each run is a new
 interpreter, timed from its start to its last result, so imports, tracing and compiles count:
 eager2graph with its default settings (``jit_compile=None``) and with ``jit_compile=False``,
 JAX's ``jax.jit`` and TensorFlow's ``tf.function`` when they are installed (they are not
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import inspect
 import os
 import resource
 import statistics
@@ -31,17 +37,22 @@ import sys
 import tempfile
 import textwrap
 import time
+from dataclasses import dataclass
+from typing import Callable
 
+import numpy as np
+
+# argv: steps, setting ("default" or "plan" for eager2graph), then the program's own argument
 SETUP = """
     import sys
     import numpy as np
     steps = int(sys.argv[1])
+    sizes = [int(n) for n in sys.argv[3].split("-")]  # the layers' widths, 16-32-4
     rng = np.random.RandomState(0)
-    shapes = ((16, 32), (32, 4))
     weights = [(rng.randn(m, n).astype(np.float32) * np.float32(np.sqrt(2 / m)),
-                np.zeros(n, np.float32)) for m, n in shapes]
-    x = rng.randn(64, 16).astype(np.float32)
-    labels = np.eye(4, dtype=np.float32)[rng.randint(0, 4, 64)]
+                np.zeros(n, np.float32)) for m, n in zip(sizes, sizes[1:])]
+    x = rng.randn(64, sizes[0]).astype(np.float32)
+    labels = np.eye(sizes[-1], dtype=np.float32)[rng.randint(0, sizes[-1], 64)]
 """
 
 EAGER2GRAPH = SETUP + """
@@ -55,8 +66,10 @@ EAGER2GRAPH = SETUP + """
     @function(**options)
     def train_step(x, labels):
         with rt.GradientTape() as tape:
-            h = rt.nn.relu(rt.matmul(x, variables[0]) + variables[1])
-            logits = rt.matmul(h, variables[2]) + variables[3]
+            h = x
+            for i in range(0, len(variables) - 2, 2):
+                h = rt.nn.relu(rt.matmul(h, variables[i]) + variables[i + 1])
+            logits = rt.matmul(h, variables[-2]) + variables[-1]
             loss = rt.reduce_mean(rt.nn.softmax_cross_entropy_with_logits(labels, logits))
         gradients = tape.gradient(loss, variables)
         optimizer.apply_gradients(zip(gradients, variables))
@@ -68,28 +81,36 @@ EAGER2GRAPH = SETUP + """
     print(float(loss))
 """
 
-JAX = SETUP + """
+# Keras' Adam by hand (JAX has no optimizer of its own), for both JAX programs.
+JAX_ADAM = """
     import jax
     import jax.numpy as jnp
+
+    def adam(params, grads, state, rate):
+        m, v, t = state
+        t = t + 1
+        lr = rate * jnp.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t)
+        m = [0.9 * a + 0.1 * g for a, g in zip(m, grads)]
+        v = [0.999 * a + 0.001 * g * g for a, g in zip(v, grads)]
+        return [p - lr * a / (jnp.sqrt(b) + 1e-7) for p, a, b in zip(params, m, v)], (m, v, t)
+"""
+
+JAX = SETUP + JAX_ADAM + """
 
     params = [jnp.asarray(array) for layer in weights for array in layer]
     state = ([jnp.zeros_like(p) for p in params], [jnp.zeros_like(p) for p in params], 0)
 
     def loss_of(params, x, labels):
-        h = jax.nn.relu(x @ params[0] + params[1])
-        logits = h @ params[2] + params[3]
+        h = x
+        for i in range(0, len(params) - 2, 2):
+            h = jax.nn.relu(h @ params[i] + params[i + 1])
+        logits = h @ params[-2] + params[-1]
         return jnp.mean(-jnp.sum(labels * jax.nn.log_softmax(logits), axis=-1))
 
     @jax.jit
     def train_step(params, state, x, labels):
         loss, grads = jax.value_and_grad(loss_of)(params, x, labels)
-        m, v, t = state
-        t = t + 1
-        lr = 0.01 * jnp.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t)
-        m = [0.9 * a + 0.1 * g for a, g in zip(m, grads)]
-        v = [0.999 * a + 0.001 * g * g for a, g in zip(v, grads)]
-        params = [p - lr * a / (jnp.sqrt(b) + 1e-7) for p, a, b in zip(params, m, v)]
-        return params, (m, v, t), loss
+        return (*adam(params, grads, state, 0.01), loss)
 
     x, labels = jnp.asarray(x), jnp.asarray(labels)
     for _ in range(steps):
@@ -108,8 +129,10 @@ TENSORFLOW = SETUP + """
     @tf.function
     def train_step(x, labels):
         with tf.GradientTape() as tape:
-            h = tf.nn.relu(tf.matmul(x, variables[0]) + variables[1])
-            logits = tf.matmul(h, variables[2]) + variables[3]
+            h = x
+            for i in range(0, len(variables) - 2, 2):
+                h = tf.nn.relu(tf.matmul(h, variables[i]) + variables[i + 1])
+            logits = tf.matmul(h, variables[-2]) + variables[-1]
             loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels, logits))
         gradients = tape.gradient(loss, variables)
         optimizer.apply_gradients(zip(gradients, variables))
@@ -121,20 +144,139 @@ TENSORFLOW = SETUP + """
     print(float(loss))
 """
 
+# The fit: argv[3] is a folder with the data (fit_data.npz) and the formula (formula.py, the
+# cross section of examples/physics_kinematics.py with its ops module `rt` left to bind).
+FIT_SETUP = """
+    import sys
+    import numpy as np
+    steps = int(sys.argv[1])
+    sys.path.insert(0, sys.argv[3])
+    import formula
+    with np.load(sys.argv[3] + "/fit_data.npz") as data:
+        arrays = [data[name] for name in ("phi", "QQ", "x_b", "t", "k", "xs", "errors")]
+    sets = len(arrays[1])
+"""
 
-def systems() -> list[tuple[str, str, str]]:
+EAGER2GRAPH_FIT = FIT_SETUP + """
+    import runtime as rt
+    from transpiler import function
+
+    formula.rt = rt
+    options = {} if sys.argv[2] == "default" else {"jit_compile": False}
+    F1, F2 = (rt.Variable(np.ones((sets, 1), np.float32)) for _ in range(2))
+    optimizer = rt.optimizers.Adam(0.02)
+
+    @function(**options)
+    def train_step(phi, QQ, x_b, t, k, xs, errors):
+        with rt.GradientTape() as tape:
+            predicted = formula.cross_section(phi, QQ, x_b, t, k, F1, F2)
+            chi2 = rt.reduce_mean(rt.square((predicted - xs) / errors))
+        gradients = tape.gradient(chi2, [F1, F2])
+        optimizer.apply_gradients(zip(gradients, [F1, F2]))
+        return chi2
+
+    arrays = [rt.constant(a) for a in arrays]
+    for _ in range(steps):
+        loss = train_step(*arrays)
+    print(float(loss))
+"""
+
+JAX_FIT = FIT_SETUP + JAX_ADAM + """
+    formula.rt = jnp
+    params = [jnp.ones((sets, 1), jnp.float32) for _ in range(2)]
+    state = ([jnp.zeros_like(p) for p in params], [jnp.zeros_like(p) for p in params], 0)
+
+    def chi2_of(params, phi, QQ, x_b, t, k, xs, errors):
+        predicted = formula.cross_section(phi, QQ, x_b, t, k, *params)
+        return jnp.mean(jnp.square((predicted - xs) / errors))
+
+    @jax.jit
+    def train_step(params, state, *arrays):
+        loss, grads = jax.value_and_grad(chi2_of)(params, *arrays)
+        return (*adam(params, grads, state, 0.02), loss)
+
+    arrays = [jnp.asarray(a) for a in arrays]
+    for _ in range(steps):
+        params, state, loss = train_step(params, state, *arrays)
+    print(float(loss))
+"""
+
+TENSORFLOW_FIT = FIT_SETUP + """
+    import os
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import tensorflow as tf
+
+    formula.rt = tf
+    F1, F2 = (tf.Variable(np.ones((sets, 1), np.float32)) for _ in range(2))
+    optimizer = tf.keras.optimizers.Adam(0.02, epsilon=1e-7)
+
+    @tf.function
+    def train_step(phi, QQ, x_b, t, k, xs, errors):
+        with tf.GradientTape() as tape:
+            predicted = formula.cross_section(phi, QQ, x_b, t, k, F1, F2)
+            chi2 = tf.reduce_mean(tf.square((predicted - xs) / errors))
+        gradients = tape.gradient(chi2, [F1, F2])
+        optimizer.apply_gradients(zip(gradients, [F1, F2]))
+        return chi2
+
+    arrays = [tf.constant(a) for a in arrays]
+    for _ in range(steps):
+        loss = train_step(*arrays)
+    print(float(loss))
+"""
+
+
+@dataclass(frozen=True)
+class Program:
+    """One program, written for each system: ``scripts`` are eager2graph's, JAX's and
+    TensorFlow's; ``argument(folder)`` is the scripts' last argument, preparing what they read."""
+
+    title: str
+    scripts: tuple[str, str, str]
+    argument: Callable[[str], str]
+
+
+def write_fit_inputs(folder: str) -> str:
+    """The fit's data (local_fit.pseudo_data(8)) and formula, written once into ``folder``."""
+    import physics_kinematics  # noqa: PLC0415 - eager2graph's example; not the timed processes
+    from local_fit import pseudo_data  # noqa: PLC0415
+
+    path = os.path.join(folder, "fit")
+    if not os.path.isdir(path):
+        os.makedirs(path)
+        data = pseudo_data(8)
+        np.savez(os.path.join(path, "fit_data.npz"), phi=data.phi, xs=data.xs,
+                 errors=data.errors, **data.kinematics)
+        with open(os.path.join(path, "formula.py"), "w", encoding="utf-8") as file:
+            file.write(f"import numpy as np\n\nM = {physics_kinematics.M!r}\n\n\n"
+                       + inspect.getsource(physics_kinematics.cross_section))
+    return path
+
+
+PROGRAMS = {
+    "mlp": Program("MLP 16-32-4, Adam, batch 64", (EAGER2GRAPH, JAX, TENSORFLOW),
+                   lambda folder: "16-32-4"),
+    "w8": Program("W8: MLP 32-64-64-10, Adam, batch 64", (EAGER2GRAPH, JAX, TENSORFLOW),
+                  lambda folder: "32-64-64-10"),
+    "fit": Program("W7: the cross-section fit of local_fit.py, 8 sets x 45 points, Adam",
+                   (EAGER2GRAPH_FIT, JAX_FIT, TENSORFLOW_FIT), write_fit_inputs),
+}
+
+
+def systems(program: Program) -> list[tuple[str, str, str]]:
     """(column, script, setting) of each system installed here."""
-    found = [("eager2graph default, cold cache", EAGER2GRAPH, "default"),
-             ("eager2graph default, warm cache", EAGER2GRAPH, "default"),
-             ("eager2graph jit_compile=False", EAGER2GRAPH, "plan")]
+    ours, jax_script, tensorflow_script = program.scripts
+    found = [("eager2graph default, cold cache", ours, "default"),
+             ("eager2graph default, warm cache", ours, "default"),
+             ("eager2graph jit_compile=False", ours, "plan")]
     if importlib.util.find_spec("jax") is not None:
-        found.append(("JAX jit", JAX, "-"))
+        found.append(("JAX jit", jax_script, "-"))
     if importlib.util.find_spec("tensorflow") is not None:
-        found.append(("TF tf.function", TENSORFLOW, "-"))
+        found.append(("TF tf.function", tensorflow_script, "-"))
     return found
 
 
-def run_once(script: str, steps: int, setting: str, cache: str,
+def run_once(script: str, steps: int, setting: str, argument: str, cache: str,
              folder: str) -> tuple[float, float, str]:
     """Seconds from a new interpreter's start to its exit, the CPU seconds it used (all its
     threads, user and system), and its final loss."""
@@ -149,8 +291,8 @@ def run_once(script: str, steps: int, setting: str, cache: str,
     environment.pop("PYTHONDONTWRITEBYTECODE", None)
     used = _children_cpu_seconds()
     began = time.perf_counter()
-    done = subprocess.run([sys.executable, path, str(steps), setting], capture_output=True,
-                          text=True, env=environment, check=False)
+    done = subprocess.run([sys.executable, path, str(steps), setting, argument],
+                          capture_output=True, text=True, env=environment, check=False)
     elapsed = time.perf_counter() - began
     if done.returncode != 0:
         raise RuntimeError(f"{path} {steps} {setting} failed:\n{done.stderr}")
@@ -162,14 +304,15 @@ def _children_cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(step_counts: list[int], repeats: int) -> dict:
+def measure(program: Program, step_counts: list[int], repeats: int) -> dict:
     """{(column, steps): (median seconds, median CPU seconds, final loss)}, runs interleaved
     across systems."""
-    columns = systems()
+    columns = systems(program)
     results: dict = {}
     with tempfile.TemporaryDirectory() as folder:
+        argument = program.argument(folder)
         for _, script, setting in columns:  # untimed: fills the bytecode cache
-            run_once(script, 1, setting, tempfile.mkdtemp(dir=folder), folder)
+            run_once(script, 1, setting, argument, tempfile.mkdtemp(dir=folder), folder)
         for steps in step_counts:
             times: dict[str, list[float]] = {name: [] for name, _, _ in columns}
             cpu: dict[str, list[float]] = {name: [] for name, _, _ in columns}
@@ -178,7 +321,8 @@ def measure(step_counts: list[int], repeats: int) -> dict:
                 # A new empty kernel cache: the cold run fills it, the warm run reads it.
                 cache = tempfile.mkdtemp(dir=folder)
                 for name, script, setting in columns:
-                    elapsed, used, loss = run_once(script, steps, setting, cache, folder)
+                    elapsed, used, loss = run_once(script, steps, setting, argument, cache,
+                                                   folder)
                     times[name].append(elapsed)
                     cpu[name].append(used)
                     losses[name] = loss
@@ -207,7 +351,7 @@ def table(results: dict, step_counts: list[int], cpu: bool = False) -> str:
     return "\n".join(lines)
 
 
-def plot(results: dict, step_counts: list[int], path: str) -> None:
+def plot(results: dict, step_counts: list[int], path: str, title: str) -> None:
     import matplotlib  # noqa: PLC0415 - optional, only for --plot
 
     matplotlib.use("Agg")
@@ -217,7 +361,7 @@ def plot(results: dict, step_counts: list[int], path: str) -> None:
     for name in dict.fromkeys(name for name, _ in results):
         axes.plot(step_counts, [results[name, n][0] for n in step_counts], marker="o", label=name)
     axes.set(xscale="log", xlabel="training steps", ylabel="seconds, whole process",
-             title="MLP 16-32-4, Adam, batch 64: a fresh process each run")
+             title=f"{title}: a fresh process each run")
     axes.legend(fontsize=8)
     figure.tight_layout()
     figure.savefig(path, dpi=120)
@@ -229,24 +373,31 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="100 and 1,000 steps, one run each")
     parser.add_argument("--plot", metavar="PNG", help="also plot time against steps")
     parser.add_argument("--steps", metavar="N,N", help="these step counts instead")
+    parser.add_argument("--program", choices=[*PROGRAMS, "all"], default="mlp",
+                        help="what the processes train (all: one table each)")
     args = parser.parse_args(argv)
     step_counts = [100, 1000] if args.quick else [100, 1000, 10000]
     if args.steps:
         step_counts = [int(n) for n in args.steps.split(",")]
-    load_before = os.getloadavg()[0]
-    results = measure(step_counts, 1 if args.quick else 3)
-    print(f"seconds per whole process (median); load average {load_before:.2f} before, "
-          f"{os.getloadavg()[0]:.2f} after")
-    print(table(results, step_counts))
-    print("\nCPU seconds per whole process (median; all threads, user and system: less "
-          "sensitive to the machine's load, JAX's threads counted)")
-    print(table(results, step_counts, cpu=True))
-    if args.plot:
-        if importlib.util.find_spec("matplotlib") is None:
-            print("--plot needs matplotlib (pip install matplotlib); the table is above.")
-        else:
-            plot(results, step_counts, args.plot)
-            print(f"plot written to {args.plot}")
+    chosen = list(PROGRAMS) if args.program == "all" else [args.program]
+    for name in chosen:
+        program = PROGRAMS[name]
+        load_before = os.getloadavg()[0]
+        results = measure(program, step_counts, 1 if args.quick else 3)
+        print(f"{program.title}\nseconds per whole process (median); load average "
+              f"{load_before:.2f} before, {os.getloadavg()[0]:.2f} after")
+        print(table(results, step_counts))
+        print("\nCPU seconds per whole process (median; all threads, user and system: less "
+              "sensitive to the machine's load, JAX's threads counted)")
+        print(table(results, step_counts, cpu=True) + "\n")
+        if args.plot:
+            if importlib.util.find_spec("matplotlib") is None:
+                print("--plot needs matplotlib (pip install matplotlib); the table is above.")
+                continue
+            stem, extension = os.path.splitext(args.plot)
+            path = args.plot if len(chosen) == 1 else f"{stem}_{name}{extension}"
+            plot(results, step_counts, path, program.title)
+            print(f"plot written to {path}")
 
 
 if __name__ == "__main__":

@@ -11,10 +11,12 @@ class Namer:
     """Hands out ``if_body``, ``if_body_1``, ... avoiding every name used in the function."""
 
     def __init__(self, fn_node: gast.AST):
-        self.taken = {node.id for node in syntax_tree.walk(fn_node) if isinstance(node, gast.Name)}
-        self.taken |= {node.name for node in syntax_tree.walk(fn_node)
-                       if isinstance(node, (gast.FunctionDef, gast.ClassDef))}
-        self.taken.add("ag__")
+        self.taken = {"ag__"}
+        for node in syntax_tree.walk(fn_node):
+            if isinstance(node, gast.Name):
+                self.taken.add(node.id)
+            elif isinstance(node, (gast.FunctionDef, gast.ClassDef)):
+                self.taken.add(node.name)
 
     def reserve(self, root: str) -> str:
         """A name free of the user's names, reusable by every generated function (a parameter)."""

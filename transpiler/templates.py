@@ -14,10 +14,12 @@ import textwrap
 
 import gast
 
+from transpiler import syntax_tree
+
 PREFIX = "__tpl_"
 
 
-class _Replacer(gast.NodeTransformer):
+class _Replacer(syntax_tree.NodeTransformer):
     def __init__(self, replacements: dict):
         self.replacements = replacements
         self.used: set[str] = set()

@@ -21,6 +21,7 @@ from typing import Iterable, Optional
 
 import gast
 
+from transpiler import syntax_tree
 from transpiler.analysis import annotations as anno
 from transpiler.analysis import cfg
 from transpiler.analysis import qual_names
@@ -73,10 +74,9 @@ def resolve(fn_node: gast.AST) -> Scope:
     ``ORELSE_SCOPE`` on If and While; ``ITERATE_SCOPE``/``BODY_SCOPE``/
     ``ORELSE_SCOPE`` on For; ``ARGS_SCOPE`` on calls; ``BODY_SCOPE`` on the
     function itself and on nested defs and lambdas (statements inside those
-    are not annotated: resolve them separately). Also refreshes ``Anno.QN``.
+    are not annotated: resolve them separately).
     Returns the function's body scope (parameters included).
     """
-    qual_names.resolve(fn_node)
     return _Visitor(annotate=True).function_scope(fn_node)
 
 
@@ -97,6 +97,11 @@ def cfg_node_scope(node: cfg.Node) -> Scope:
     return analyze(*cfg.evaluated_parts(node))
 
 
+def cfg_effects(graph: cfg.Graph) -> dict[cfg.Node, Scope]:
+    """``cfg_node_scope`` of every node, computed once for all the dataflow analyses."""
+    return {node: cfg_node_scope(node) for node in graph.nodes}
+
+
 def body_scope(fn_node: gast.AST) -> Scope:
     """The scope of a function's parameters and body, without annotating anything.
 
@@ -106,7 +111,11 @@ def body_scope(fn_node: gast.AST) -> Scope:
     return _Visitor(annotate=False).nested(body, _param_nodes(fn_node.args))
 
 
-class _Visitor(gast.NodeVisitor):
+_CTX_FIELDS = {gast.Load: "read", gast.Store: "modified", gast.Del: "deleted",
+               gast.Param: "params"}
+
+
+class _Visitor(syntax_tree.NodeVisitor):
     """Records every name event into all active scopes (statement, block, ...)."""
 
     def __init__(self, annotate: bool):
@@ -163,9 +172,7 @@ class _Visitor(gast.NodeVisitor):
     # Names -----------------------------------------------------------------
 
     def record_ctx(self, ctx: gast.expr_context, qn: QN) -> None:
-        field = {gast.Load: "read", gast.Store: "modified", gast.Del: "deleted",
-                 gast.Param: "params"}[type(ctx)]
-        self.record(field, qn)
+        self.record(_CTX_FIELDS[type(ctx)], qn)
 
     def visit_Name(self, node: gast.Name) -> None:
         self.record_ctx(node.ctx, QN(node.id))

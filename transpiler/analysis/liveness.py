@@ -19,6 +19,8 @@ additions:
 
 from __future__ import annotations
 
+from typing import Optional
+
 import gast
 
 from transpiler.analysis import activity
@@ -30,16 +32,20 @@ from transpiler.analysis.qual_names import QN
 _EMPTY: frozenset[QN] = frozenset()
 
 
-def resolve(fn_node: gast.AST) -> None:
+def resolve(fn_node: gast.AST, graph: Optional[cfg.Graph] = None,
+            effects: Optional[dict] = None) -> None:
     """Annotate the statements of a FunctionDef or Lambda with live names.
 
     Sets ``Anno.LIVE_IN`` (live just before the statement; for a loop, at its
     head, so it includes what the body reads before writing) and
     ``Anno.LIVE_OUT`` (live right after the statement completes) on every
-    statement of the function's own scope, If/While/For included.
+    statement of the function's own scope, If/While/For included. ``graph`` and
+    ``effects`` as in ``reaching_definitions.resolve``.
     """
-    graph = cfg.build(fn_node)
-    effects = {node: activity.cfg_node_scope(node) for node in graph.nodes}
+    if graph is None:
+        graph = cfg.build(fn_node)
+    if effects is None:
+        effects = activity.cfg_effects(graph)
     closures = _closure_reads(graph)
 
     def transfer(node: cfg.Node, live_out: frozenset[QN]) -> frozenset[QN]:

@@ -13,6 +13,7 @@ a stable order.
 
 from __future__ import annotations
 
+import functools
 from typing import Optional, Union
 
 import gast
@@ -85,14 +86,7 @@ class QN:
     @classmethod
     def from_string(cls, text: str) -> QN:
         """Parse Python text such as ``"a.b['k']"`` into a QN."""
-        try:
-            expr = gast.parse(text.strip(), mode="eval").body
-        except SyntaxError as e:
-            raise ValueError(f"{text!r} is not a Python expression: {e.msg}.") from None
-        qn = from_node(expr)
-        if qn is None:
-            raise ValueError(f"{text!r} is not a qualified name (name, attribute or constant key).")
-        return qn
+        return _from_string(text)
 
     def __setattr__(self, name, value):
         raise AttributeError("QN is immutable.")
@@ -196,6 +190,19 @@ class QN:
 
     def __reduce__(self):
         return (QN.from_string, (self._text,))
+
+
+@functools.lru_cache(maxsize=4096)
+def _from_string(text: str) -> QN:
+    """Cached: QNs are immutable, and converters turn the same names back into QNs often."""
+    try:
+        expr = gast.parse(text.strip(), mode="eval").body
+    except SyntaxError as e:
+        raise ValueError(f"{text!r} is not a Python expression: {e.msg}.") from None
+    qn = from_node(expr)
+    if qn is None:
+        raise ValueError(f"{text!r} is not a qualified name (name, attribute or constant key).")
+    return qn
 
 
 def _is_constant_key(key: object) -> bool:

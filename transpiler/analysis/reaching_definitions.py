@@ -30,16 +30,21 @@ _State = Optional[tuple[frozenset[QN], frozenset[QN]]]
 _EMPTY: frozenset[QN] = frozenset()
 
 
-def resolve(fn_node: gast.AST) -> None:
+def resolve(fn_node: gast.AST, graph: Optional[cfg.Graph] = None,
+            effects: Optional[dict] = None) -> None:
     """Annotate a FunctionDef or Lambda with what is defined where.
 
     Sets ``Anno.DEFINED_IN`` and ``Anno.MAYBE_DEFINED_IN`` on every statement of
     the function's own scope (the state on entry to the statement; for a loop,
     from the code before it, not from its back edge), and ``Anno.DEFINED_AT_READ``
-    on every Name load of one of the function's locals.
+    on every Name load of one of the function's locals. ``graph`` and ``effects``
+    (``activity.cfg_effects(graph)``) may come from the caller, who shares them with
+    liveness.
     """
-    graph = cfg.build(fn_node)
-    effects = {node: activity.cfg_node_scope(node) for node in graph.nodes}
+    if graph is None:
+        graph = cfg.build(fn_node)
+    if effects is None:
+        effects = activity.cfg_effects(graph)
     flow = cfg.solve(graph, forward=True, transfer=lambda n, s: _transfer(effects[n], s),
                      join=_join, initial=None, boundary=(_EMPTY, _EMPTY))
 

@@ -27,7 +27,7 @@ class Context:
     enclosing_locals: frozenset[str] = field(default_factory=frozenset)
 
 
-class ScopeTransformer(gast.NodeTransformer):
+class ScopeTransformer(syntax_tree.NodeTransformer):
     """Visits one function scope: nested defs and classes are converted on their own."""
 
     def __init__(self, ctx: Context):
@@ -50,6 +50,18 @@ class ScopeTransformer(gast.NodeTransformer):
                 continue
             result.extend(replaced if isinstance(replaced, list) else [replaced])
         return result
+
+
+class StatementTransformer(ScopeTransformer):
+    """A ``ScopeTransformer`` that visits statements only, for converters of statements: it
+    does not descend into expressions, which hold none."""
+
+    def generic_visit(self, node):
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(node, field, None)
+            if isinstance(block, list):
+                block[:] = self.visit_block(block)
+        return node
 
 
 def own_scope_walk(statements: Iterable[gast.AST], stop_at_loops: bool = False):

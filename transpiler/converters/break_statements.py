@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import gast
 
-from transpiler.converters.base import (ScopeTransformer, add_extra_test, assign, constant,
-                                        contains, name, not_, stamp_origin)
+from transpiler.converters.base import (StatementTransformer, add_extra_test, assign,
+                                        constant, contains, name, not_, stamp_origin)
 
 
-class _BreakLowering(ScopeTransformer):
+class _BreakLowering(StatementTransformer):
     def _loop(self, node):
         node.body = self.visit_block(node.body)
         node.orelse = self.visit_block(node.orelse)
@@ -43,7 +43,7 @@ class _BreakLowering(ScopeTransformer):
     visit_For = _loop
 
 
-class _Replace(ScopeTransformer):
+class _Replace(StatementTransformer):
     """``break`` at this loop's level becomes ``flag = True; continue``."""
 
     def __init__(self, flag: str):

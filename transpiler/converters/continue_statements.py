@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import gast
 
-from transpiler.converters.base import (ScopeTransformer, assign, constant, contains, name, not_,
-                                        stamp_origin)
+from transpiler.converters.base import (StatementTransformer, assign, constant, contains, name,
+                                        not_, stamp_origin)
 
 
 def guard_rest(statements: list, flag: str, jump: type, lower, loops_own_jumps: bool = True) -> list:
@@ -50,7 +50,7 @@ def _guard_inside(statement, flag: str, jump: type, lower, loops_own_jumps: bool
         handler.body = guard_rest(handler.body, flag, jump, lower, loops_own_jumps)
 
 
-class _ContinueLowering(ScopeTransformer):
+class _ContinueLowering(StatementTransformer):
     def _loop(self, node):
         node.body = self.visit_block(node.body)
         if not contains(node.body, gast.Continue, stop_at_loops=True):

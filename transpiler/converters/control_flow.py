@@ -27,18 +27,18 @@ import copy
 import gast
 
 from transpiler import syntax_tree
-from transpiler.analysis import activity, liveness, reaching_definitions
+from transpiler.analysis import activity, cfg, liveness, reaching_definitions
 from transpiler.analysis import annotations as anno
 from transpiler.analysis.annotations import Anno
 from transpiler.analysis import qual_names
 from transpiler.analysis.qual_names import QN
-from transpiler.converters.base import (THUNK, ScopeTransformer, comment_for, constant, extra_test,
-                                        name, own_scope_walk, stamp_origin)
+from transpiler.converters.base import (THUNK, StatementTransformer, comment_for, constant,
+                                        extra_test, name, own_scope_walk, stamp_origin)
 from transpiler.converters.loop_options import loop_options
 from transpiler.templates import replace
 
 
-class _ControlFlow(ScopeTransformer):
+class _ControlFlow(StatementTransformer):
     def __init__(self, ctx, fn_scope):
         super().__init__(ctx)
         self.locals = {str(q) for q in fn_scope.local_names}
@@ -359,8 +359,10 @@ def _expose_extra_tests(fn_node) -> None:
 def transform(fn_node: gast.FunctionDef, ctx) -> None:
     _expose_extra_tests(fn_node)
     fn_scope = activity.resolve(fn_node)
-    reaching_definitions.resolve(fn_node)
-    liveness.resolve(fn_node)
+    graph = cfg.build(fn_node)
+    effects = activity.cfg_effects(graph)
+    reaching_definitions.resolve(fn_node, graph, effects)
+    liveness.resolve(fn_node, graph, effects)
     converter = _ControlFlow(ctx, fn_scope)
     body = converter.visit_block(fn_node.body)
     # A `nonlocal x` needs `x` bound in the function itself; state read before any assignment

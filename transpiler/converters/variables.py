@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import gast
 
+from transpiler import syntax_tree
 from transpiler.analysis import annotations as anno
 from transpiler.analysis.annotations import Anno
 from transpiler.converters.base import constant, name
 from transpiler.converters.unsupported import is_generator
 
 
-class _Loads(gast.NodeTransformer):
+class _Loads(syntax_tree.NodeTransformer):
     def visit_FunctionDef(self, node):
         # A nested generator function is not converted: its code stays as the user wrote it.
         return node if is_generator(node) else self.generic_visit(node)

@@ -43,14 +43,16 @@ class Node:
         self.location = location
         self.label = label  # placeholders: the parameter name
         self.control_inputs: list[Node] = []
-        self.effect = op.effect or any(g.has_effects() for g in self.subgraphs.values())
+        # (Most nodes have no subgraph: asked first, as it is cheaper than an empty any().)
+        self.effect = op.effect or bool(subgraphs) and any(
+            g.has_effects() for g in subgraphs.values())
         self.outputs = [SymbolicTensor(graph, self, i, dtype, shape)
                         for i, (dtype, shape) in enumerate(out_types)]
 
     @property
     def stateful(self) -> bool:
         """Never folded or merged: effects, and reads of mutable state."""
-        return self.effect or self.op.stateful or any(
+        return self.effect or self.op.stateful or bool(self.subgraphs) and any(
             g.has_stateful() for g in self.subgraphs.values())
 
     def value_name(self, index: int) -> str:

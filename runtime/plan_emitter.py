@@ -301,8 +301,9 @@ def _is_elementwise(kernel) -> bool:
 
 
 def _is_array_shape(shape) -> bool:
-    """A known, non-scalar shape: the value is an array (0-d results are NumPy scalars)."""
-    return shape is not None and shape != () and None not in shape
+    """A known, non-scalar shape: the value is an array (0-d results are NumPy scalars).
+    (By length: a ShapeTuple compared with ``()`` would run its Python ``__eq__``.)"""
+    return shape is not None and len(shape) > 0 and None not in shape
 
 
 def _last_uses(nodes: list, keep) -> dict[int, list]:

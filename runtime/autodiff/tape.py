@@ -9,6 +9,7 @@ nodes ran while it recorded, and ``gradient`` adds the backward ops to that grap
 from __future__ import annotations
 
 import enum
+import math
 from contextlib import contextmanager
 from typing import Any
 
@@ -189,9 +190,12 @@ class GradientTape:
     # -- what was recorded --------------------------------------------------------------------
 
     def _recorded_nodes(self) -> list:
-        spans = [(first, last) for first, last in self._spans]
+        spans = [(first, math.inf if last is None else last) for first, last in self._spans]
+        if len(spans) == 1:  # one ``with`` block, the usual case: no any() per node
+            (first, last), = spans
+            return [node for node in self._graph.nodes if first < node.id < last]
         return [node for node in self._graph.nodes
-                if any(first < node.id and (last is None or node.id < last) for first, last in spans)]
+                if any(first < node.id < last for first, last in spans)]
 
     def _snapshot(self) -> tuple[list, dict, dict]:
         """The records, the values that depend on what is watched, and each watched
@@ -276,7 +280,7 @@ class GradientTape:
         targets = [t for t in nest.flatten(target)]
         seeds = _seeds(targets, output_gradients)
         records, reaching, reads = self._snapshot()
-        handles = [self._handles(source, reaching, reads) for source in flat_sources]
+        handles = [self._handles(source, reaching, reads, records) for source in flat_sources]
         backward = Backward(records, handles, keep_rows)
         results = backward.run([t if isinstance(t, Tensor) else None for t in targets], seeds)
         for index, (source, result) in enumerate(zip(flat_sources, results)):
@@ -287,22 +291,24 @@ class GradientTape:
                        for source, result in zip(flat_sources, results)]
         return results
 
-    def _handles(self, source, reaching: dict, reads: dict) -> list:
-        """The tensors standing for ``source`` in the record (a variable: each of its reads)."""
+    def _handles(self, source, reaching: dict, reads: dict, records: list) -> list:
+        """The tensors standing for ``source`` in the record (a variable: each of its reads);
+        ``records``: the snapshot's (in a trace, the recorded nodes)."""
         if isinstance(source, Tensor):
             source = self._in_graph(source)
             return [source] if id(source) in reaching and differentiable(source) else []
         if hasattr(source, "_read_value_for_op") and hasattr(source, "trainable"):
             if self._graph is not None:
-                self._check_reads_outside_loops(source)
+                self._check_reads_outside_loops(source, records)
             return list(reads.get(id(source), [])) if differentiable(source) else []
         raise TypeError(f"GradientTape.gradient: sources must be tensors or rt.Variables (or "
                         f"structures of them), got {type(source).__name__} {source!r}.")
 
-    def _check_reads_outside_loops(self, variable) -> None:
-        """A variable read inside a cond or loop that also assigns it stays inside (the
-        reads see the assignments); a gradient cannot reach such a read."""
-        for node in self._recorded_nodes():
+    def _check_reads_outside_loops(self, variable, nodes: list) -> None:
+        """A variable read inside a cond or loop (of the recorded ``nodes``) that also
+        assigns it stays inside (the reads see the assignments); a gradient cannot reach such
+        a read."""
+        for node in nodes:
             for sub in node.subgraphs.values():
                 if any(inner.op.reads_variable and inner.attrs["variable"] is variable
                        for inner in sub.walk()):

@@ -61,7 +61,8 @@ RANGE_FITS = register(OpDef("counted_range_fits", None,
 def run(graph: Graph) -> list[str]:
     """Rewrites the counted reductions of ``graph`` and its cond branches; returns one line per
     loop."""
-    return rewrite(graph, _rewrite, enter=lambda node: node.op is not WHILE_LOOP)
+    return rewrite(graph, _rewrite, enter=lambda node: node.op is not WHILE_LOOP,
+                   ops=frozenset({WHILE_LOOP}))
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from runtime.passes.rewrite import Rewrite, rewrite
 
 def run(graph: Graph) -> list[str]:
     """Removes dead loops in ``graph`` and its subgraphs; returns one line per loop."""
-    return rewrite(graph, _remove)
+    return rewrite(graph, _remove, ops=frozenset({WHILE_LOOP}))
 
 
 def _remove(node: Node) -> Rewrite | None:

@@ -14,7 +14,7 @@ from runtime.passes.splicing import splice
 
 def run(graph: Graph) -> list[str]:
     """Inlines constant conds in ``graph`` and its subgraphs; returns one line per cond."""
-    return rewrite(graph, _inline)
+    return rewrite(graph, _inline, ops=frozenset({COND}))
 
 
 def _inline(node: Node) -> Rewrite | None:

@@ -29,10 +29,15 @@ class Rewrite:
 Rule = Callable[[Node], "Rewrite | None"]
 
 
-def rewrite(graph: Graph, rule: Rule, enter: Callable[[Node], bool] | None = None) -> list[str]:
+def rewrite(graph: Graph, rule: Rule, enter: Callable[[Node], bool] | None = None,
+            ops: frozenset | None = None) -> list[str]:
     """Applies ``rule`` to every node of ``graph`` and its subgraphs, in place; returns one
     line per rewritten node. With ``enter``, only the subgraphs of nodes it accepts are
-    visited."""
+    visited. With ``ops``, the rule rewrites nodes of these ops only: a graph that holds none
+    (most hold no control flow) is not walked, as the walk costs a pass that checks them
+    on every round."""
+    if ops is not None and not _holds(graph, ops):
+        return []
     changes: list[str] = []
     values: dict[int, SymbolicTensor] = {}
     ordering: dict[int, list[Node]] = {}  # a removed node -> the nodes now ordered in its place
@@ -63,6 +68,12 @@ def rewrite(graph: Graph, rule: Rule, enter: Callable[[Node], bool] | None = Non
     graph.nodes = nodes
     graph.outputs = [values.get(id(v), v) for v in graph.outputs]
     return changes
+
+
+def _holds(graph: Graph, ops: frozenset) -> bool:
+    """Whether a node of ``graph`` or of its subgraphs has one of ``ops``."""
+    return any(node.op in ops or node.subgraphs and any(
+        _holds(sub, ops) for sub in node.subgraphs.values()) for node in graph.nodes)
 
 
 def change_subject(node: Node) -> str:

@@ -10,11 +10,14 @@ from runtime import retracing
 # --no-loadscope-reorder): started last, one of them would leave a worker alone for minutes.
 SLOW_MODULES_FIRST = (
     "transpiler/test_torch_staging.py", "runtime/test_jit_exact.py",
-    "transpiler/test_torch_programs.py", "runtime/test_jit_tier.py", "test_benchmark_script.py",
-    "reference/test_fuzz.py", "test_examples.py", "transpiler/test_jax_staging.py",
-    "transpiler/test_gradients_fuzz.py", "runtime/test_export_onnx_programs.py",
-    "transpiler/test_jit_programs.py", "transpiler/test_cli.py", "runtime/test_import_cycles.py",
-    "runtime/test_same_answer_every_run.py", "runtime/test_pipeline_properties.py",
+    "transpiler/test_torch_programs.py", "runtime/test_jit_tier.py", "runtime/test_jit_fusion.py",
+    "test_benchmark_script.py", "reference/test_fuzz.py", "test_examples.py",
+    "transpiler/test_jax_staging.py", "runtime/test_first_call.py",
+    "runtime/test_export_jax_programs.py", "transpiler/test_gradients_fuzz.py",
+    "runtime/test_export_onnx_programs.py", "transpiler/test_jit_programs.py",
+    "runtime/test_same_answer_every_run.py", "transpiler/test_cli.py",
+    "runtime/test_import_cycles.py", "runtime/test_pipeline_properties.py",
+    "runtime/test_executor_reference.py",
 )
 
 

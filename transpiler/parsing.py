@@ -99,7 +99,7 @@ def parse_function(fn: Callable[..., Any]) -> tuple[FunctionNode, SourceInfo]:
     else:
         found = _find_def_alone(code, lines) or _find_def(_parse_file(filename, text, ast), code,
                                                           name, filename)
-        node = _parse_def(found, lines, filename)
+        node = gast.ast_to_gast(found)  # a new tree, with the absolute positions of `found`
     if isinstance(node, gast.AsyncFunctionDef):
         raise UnsupportedSyntaxError(
             f"Cannot convert {name} at {filename}:{node.lineno}: async functions are not"
@@ -169,12 +169,6 @@ def _stale_message(name: str, filename: str, line: int) -> str:
             " match the running code (it may have been edited since it was imported, or the"
             " function was compiled from a string under that file name). Reload the module,"
             " or mark the function with @transpiler.do_not_convert.")
-
-
-def _parse_def(found: ast.AST, lines: list[str], filename: str) -> gast.AST:
-    """The gast tree of the def at ``found``'s lines, with absolute positions."""
-    snippet = "".join(lines[found.lineno - 1:found.end_lineno])
-    return parse_source(snippet, filename, found.lineno).body[0]
 
 
 def _find_def(module: ast.Module, code, name: str, filename: str) -> ast.AST:

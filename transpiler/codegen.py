@@ -15,6 +15,7 @@ import re
 import textwrap
 from dataclasses import dataclass
 from types import CodeType
+from typing import Iterable, Optional
 
 import gast
 
@@ -55,21 +56,72 @@ def _propagate_origins(root: gast.AST) -> dict[int, object]:
     return origins
 
 
-def _unparse(tree: ast.AST) -> str:
-    ast.fix_missing_locations(tree)
-    return ast.unparse(tree)
+class _Unparser(ast._Unparser):
+    """``ast.unparse`` that also notes, as it writes them, the generated line of every statement
+    (so the line map needs no re-parse of the text) and where the converted function's default
+    values are (so the compiled text, with those defaults ``None``, needs no second unparse)."""
 
+    def __init__(self, origins: Optional[dict] = None, defaults: Iterable = (), **options):
+        super().__init__(**options)  # f-string parts: type(self)(_avoid_backslashes=True)
+        self.origins = origins or {}
+        self.line_map: dict[int, object] = {}
+        self.defaults = set(defaults)
+        self.default_spans: list[tuple[int, int]] = []  # index ranges in self._source
+        self._statement = None  # traversed, its first line not written yet
+        self._elifs: list[list[ast.If]] = []  # per `if` being written, its `elif`s to come
+        self._newlines = 0  # in self._source[:self._counted]
+        self._counted = 0
 
-def _line_map(tree: ast.AST, text: str, origins: dict) -> dict[int, object]:
-    """Generated line -> user origin, by walking the tree and its re-parse side by side."""
-    reparsed = ast.parse(text)
-    mapping = {}
-    for original, generated in zip(syntax_tree.walk(tree), syntax_tree.walk(reparsed)):
-        if type(original) is not type(generated):
-            break
-        if isinstance(original, ast.stmt) and original.lineno in origins:
-            mapping.setdefault(generated.lineno, origins[original.lineno])
-    return mapping
+    def traverse(self, node):
+        if isinstance(node, ast.stmt):
+            self._statement = node
+        elif isinstance(node, ast.expr) and node in self.defaults:
+            start = len(self._source)
+            super().traverse(node)
+            self.default_spans.append((start, len(self._source)))
+            return
+        super().traverse(node)
+
+    def visit_If(self, node):
+        # ast._Unparser writes an `if` alone in an `else` as `elif`, without traversing it.
+        elifs, branch = [], node
+        while len(branch.orelse) == 1 and isinstance(branch.orelse[0], ast.If):
+            branch = branch.orelse[0]
+            elifs.append(branch)
+        self._elifs.append(elifs)
+        super().visit_If(node)
+        self._elifs.pop()
+
+    def _write_docstring_and_traverse_body(self, node):
+        if self.get_raw_docstring(node):  # written without traversing its statement
+            self._statement = node.body[0]
+        super()._write_docstring_and_traverse_body(node)
+
+    def fill(self, text="", **kwargs):
+        super().fill(text, **kwargs)
+        if text == "elif ":
+            statement = self._elifs[-1].pop(0)
+        elif self._statement is not None and text != "@":  # a decorator's line is not the def's
+            statement, self._statement = self._statement, None
+        else:
+            return
+        if statement.lineno in self.origins:
+            self.line_map.setdefault(self._line(), self.origins[statement.lineno])
+
+    def _line(self) -> int:
+        """The line being written."""
+        source = self._source
+        self._newlines += sum(part.count("\n") for part in source[self._counted:])
+        self._counted = len(source)
+        return self._newlines + 1
+
+    def without_defaults(self) -> str:
+        """The text written, with each default value of the converted function as ``None``."""
+        parts, start = [], 0
+        for begin, end in self.default_spans:
+            parts += self._source[start:begin] + ["None"]
+            start = end
+        return "".join(parts + self._source[start:])
 
 
 def _with_comments(text: str) -> str:
@@ -107,14 +159,16 @@ def generate(fn_node: gast.FunctionDef, free_vars: list[str], user_filename: str
         gast.arguments([gast.Name(p, gast.Param(), None, None) for p in params], [], None, [], [],
                        None, []),
         [fn_node, gast.Return(gast.Name(fn_node.name, gast.Load(), None, None))], [], None, None)
-    module = gast.Module([factory], [])
-    tree = gast.gast_to_ast(module)
-    text = _unparse(tree)
-    line_map = _line_map(tree, text, origins)
-    source = _with_comments(text)
+    tree = gast.gast_to_ast(gast.Module([factory], []))
+    ast.fix_missing_locations(tree)
+    arguments = tree.body[0].body[0].args  # the converted function's, in the factory
+    defaults = arguments.defaults + [d for d in arguments.kw_defaults if d is not None]
+    unparser = _Unparser(origins, defaults)
+    source = _with_comments(unparser.visit(tree))
+    line_map = unparser.line_map
     filename = generated_sources.register(source, fn_node.name)
     namespace: dict = {}
-    exec(compile(_without_defaults(module, fn_node, source), filename, "exec"), namespace)
+    exec(compile(_without_defaults(unparser, source), filename, "exec"), namespace)
     register_line_map(filename, {
         line: Location(origin.filename, origin.lineno, origin.function_name)
         for line, origin in line_map.items()})
@@ -125,21 +179,14 @@ def generate(fn_node: gast.FunctionDef, free_vars: list[str], user_filename: str
     return GeneratedModule(filename, source, _function_text(source), factory, line_map)
 
 
-def _without_defaults(module: gast.Module, fn_node: gast.FunctionDef, source: str) -> str:
+def _without_defaults(unparser: _Unparser, source: str) -> str:
     """``source`` as it is compiled: the converted function's default values written as
     ``None``. Its defaults are the original function's own objects (see ``api``); evaluating
     their expressions again in the factory would fail for a name local to the code that
     defined the function (``lambda x, big=big: ...``) and would make new objects."""
-    arguments = fn_node.args
-    if not arguments.defaults and not any(arguments.kw_defaults):
+    if not unparser.default_spans:
         return source
-    saved = arguments.defaults, arguments.kw_defaults
-    arguments.defaults = [gast.Constant(None, None) for _ in saved[0]]
-    arguments.kw_defaults = [None if d is None else gast.Constant(None, None) for d in saved[1]]
-    try:
-        compiled = _with_comments(_unparse(gast.gast_to_ast(module)))
-    finally:
-        arguments.defaults, arguments.kw_defaults = saved
+    compiled = _with_comments(unparser.without_defaults())
     assert compiled.count("\n") == source.count("\n"), "defaults changed the line numbers"
     return compiled
 

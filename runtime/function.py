@@ -26,7 +26,6 @@ from runtime.graph import Graph
 from runtime.source_location import user_traceback
 from runtime.ops.dispatch import constant_in_graph
 from runtime.passes import optimize
-from runtime.paused_collection import paused_collection
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec, format_shape
 from runtime.trace_keys import encode, generalize, is_tensor_key, matches, unsupported_dtype
 from runtime.traced_graph import GraphRecord
@@ -288,7 +287,7 @@ class Function:
             policy = variables.CreationPolicy(False, where)
         else:
             policy = variables.CreationPolicy(False, where, variables.LATER_CALL_MESSAGE)
-        with variables.creating_variables(policy), paused_collection():
+        with variables.creating_variables(policy):
             concrete = self._trace_graph(key, values)
         if self._created_variables is None:
             self._created_variables = bool(policy.created)

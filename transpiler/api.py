@@ -16,7 +16,6 @@ import transpiler.operators as ag
 from transpiler import codegen, parsing, pipeline, syntax_tree
 from transpiler.converters.base import Context, stamp_origin
 from transpiler.errors import ConversionWarning, SourceUnavailableError
-from runtime.paused_collection import paused_collection
 from runtime.source_location import register_unconverted, user_traceback, warn_at_user_code
 from transpiler.naming import Namer
 from transpiler.operators.calls import do_not_convert, is_library_code
@@ -115,8 +114,7 @@ def _convert_function(fn):
     # The entry must be this function's own: functools.wraps copies __dict__ to wrappers.
     if cached is not None and cached[0] == _generation and cached[1].__e2g_original__ is fn:
         return cached[1]
-    with paused_collection():
-        converted = _instantiate(fn, _generate(fn))
+    converted = _instantiate(fn, _generate(fn))
     fn.__dict__[_CONVERTED] = (_generation, converted)
     return converted
 

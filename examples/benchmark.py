@@ -153,11 +153,13 @@ def cross_section_fit_step():
 
 
 class MLP(rt.Module):
-    """Dense(width, relu), Dense(width, relu), Dense(10): three layers of ``weights``."""
+    """Dense(width, relu), Dense(width, relu), Dense(10): three layers of ``weights`` (W8's
+    by default)."""
 
-    def __init__(self, weights):
+    def __init__(self, weights=None):
         super().__init__()
-        self.layers = [(rt.Variable(w), rt.Variable(b)) for w, b in weights]
+        self.layers = [(rt.Variable(w), rt.Variable(b))
+                       for w, b in (_MLP_WEIGHTS if weights is None else weights)]
 
     def __call__(self, x):
         for w, b in self.layers[:-1]:
@@ -172,7 +174,7 @@ def mlp_training_step_of(weights):
 
 
 def mlp_training_step(weights=None):
-    model = MLP(_MLP_WEIGHTS if weights is None else weights)
+    model = MLP(weights)
     optimizer = rt.optimizers.Adam(MLP_LEARNING_RATE)
 
     def train_step(x, labels):

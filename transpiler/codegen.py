@@ -159,7 +159,7 @@ def generate(fn_node: gast.FunctionDef, free_vars: list[str], user_filename: str
         gast.arguments([gast.Name(p, gast.Param(), None, None) for p in params], [], None, [], [],
                        None, []),
         [fn_node, gast.Return(gast.Name(fn_node.name, gast.Load(), None, None))], [], None, None)
-    tree = gast.gast_to_ast(gast.Module([factory], []))
+    tree = syntax_tree.to_ast(gast.Module([factory], []))
     ast.fix_missing_locations(tree)
     arguments = tree.body[0].body[0].args  # the converted function's, in the factory
     defaults = arguments.defaults + [d for d in arguments.kw_defaults if d is not None]

@@ -99,7 +99,7 @@ def parse_function(fn: Callable[..., Any]) -> tuple[FunctionNode, SourceInfo]:
     else:
         found = _find_def_alone(code, lines) or _find_def(_parse_file(filename, text, ast), code,
                                                           name, filename)
-        node = gast.ast_to_gast(found)  # a new tree, with the absolute positions of `found`
+        node = syntax_tree.to_gast(found)  # a new tree, with the absolute positions of `found`
     if isinstance(node, gast.AsyncFunctionDef):
         raise UnsupportedSyntaxError(
             f"Cannot convert {name} at {filename}:{node.lineno}: async functions are not"

@@ -1,12 +1,16 @@
-"""Walking and visiting syntax trees (``ast`` and ``gast`` alike), about twice as fast as
-``ast.walk``, ``ast.iter_child_nodes`` and ``ast.NodeVisitor``: the converters walk a function's
-tree many times, and those walks were a third of the time a first call spends converting."""
+"""Walking, visiting and translating syntax trees (``ast`` and ``gast`` alike), about twice as
+fast as ``ast.walk``, ``ast.iter_child_nodes``, ``ast.NodeVisitor`` and ``gast.gast_to_ast``:
+the converters walk a function's tree many times, and those walks were a third of the time a
+first call spends converting."""
 
 from __future__ import annotations
 
 import ast
 from collections import deque
 from typing import Iterator
+
+import gast
+from gast import ast3  # gast's own translators, which know what differs per Python version
 
 
 def child_nodes(node: ast.AST) -> list[ast.AST]:
@@ -83,3 +87,63 @@ class NodeTransformer(NodeVisitor):
                 if changed:
                     value[:] = items
         return node
+
+
+_MISSING = object()
+
+
+class _Translator(NodeVisitor):
+    """gast's translator between ``ast`` and ``gast`` trees (its ``visit_<Class>`` methods handle
+    the nodes that differ) with ``NodeVisitor``'s dispatch, and a generic translation that looks
+    up each node class's counterpart once and reads each field once."""
+
+    _module = None  # whose node classes the translation makes: ast or gast
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._classes = {}  # node class -> its counterpart in _module, or None
+
+    def _visit(self, value):
+        if isinstance(value, ast.AST):
+            return self.visit(value)
+        if isinstance(value, list):
+            return [self._visit(item) for item in value]
+        return value
+
+    def generic_visit(self, node):
+        kind = node.__class__
+        try:
+            counterpart = self._classes[kind]
+        except KeyError:
+            counterpart = self._classes[kind] = getattr(self._module, kind.__name__, None)
+        if counterpart is None:
+            return None  # not a node of the language (gast does the same)
+        fields = {}
+        for name in node._fields:
+            value = getattr(node, name, _MISSING)
+            if value is not _MISSING:
+                fields[name] = self._visit(value)
+        translated = counterpart(**fields)
+        for name in node._attributes:
+            value = getattr(node, name, _MISSING)
+            if value is not _MISSING:
+                setattr(translated, name, value)
+        return translated
+
+
+class _ToGast(_Translator, ast3.Ast3ToGAst):
+    _module = gast
+
+
+class _ToAst(_Translator, ast3.GAstToAst3):
+    _module = ast
+
+
+def to_gast(node: ast.AST) -> gast.AST:
+    """``gast.ast_to_gast(node)``, faster."""
+    return _ToGast().visit(node)
+
+
+def to_ast(node: gast.AST) -> ast.AST:
+    """``gast.gast_to_ast(node)``, faster."""
+    return _ToAst().visit(node)

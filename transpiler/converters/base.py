@@ -64,33 +64,46 @@ class StatementTransformer(ScopeTransformer):
         return node
 
 
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+
+
 def own_scope_walk(statements: Iterable[gast.AST], stop_at_loops: bool = False):
     """Nodes of these statements in the current scope (not inside nested defs, lambdas,
     classes and, if asked, nested loops)."""
-    stack = list(statements)[::-1]
+    stack = list(statements)
+    stack.reverse()
     while stack:
         node = stack.pop()
         yield node
-        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+        if isinstance(node, _SCOPES):
             continue  # a scope of its own: yielded, not entered
-        for child in reversed(syntax_tree.child_nodes(node)):
-            if stop_at_loops and isinstance(child, (gast.While, gast.For)):
-                continue
-            stack.append(child)
+        children = syntax_tree.child_nodes(node)
+        if stop_at_loops:
+            children = [c for c in children if not isinstance(c, (gast.While, gast.For))]
+        children.reverse()
+        stack += children
 
 
 def contains(statements: Iterable[gast.AST], kind: type, stop_at_loops: bool = False) -> bool:
     return any(isinstance(node, kind) for node in own_scope_walk(statements, stop_at_loops))
 
 
-def stamp_origin(nodes: list, source: gast.AST) -> list:
-    """Generated statements map back to the user's statement they replace."""
+def stamp_origin(nodes: list, source: gast.AST, stamped: set | None = None) -> list:
+    """Generated statements map back to the user's statement they replace. Nodes in
+    ``stamped`` were stamped by an earlier call, their subtrees too: those are not walked
+    again (``nodes`` join them), so stamping nested blocks inside out stays linear."""
     if anno.has(source, Anno.ORIGIN):
         origin = anno.get(source, Anno.ORIGIN)
-        for node in nodes:
-            for sub in syntax_tree.walk(node):
-                if not anno.has(sub, Anno.ORIGIN):
-                    anno.set(sub, Anno.ORIGIN, origin)
+        todo = list(nodes)
+        while todo:
+            node = todo.pop()
+            if stamped is not None and node in stamped:
+                continue
+            if not anno.has(node, Anno.ORIGIN):
+                anno.set(node, Anno.ORIGIN, origin)
+            todo.extend(syntax_tree.child_nodes(node))
+        if stamped is not None:
+            stamped.update(nodes)
     return nodes
 
 

@@ -48,6 +48,7 @@ class _ControlFlow(StatementTransformer):
         self.maybe_undefined: set[str] = set()  # state that may not exist when a block starts
         self.declared: set[str] = set()  # locals that generated functions declare nonlocal
         self.composites: set[str] = set()  # object parts carried as state (`p.x`, `d['k']`)
+        self.stamped: set = set()  # statements emitted with an origin (see stamp_origin)
         self.state_param = ctx.namer.reserve("state")  # set_state's parameter, clash-free
 
     # -- helpers ----------------------------------------------------------------------------
@@ -250,7 +251,7 @@ class _ControlFlow(StatementTransformer):
         return self._emit(node, definitions + state_defs + [call])
 
     def _emit(self, node, statements: list) -> list:
-        stamp_origin(statements, node)
+        stamp_origin(statements, node, self.stamped)
         return comment_for(node) + statements
 
 

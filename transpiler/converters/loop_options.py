@@ -52,8 +52,9 @@ def transform(fn_node: gast.FunctionDef, ctx) -> None:
             setattr(node, LOOP_OPTIONS, call)
             if not node.body:
                 node.body = [gast.Pass()]
-    for node in own_scope_walk(fn_node.body):
-        if isinstance(node, gast.stmt) and _is_set_loop_options(node, ctx):
+        # The walk enters a loop after the lines above moved its options away: any call left
+        # is not the first statement of a loop.
+        elif isinstance(node, gast.stmt) and _is_set_loop_options(node, ctx):
             origin = anno.get(node, Anno.ORIGIN, None)
             where = f" at {origin.filename}:{origin.lineno}" if origin else ""
             raise UnsupportedSyntaxError(

@@ -11,7 +11,7 @@ output readable.
 from __future__ import annotations
 
 import ast
-import re
+import functools
 import textwrap
 from dataclasses import dataclass
 from types import CodeType
@@ -25,41 +25,48 @@ from transpiler.analysis import annotations as anno
 from transpiler.analysis.annotations import Anno
 from transpiler.converters.base import COMMENT_MARKER
 
-_COMMENT_LINE = re.compile(r"^(\s*)" + re.escape(COMMENT_MARKER) + r"\((.*)\)$")
-
 
 @dataclass(frozen=True)
 class GeneratedModule:
     filename: str
     module_source: str
-    function_source: str
     factory: object
     line_map: dict
+
+    @functools.cached_property
+    def function_source(self) -> str:
+        """The converted function alone (the factory around it is an implementation detail);
+        made when ``to_code`` asks, not for every conversion."""
+        lines = self.module_source.splitlines()[1:-1]  # drop `def create_...:` and the return
+        return _compact(textwrap.dedent("\n".join(lines)))
 
 
 def _propagate_origins(root: gast.AST) -> dict[int, object]:
     """Every node gets an origin (its parent's if it has none) and the user's line number as
-    its ``lineno``, so lines survive unparsing; returns user line -> origin."""
+    its position, so lines survive unparsing; nodes with no origin at all (the factory around
+    the function) get their parent's position, as ``ast.fix_missing_locations`` would give
+    them. Returns user line -> origin."""
     origins: dict[int, object] = {}
 
-    def visit(node, inherited):
+    def visit(node, inherited, position):
         origin = anno.get(node, Anno.ORIGIN, None) or inherited
-        # Nodes built by converters have no position attributes yet: test the class, not the
-        # instance, or they would inherit the enclosing function's line when unparsed.
-        if origin is not None and "lineno" in node._attributes:
-            node.lineno, node.col_offset = origin.lineno, 0
-            node.end_lineno, node.end_col_offset = origin.lineno, 0
-            origins[origin.lineno] = origin
+        # Test the class, not the instance: nodes built by converters have no positions yet.
+        if "lineno" in node._attributes:
+            if origin is not None:
+                position = (origin.lineno, 0, origin.lineno, 0)
+                origins[origin.lineno] = origin
+            node.lineno, node.col_offset, node.end_lineno, node.end_col_offset = position
         for child in syntax_tree.child_nodes(node):
-            visit(child, origin)
-    visit(root, None)
+            visit(child, origin, position)
+    visit(root, None, (1, 0, 1, 0))
     return origins
 
 
 class _Unparser(ast._Unparser):
-    """``ast.unparse`` that also notes, as it writes them, the generated line of every statement
-    (so the line map needs no re-parse of the text) and where the converted function's default
-    values are (so the compiled text, with those defaults ``None``, needs no second unparse)."""
+    """``ast.unparse`` that writes marker statements as comments and notes, as it writes them,
+    the generated line of every statement (so the line map needs no re-parse of the text) and
+    where the converted function's default values are (so the compiled text, with those defaults
+    ``None``, needs no second unparse)."""
 
     def __init__(self, origins: Optional[dict] = None, defaults: Iterable = (), **options):
         super().__init__(**options)  # f-string parts: type(self)(_avoid_backslashes=True)
@@ -97,6 +104,14 @@ class _Unparser(ast._Unparser):
             self._statement = node.body[0]
         super()._write_docstring_and_traverse_body(node)
 
+    def visit_Expr(self, node):
+        call = node.value
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) \
+                and call.func.id == COMMENT_MARKER:
+            self.fill("# " + call.args[0].value)  # a marker statement: its comment
+        else:
+            super().visit_Expr(node)
+
     def fill(self, text="", **kwargs):
         super().fill(text, **kwargs)
         if text == "elif ":
@@ -124,20 +139,6 @@ class _Unparser(ast._Unparser):
         return "".join(parts + self._source[start:])
 
 
-def _with_comments(text: str) -> str:
-    """Marker statements become comments; blank lines only separate converted statements.
-
-    Line count is preserved (removed blank lines become part of the neighbouring layout only
-    where a comment follows), so the line map computed on ``text`` stays valid."""
-    lines = []
-    for line in text.splitlines():
-        match = _COMMENT_LINE.match(line)
-        if match:
-            line = f"{match.group(1)}# {ast.literal_eval(match.group(2))}"
-        lines.append(line)
-    return "\n".join(lines) + "\n"
-
-
 def _compact(text: str) -> str:
     """For display: no blank lines except one before each ``# <original line>`` comment."""
     out = []
@@ -151,7 +152,6 @@ def _compact(text: str) -> str:
 
 
 def generate(fn_node: gast.FunctionDef, free_vars: list[str], user_filename: str) -> GeneratedModule:
-    origins = _propagate_origins(fn_node)
     factory_name = f"create_{fn_node.name}"
     params = ["ag__"] + free_vars
     factory = gast.FunctionDef(
@@ -159,12 +159,13 @@ def generate(fn_node: gast.FunctionDef, free_vars: list[str], user_filename: str
         gast.arguments([gast.Name(p, gast.Param(), None, None) for p in params], [], None, [], [],
                        None, []),
         [fn_node, gast.Return(gast.Name(fn_node.name, gast.Load(), None, None))], [], None, None)
-    tree = syntax_tree.to_ast(gast.Module([factory], []))
-    ast.fix_missing_locations(tree)
+    module = gast.Module([factory], [])
+    origins = _propagate_origins(module)
+    tree = syntax_tree.to_ast(module)
     arguments = tree.body[0].body[0].args  # the converted function's, in the factory
     defaults = arguments.defaults + [d for d in arguments.kw_defaults if d is not None]
     unparser = _Unparser(origins, defaults)
-    source = _with_comments(unparser.visit(tree))
+    source = unparser.visit(tree) + "\n"
     line_map = unparser.line_map
     filename = generated_sources.register(source, fn_node.name)
     namespace: dict = {}
@@ -176,7 +177,7 @@ def generate(fn_node: gast.FunctionDef, free_vars: list[str], user_filename: str
     # Every converted function made by the factory shares this code object: the source is
     # kept while one of them (or the factory) is alive.
     generated_sources.release_with(_inner_code(factory.__code__, fn_node.name), filename)
-    return GeneratedModule(filename, source, _function_text(source), factory, line_map)
+    return GeneratedModule(filename, source, factory, line_map)
 
 
 def _without_defaults(unparser: _Unparser, source: str) -> str:
@@ -186,7 +187,7 @@ def _without_defaults(unparser: _Unparser, source: str) -> str:
     defined the function (``lambda x, big=big: ...``) and would make new objects."""
     if not unparser.default_spans:
         return source
-    compiled = _with_comments(unparser.without_defaults())
+    compiled = unparser.without_defaults() + "\n"
     assert compiled.count("\n") == source.count("\n"), "defaults changed the line numbers"
     return compiled
 
@@ -195,8 +196,3 @@ def _inner_code(factory_code: CodeType, name: str) -> CodeType:
     return next(const for const in factory_code.co_consts
                 if isinstance(const, CodeType) and const.co_name == name)
 
-
-def _function_text(module_source: str) -> str:
-    """The converted function alone (the factory around it is an implementation detail)."""
-    lines = module_source.splitlines()[1:-1]  # drop `def create_...:` and the final return
-    return _compact(textwrap.dedent("\n".join(lines)))

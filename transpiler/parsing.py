@@ -203,7 +203,10 @@ def _find_def_alone(code, lines: list[str]) -> Optional[ast.AST]:
     if first < 1 or last is None or last > len(lines):
         return None
     column = _indentation(lines[first - 1])
-    prefix = "if True:\n" if column else ""  # an indented def parses inside a block
+    block = "if True:\n" if column else ""  # an indented def parses inside a block
+    # Blank lines before it give the def its absolute positions (no ast.increment_lineno).
+    prefix = "\n" * (first - 1 - block.count("\n")) + block
+    shift = first - 1 - prefix.count("\n")  # 0, unless line 1 of a file is indented
     for end in range(max(first, last), min(len(lines), last + _MAX_TRAILING_LINES) + 1):
         try:
             module = ast.parse(prefix + "".join(lines[first - 1:end]))
@@ -213,16 +216,16 @@ def _find_def_alone(code, lines: list[str]) -> Optional[ast.AST]:
                           if line.strip() and not line.lstrip().startswith("#")), None)
         if following is not None and _indentation(following) > column:
             continue
-        body = module.body[0].body if prefix else module.body
+        body = module.body[0].body if block else module.body
         if len(body) != 1 or len(module.body) != 1:
             return None
         node = body[0]
-        shift = first - 1 - len(prefix.splitlines())
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                 or node.name != code.co_name \
                 or min([d.lineno for d in node.decorator_list] + [node.lineno]) + shift != first:
             return None
-        ast.increment_lineno(node, shift)
+        if shift:
+            ast.increment_lineno(node, shift)
         return node
     return None
 
@@ -330,22 +333,23 @@ def _lambda_text(lines: list[str], node: gast.Lambda) -> str:
 
 
 def _annotate_origins(root: gast.AST, filename: str, lines: list[str], outer_name: str) -> None:
-    """Give every node an Origin; nodes without a position inherit their parent's."""
-
-    def visit(node: gast.AST, fn_name: str, parent: Optional[Origin]) -> None:
-        if getattr(node, "lineno", None) is not None:
-            idx = node.lineno - 1
-            text = lines[idx].strip() if 0 <= idx < len(lines) else ""
-            origin = Origin(filename, node.lineno, node.col_offset, fn_name, text)
-        else:
-            origin = parent
+    """Give every node an Origin; nodes without a position inherit their parent's. Nodes that
+    start at the same place share one (a statement and its call, ``a.b`` and ``a``)."""
+    made: dict[tuple, Origin] = {}
+    todo = [(root, outer_name, None)]
+    while todo:
+        node, fn_name, origin = todo.pop()
+        lineno = getattr(node, "lineno", None)
+        if lineno is not None:
+            key = lineno, node.col_offset, fn_name
+            origin = made.get(key)
+            if origin is None:
+                text = lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
+                origin = made[key] = Origin(filename, lineno, node.col_offset, fn_name, text)
         if origin is not None:
             anno.set(node, Anno.ORIGIN, origin)
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
             fn_name = node.name
         elif isinstance(node, gast.Lambda):
             fn_name = "<lambda>"
-        for child in syntax_tree.child_nodes(node):
-            visit(child, fn_name, origin)
-
-    visit(root, outer_name, None)
+        todo += [(child, fn_name, origin) for child in syntax_tree.child_nodes(node)]

@@ -44,8 +44,8 @@ def _generate(fn: types.FunctionType) -> codegen.GeneratedModule:
                 if isinstance(node, parsing.gast.Lambda):
                     node = _lambda_as_def(node, fn)
                 free_vars = list(code.co_freevars)
-                ctx = Context(Namer(node), fn.__globals__, frozenset(free_vars),
-                              frozenset(_bound_names(node)))
+                used, bound = _names(node)
+                ctx = Context(Namer(used), fn.__globals__, frozenset(free_vars), frozenset(bound))
                 pipeline.convert_tree(node, ctx)
                 generated = codegen.generate(node, free_vars, code.co_filename)
                 _by_code[code] = generated
@@ -67,11 +67,19 @@ def _lambda_as_def(node, fn):
                                           None)], node)[0]
 
 
-def _bound_names(node) -> set[str]:
+def _names(node) -> tuple[set[str], set[str]]:
+    """The identifiers the function uses (names, defs, classes) and the names it binds, in one
+    walk."""
     gast = parsing.gast
-    names = {n.id for n in syntax_tree.walk(node) if isinstance(n, gast.Name)
-             and isinstance(n.ctx, (gast.Store, gast.Param, gast.Del))}
-    return names
+    used, bound = set(), set()
+    for n in syntax_tree.walk(node):
+        if isinstance(n, gast.Name):
+            used.add(n.id)
+            if isinstance(n.ctx, (gast.Store, gast.Param, gast.Del)):
+                bound.add(n.id)
+        elif isinstance(n, (gast.FunctionDef, gast.ClassDef)):
+            used.add(n.name)
+    return used, bound
 
 
 def _instantiate(fn: types.FunctionType, generated: codegen.GeneratedModule) -> types.FunctionType:

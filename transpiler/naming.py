@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import gast
-
-from transpiler import syntax_tree
+from typing import Iterable
 
 
 class Namer:
     """Hands out ``if_body``, ``if_body_1``, ... avoiding every name used in the function."""
 
-    def __init__(self, fn_node: gast.AST):
-        self.taken = {"ag__"}
-        for node in syntax_tree.walk(fn_node):
-            if isinstance(node, gast.Name):
-                self.taken.add(node.id)
-            elif isinstance(node, (gast.FunctionDef, gast.ClassDef)):
-                self.taken.add(node.name)
+    def __init__(self, used: Iterable[str]):
+        """``used``: every identifier of the function (its names, defs and classes)."""
+        self.taken = set(used) | {"ag__"}
 
     def reserve(self, root: str) -> str:
         """A name free of the user's names, reusable by every generated function (a parameter)."""

@@ -139,9 +139,11 @@ class _Visitor(syntax_tree.NodeVisitor):
         return scope
 
     def block(self, node: gast.AST, key: Anno, nodes: Iterable[gast.AST]) -> None:
-        scope = self.collect(nodes)
         if self.annotate:
-            anno.set(node, key, scope)
+            anno.set(node, key, self.collect(nodes))
+        else:  # the block's own scope would only be annotated: the active ones record it all
+            for child in nodes:
+                self.visit(child)
 
     def nested(self, nodes: Iterable[gast.AST], params: Iterable[gast.Name] = (),
                annotate: bool = False, sink: Optional[list[Scope]] = None) -> Scope:

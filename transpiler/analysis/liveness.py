@@ -51,7 +51,8 @@ def resolve(fn_node: gast.AST, graph: Optional[cfg.Graph] = None,
     def transfer(node: cfg.Node, live_out: frozenset[QN]) -> frozenset[QN]:
         effect = effects[node]
         bound = effect.modified | effect.deleted | effect.params
-        survivors = {q for q in live_out if q not in bound and not (q.owner_set & bound)}
+        survivors = {q for q in live_out if q not in bound and not (q.owner_set & bound)} \
+            if bound else live_out
         return frozenset(survivors | effect.read | closures.get(node, _EMPTY))
 
     flow = cfg.solve(graph, forward=False, transfer=transfer, join=_union, initial=_EMPTY,

@@ -76,8 +76,10 @@ def resolve(fn_node: gast.AST, graph: Optional[cfg.Graph] = None,
 def _transfer(effect: activity.Scope, state: _State) -> _State:
     if state is None:
         return None
-    definite, maybe = state
     rebound = effect.modified | effect.deleted | effect.params
+    if not rebound:
+        return state
+    definite, maybe = state
 
     def survives(qn: QN) -> bool:
         # Rebinding `a` makes `a.b` refer to another object: forget it.

@@ -30,7 +30,7 @@ def convert_tree(fn_node: gast.FunctionDef, ctx: Context) -> None:
     """Converts ``fn_node`` in place; nested functions first, each as its own scope. Nested
     generator functions stay plain Python: they run when iterated, and ``ag__.converted``
     leaves generator functions alone too."""
-    nested = [node for node in own_scope_walk(fn_node.body)
+    nested = [node for node in own_scope_walk(fn_node.body, blocks_only=True)
               if isinstance(node, gast.FunctionDef) and not unsupported.is_generator(node)]
     if nested:
         own_locals = {str(q) for q in activity.resolve(fn_node).local_names}

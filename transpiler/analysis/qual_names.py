@@ -40,6 +40,10 @@ def _key_ast(key: Key) -> gast.expr:
     return gast.Constant(value=key, kind=None)
 
 
+_SIMPLE: dict = {}  # name -> its QN
+_MAX_SIMPLE = 10_000
+
+
 class QN:
     """An immutable qualified name such as ``x``, ``a.b`` or ``d['k']``.
 
@@ -54,10 +58,18 @@ class QN:
 
     __slots__ = ("_parent", "_name", "_attr", "_key", "_is_subscript", "_text")
 
-    def __init__(self, name: str):
-        if not name.isidentifier():
-            raise ValueError(f"QN({name!r}): a simple qualified name must be an identifier.")
-        self._init(None, name, None, None, False, name)
+    def __new__(cls, name: str):
+        # The analyses make simple names all the time; being immutable, each is made once.
+        qn = _SIMPLE.get(name)
+        if qn is None:
+            if not name.isidentifier():
+                raise ValueError(f"QN({name!r}): a simple qualified name must be an identifier.")
+            qn = object.__new__(cls)
+            qn._init(None, name, None, None, False, name)
+            if len(_SIMPLE) >= _MAX_SIMPLE:  # a process may convert ever new names
+                _SIMPLE.clear()
+            _SIMPLE[name] = qn
+        return qn
 
     def _init(self, parent, name, attr, key, is_subscript, text) -> None:
         object.__setattr__(self, "_parent", parent)

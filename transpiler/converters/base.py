@@ -65,11 +65,25 @@ class StatementTransformer(ScopeTransformer):
 
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+_BLOCKS = frozenset({"body", "handlers", "orelse", "finalbody", "cases"})
 
 
-def own_scope_walk(statements: Iterable[gast.AST], stop_at_loops: bool = False):
+def _block_items(node: gast.AST) -> list:
+    """The statements in ``node``'s blocks (and its except clauses and match cases)."""
+    items = []
+    for field in node._fields:
+        if field in _BLOCKS:
+            items += getattr(node, field)
+    return items
+
+
+def own_scope_walk(statements: Iterable[gast.AST], stop_at_loops: bool = False,
+                   blocks_only: bool = False):
     """Nodes of these statements in the current scope (not inside nested defs, lambdas,
-    classes and, if asked, nested loops)."""
+    classes and, if asked, nested loops). With ``blocks_only``, the same statements in the
+    same order, but no expressions (nor except clauses and match cases' patterns): for the
+    converters that look for statements."""
+    children_of = _block_items if blocks_only else syntax_tree.child_nodes
     stack = list(statements)
     stack.reverse()
     while stack:
@@ -77,7 +91,7 @@ def own_scope_walk(statements: Iterable[gast.AST], stop_at_loops: bool = False):
         yield node
         if isinstance(node, _SCOPES):
             continue  # a scope of its own: yielded, not entered
-        children = syntax_tree.child_nodes(node)
+        children = children_of(node)
         if stop_at_loops:
             children = [c for c in children if not isinstance(c, (gast.While, gast.For))]
         children.reverse()
@@ -85,7 +99,9 @@ def own_scope_walk(statements: Iterable[gast.AST], stop_at_loops: bool = False):
 
 
 def contains(statements: Iterable[gast.AST], kind: type, stop_at_loops: bool = False) -> bool:
-    return any(isinstance(node, kind) for node in own_scope_walk(statements, stop_at_loops))
+    """Whether a statement of class ``kind`` is among them, in the current scope."""
+    return any(isinstance(node, kind)
+               for node in own_scope_walk(statements, stop_at_loops, blocks_only=True))
 
 
 def stamp_origin(nodes: list, source: gast.AST, stamped: set | None = None) -> list:

@@ -263,11 +263,15 @@ _MUTATING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "c
 def _mutated_objects(statements: list) -> list[str]:
     """Objects from outside ``statements`` that they change in place (``out.append(v)``):
     a graph traces a body once, so such a change would happen once, not per run of it."""
-    assigned = {node.id for node in own_scope_walk(statements)
-                if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store)}
-    mutated = set()
+    assigned, calls = set(), []
     for node in own_scope_walk(statements):
-        method = _called_method(node) if isinstance(node, gast.Call) else None
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            assigned.add(node.id)
+        elif isinstance(node, gast.Call):
+            calls.append(node)
+    mutated = set()
+    for node in calls:
+        method = _called_method(node)
         if method is not None and method.attr in _MUTATING_METHODS:
             target = qual_names.from_node(method.value)
             if target is not None and str(target.base) not in assigned:
@@ -349,7 +353,7 @@ _MARKER = "_e2g_extra_test_read"
 def _expose_extra_tests(fn_node) -> None:
     """A ``for`` loop's extra test (``not break_``) runs before every iteration; a copy at the
     top of the body lets the analyses see that read, so the flags are carried as loop state."""
-    for node in own_scope_walk(fn_node.body):
+    for node in own_scope_walk(fn_node.body, blocks_only=True):
         condition = extra_test(node) if isinstance(node, gast.For) else None
         if condition is not None:
             marker = gast.Expr(copy.deepcopy(condition))

@@ -43,7 +43,7 @@ def _is_ours(value) -> bool:
 
 
 def transform(fn_node: gast.FunctionDef, ctx) -> None:
-    for node in own_scope_walk(fn_node.body):
+    for node in own_scope_walk(fn_node.body, blocks_only=True):
         if isinstance(node, (gast.While, gast.For)) and node.body \
                 and _is_set_loop_options(node.body[0], ctx):
             call = node.body.pop(0).value

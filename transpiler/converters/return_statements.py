@@ -73,7 +73,7 @@ def _returns_only_at_tails(statements: list) -> bool:
     if not statements:
         return False
     *rest, last = statements
-    if any(isinstance(node, gast.Return) for node in own_scope_walk(rest)):
+    if any(isinstance(node, gast.Return) for node in own_scope_walk(rest, blocks_only=True)):
         return False
     if isinstance(last, gast.Return):
         return True
@@ -82,7 +82,8 @@ def _returns_only_at_tails(statements: list) -> bool:
 
 
 def _only_tail_return(body: list) -> bool:
-    returns = [node for node in own_scope_walk(body) if isinstance(node, gast.Return)]
+    returns = [node for node in own_scope_walk(body, blocks_only=True)
+               if isinstance(node, gast.Return)]
     return not returns or (len(returns) == 1 and body and body[-1] is returns[0])
 
 
@@ -122,7 +123,7 @@ def transform(fn_node: gast.FunctionDef, ctx) -> None:
 
 def _stop_loops(statements: list, do_return: str) -> None:
     """Loops containing a return stop iterating once it ran."""
-    for node in own_scope_walk(statements):
+    for node in own_scope_walk(statements, blocks_only=True):
         if isinstance(node, (gast.While, gast.For)) and contains(node.body, gast.Return):
             if isinstance(node, gast.While):
                 node.test = gast.BoolOp(gast.And(), [not_(name(do_return)), node.test])

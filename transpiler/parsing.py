@@ -336,9 +336,8 @@ def _annotate_origins(root: gast.AST, filename: str, lines: list[str], outer_nam
     """Give every node an Origin; nodes without a position inherit their parent's. Nodes that
     start at the same place share one (a statement and its call, ``a.b`` and ``a``)."""
     made: dict[tuple, Origin] = {}
-    todo = [(root, outer_name, None)]
-    while todo:
-        node, fn_name, origin = todo.pop()
+
+    def visit(node: gast.AST, fn_name: str, origin: Optional[Origin]) -> None:
         lineno = getattr(node, "lineno", None)
         if lineno is not None:
             key = lineno, node.col_offset, fn_name
@@ -352,4 +351,7 @@ def _annotate_origins(root: gast.AST, filename: str, lines: list[str], outer_nam
             fn_name = node.name
         elif isinstance(node, gast.Lambda):
             fn_name = "<lambda>"
-        todo += [(child, fn_name, origin) for child in syntax_tree.child_nodes(node)]
+        for child in syntax_tree.child_nodes(node):
+            visit(child, fn_name, origin)
+
+    visit(root, outer_name, None)

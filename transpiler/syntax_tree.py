@@ -119,10 +119,15 @@ class _Translator(NodeVisitor):
         if counterpart is None:
             return None  # not a node of the language (gast does the same)
         fields = {}
-        for name in node._fields:
+        for name in node._fields:  # self._visit, inlined: most fields are names or constants
             value = getattr(node, name, _MISSING)
-            if value is not _MISSING:
-                fields[name] = self._visit(value)
+            if isinstance(value, ast.AST):
+                value = self.visit(value)
+            elif isinstance(value, list):
+                value = [self._visit(item) for item in value]
+            elif value is _MISSING:
+                continue
+            fields[name] = value
         translated = counterpart(**fields)
         for name in node._attributes:
             value = getattr(node, name, _MISSING)

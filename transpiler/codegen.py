@@ -62,7 +62,13 @@ def _propagate_origins(root: gast.AST) -> dict[int, object]:
     return origins
 
 
-class _Unparser(ast._Unparser):
+try:  # Python 3.14 moved ast.unparse's class out of ast, which imports it when first used
+    from _ast_unparse import Unparser as _AstUnparser
+except ImportError:
+    _AstUnparser = ast._Unparser
+
+
+class _Unparser(_AstUnparser):
     """``ast.unparse`` that writes marker statements as comments and notes, as it writes them,
     the generated line of every statement (so the line map needs no re-parse of the text) and
     where the converted function's default values are (so the compiled text, with those defaults

@@ -85,15 +85,18 @@ class _Unparser(_AstUnparser):
         self._newlines = 0  # in self._source[:self._counted]
         self._counted = 0
 
-    def traverse(self, node):
-        if isinstance(node, ast.stmt):
-            self._statement = node
-        elif isinstance(node, ast.expr) and node in self.defaults:
+    def traverse(self, node):  # ast's own, plus the notes (statements come in lists)
+        if isinstance(node, list):
+            for item in node:
+                if isinstance(item, ast.stmt):
+                    self._statement = item
+                self.traverse(item)
+        elif node in self.defaults:
             start = len(self._source)
-            super().traverse(node)
+            ast.NodeVisitor.visit(self, node)
             self.default_spans.append((start, len(self._source)))
-            return
-        super().traverse(node)
+        else:
+            ast.NodeVisitor.visit(self, node)
 
     def visit_If(self, node):
         # ast._Unparser writes an `if` alone in an `else` as `elif`, without traversing it.
@@ -132,7 +135,7 @@ class _Unparser(_AstUnparser):
     def _line(self) -> int:
         """The line being written."""
         source = self._source
-        self._newlines += sum(part.count("\n") for part in source[self._counted:])
+        self._newlines += "".join(source[self._counted:]).count("\n")
         self._counted = len(source)
         return self._newlines + 1
 

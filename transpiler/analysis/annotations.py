@@ -39,6 +39,10 @@ class Anno(enum.Enum):
     MAYBE_DEFINED_IN = "Local names defined on some path into a statement (frozenset of QN)."
     DEFINED_AT_READ = "On a Name load of a local: True if it is surely defined there (bool)."
 
+    # Members are unique, and equal only to themselves: hashing them by identity is done in C,
+    # Enum's own __hash__ in Python (annotations are read and written very often).
+    __hash__ = object.__hash__
+
 
 def get(node: gast.AST, key: Anno, default: Any = _MISSING) -> Any:
     """Return the annotation ``key`` of ``node``.

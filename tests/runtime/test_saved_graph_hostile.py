@@ -5,6 +5,7 @@ Each test forges one attack on a file saved by rt.save and asserts the documente
 
 import json
 import linecache
+import sys
 import zipfile
 
 import numpy as np
@@ -184,6 +185,17 @@ def forge_nested(path: str, kind: str, depth: int) -> None:
 ])
 def test_values_nested_past_the_interpreters_recursion_limit_are_refused(double_file, place,
                                                                          levels, message):
+    # Python's default limit: a library imported by an earlier test (torch's compiler) may
+    # have raised it for the whole process, and 450 levels would then decode.
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    try:
+        _refuse_nested(double_file, place, levels, message)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _refuse_nested(double_file, place: str, levels: int, message: str) -> None:
     body = json.loads(members(double_file)["graph.json"])
     if place == "attribute":
         nodes_of(body, "multiply")[0]["attrs"]["axis"] = "DEEP"

@@ -40,6 +40,27 @@ def jit_cache_directory() -> str:
 
 
 AUTO = "auto"
+JIT_COMPILERS = ("auto", "c", "numba")
+_jit_compiler = AUTO
+
+
+def set_jit_compiler(name: str) -> None:
+    """Which compiler builds the compiled tier's kernels. ``"auto"`` (the default): the
+    machine's C compiler when it has one with Python's headers (a kernel builds in a fraction
+    of a second, in a child process), else Numba; kernels C cannot take go to Numba. ``"c"``
+    or ``"numba"``: only that one (a kernel it cannot take stays on the NumPy plan)."""
+    global _jit_compiler
+    if name not in JIT_COMPILERS:
+        raise ValueError(f"the compiled tier's compiler must be one of {', '.join(JIT_COMPILERS)}; "
+                         f"got {name!r}.")
+    _jit_compiler = name
+
+
+def jit_compiler() -> str:
+    """The compiler of the compiled tier's kernels: ``"auto"``, ``"c"`` or ``"numba"``."""
+    return _jit_compiler
+
+
 _jit_auto_compile_after: int | str | None = AUTO
 
 

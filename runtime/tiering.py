@@ -1,16 +1,22 @@
 """``jit_compile=None``: start on the NumPy plan, move to the compiled tier when a function
-proves hot, without ever making a call wait.
+proves hot, without making the program slower by more than a twentieth.
 
-A concrete function times one call in 64 to estimate the time it has spent on the NumPy plan;
-once that is ``WORTH_IT`` times what the switch is expected to cost (``switch_cost``: the
-compile runs in this process and holds the interpreter's lock much of the time, slowing the
-calls meanwhile), a daemon thread compiles its graph with the compiled tier while calls go on
-running the plan. So a short script never pays for a switch it cannot earn back, and a long
-one loses at most a twentieth of its time to it (``config.set_jit_auto_compile`` sets a fixed
-number of calls instead, or turns it off). When the kernels are ready the function swaps its
-executable (one attribute write, atomic for the interpreter); if the tier finds nothing worth
-compiling, or fails, the function stays on the plan and stops counting, and ``jit_report``
-says why.
+A concrete function times one call in 64 to estimate the time it has spent on the NumPy plan.
+Once that has paid for the switch (``switch_cost``: the work the switch does in this process,
+holding the interpreter's lock and so slowing the calls meanwhile), and the process has run
+for ``WORTH_IT`` times that cost, a daemon thread compiles the graph while calls go on running
+the plan: whatever the program does next, the switch costs it at most a twentieth of its time
+(``config.set_jit_auto_compile`` sets a fixed number of calls instead, or turns it off).
+
+The switch is cheap with a C compiler: kernels are written here (a fraction of a millisecond
+per node) and built in child processes, which leave the lock free; kernels C does not take
+stay on the plan, since Numba would compile them in this process, holding the lock for
+seconds. Without a C compiler, Numba compiles everything, and the switch is costed as the
+import of Numba plus a second of compiling or loading kernels.
+
+When the kernels are ready the function swaps its executable (one attribute write, atomic
+for the interpreter); if the tier finds nothing worth compiling, or fails, the function stays
+on the plan and stops counting, and ``jit_report`` says why.
 
 The swap comes at a call that depends on timing, so it must not be seen: the tier compiles
 here only what gives the plan's bits exactly (``JIT_EXACT``). A function's result for the same
@@ -26,19 +32,26 @@ from typing import Callable
 
 from runtime import config
 from runtime.backends.jit import JIT_EXACT
+from runtime.backends.jit.kernels import builds_with_c
 from runtime.graph import Graph
 
 
 SAMPLE_EVERY = 64  # one call in this many is timed
-WORTH_IT = 20  # the switch may cost at most 1/20 of the time spent before it
-# Estimates of this machine class (2 cores): Numba's import, then loading or compiling the
-# kernels of one function (about 0.05 s each from the disk cache, 0.5-2 s each cold).
+WORTH_IT = 20  # the switch may cost at most 1/20 of the process's time before it
+# Estimates of this machine class (2 cores). With C: this process's part of the switch per
+# node of the graph (partitioning, writing the kernels and the plan around them). With Numba:
+# its import, then loading or compiling the kernels of one function (about 0.05 s each from
+# the disk cache, 0.5-2 s each cold).
+C_SECONDS_PER_NODE = 1.5e-4
 NUMBA_IMPORT_SECONDS = 0.7
 KERNELS_SECONDS = 1.0
 
 
-def switch_cost() -> float:
-    """Seconds the move of one function to the compiled tier is expected to take."""
+def switch_cost(graph: Graph) -> float:
+    """Seconds of this process's time the move of ``graph`` to the compiled tier is expected
+    to take."""
+    if builds_with_c():
+        return C_SECONDS_PER_NODE * sum(1 for _ in graph.walk())
     return KERNELS_SECONDS + (0.0 if "numba" in sys.modules else NUMBA_IMPORT_SECONDS)
 
 
@@ -51,7 +64,9 @@ class BackgroundCompile:
         self.plan_run, self.install = plan_run, install
         self.calls = 0
         self.spent = 0.0  # seconds on the plan, estimated from the timed calls
+        self.cost = switch_cost(graph)
         self.error: BaseException | None = None
+        self.reasons: list[str] = []  # why the tier left ops on the plan, when it compiled none
         self.outcome = "waiting"
         self.done = threading.Event()
         self._lock = threading.Lock()
@@ -72,7 +87,7 @@ class BackgroundCompile:
         began = time.perf_counter()
         results = self.plan_run(*arrays)
         self.spent += SAMPLE_EVERY * (time.perf_counter() - began)
-        if self.spent >= WORTH_IT * switch_cost():
+        if self.spent >= self.cost and time.process_time() >= WORTH_IT * self.cost:
             self.start()
         return results
 
@@ -87,12 +102,13 @@ class BackgroundCompile:
 
     def _compile(self) -> None:
         try:
-            executable = JIT_EXACT.compile(self.graph, self.name)
+            executable = JIT_EXACT.compile(self.graph, self.name, numba=not builds_with_c())
         except Exception as error:  # noqa: BLE001 - the plan keeps running; the report says why
             self.error, self.outcome = error, "failed"
             self.install(None)
         else:
             self.outcome = "compiled" if executable.kernels else "nothing to compile"
+            self.reasons = sorted({reason for _, reason in executable.refused})
             self.install(executable if executable.kernels else None)
         finally:
             self.done.set()
@@ -105,9 +121,9 @@ class BackgroundCompile:
                         "(rt.config.set_jit_auto_compile(None)).")
             if threshold == config.AUTO:
                 return (f"runs on the NumPy plan; the compiled tier takes over in the background "
-                        f"once the time spent on the plan ({self.spent:.2g} s so far) is "
-                        f"{WORTH_IT} times what the switch is expected to cost "
-                        f"({switch_cost():.2g} s).")
+                        f"once the time spent on the plan ({self.spent:.2g} s so far) has paid "
+                        f"for the switch's expected cost ({self.cost:.2g} s) and the process "
+                        f"has run {WORTH_IT} times as long.")
             return (f"runs on the NumPy plan; the compiled tier takes over in the background "
                     f"after {threshold} calls ({self.calls} so far).")
         if self.outcome == "compiling":
@@ -115,4 +131,6 @@ class BackgroundCompile:
         if self.outcome == "failed":
             return (f"runs on the NumPy plan: the compiled tier failed with "
                     f"{type(self.error).__name__}: {self.error}")
-        return "runs on the NumPy plan: the compiled tier found nothing worth compiling."
+        reasons = "".join(f"\n  {reason}" for reason in self.reasons[:3])
+        return ("runs on the NumPy plan: the compiled tier found nothing worth compiling"
+                + (f"; what it left on the plan, and why:{reasons}" if reasons else "."))

@@ -43,8 +43,10 @@ def clean_runtime_state():
     retracing.reset()
     rt.config.run_functions_eagerly(False)
     auto_compile = rt.config.jit_auto_compile_after()
+    compiler = rt.config.jit_compiler()
     rt.config.set_jit_auto_compile(None)
     yield
     rt.config.run_functions_eagerly(False)
     rt.config.set_jit_auto_compile(auto_compile)
+    rt.config.set_jit_compiler(compiler)
     retracing.reset()

@@ -1180,7 +1180,7 @@ def test_a_branch_compiled_whole():
 def test_a_kernel_that_fails_to_compile_leaves_its_ops_on_the_plan(monkeypatch):
     import runtime.backends.jit as jit
 
-    def refuse(source):
+    def refuse(source, numba=True):
         raise RuntimeError("a kernel the compiler refused\nwith details on a second line")
     monkeypatch.setattr(jit, "compile_kernel", refuse)
 
@@ -1436,23 +1436,26 @@ def test_wait_for_jit_starts_the_compile_when_background_compiles_are_off(auto_c
 
 
 def test_auto_starts_the_compile_once_the_plan_time_pays_for_the_switch(monkeypatch):
-    """The default setting: a function that has run for less than twenty times the switch's
-    expected cost stays on the plan (no compile steals the interpreter's lock from a short
-    script); past it, the compile starts on the next timed call."""
+    """The default setting: a function whose plan time has not paid for the switch's
+    expected cost, or in a process younger than twenty times that cost, stays on the plan
+    (no compile steals the interpreter's lock from a short script); past both, the compile
+    starts on the next timed call."""
     rt.config.set_jit_auto_compile("auto")  # the conftest restores the setting
-    monkeypatch.setattr(tiering, "KERNELS_SECONDS", 3600.0)
-    scale = unique_constant()
-    fn = rt.function(lambda x: (x - scale) * x + 1.0)
-    x = np.arange(4.0)
-    for _ in range(3 * tiering.SAMPLE_EVERY):
-        fn(x)
-    concrete = fn.get_concrete_function(x)
-    report = concrete.jit_report
-    assert "once the time spent on the plan" in report and "20 times" in report, report
-    monkeypatch.setattr(tiering, "KERNELS_SECONDS", 0.0)
-    monkeypatch.setattr(tiering, "NUMBA_IMPORT_SECONDS", 0.0)
-    for _ in range(tiering.SAMPLE_EVERY):
-        fn(x)
+
+    def run(calls: int):
+        scale = unique_constant()
+        fn = rt.function(lambda x: (x - scale) * x + 1.0)
+        x = np.arange(4.0)
+        for _ in range(calls):
+            fn(x)
+        return fn.get_concrete_function(x)
+    for constant in ("KERNELS_SECONDS", "C_SECONDS_PER_NODE"):
+        monkeypatch.setattr(tiering, constant, 3600.0)
+    report = run(3 * tiering.SAMPLE_EVERY).jit_report
+    assert "once the time spent on the plan" in report and "20 times as long" in report, report
+    for constant in ("KERNELS_SECONDS", "NUMBA_IMPORT_SECONDS", "C_SECONDS_PER_NODE"):
+        monkeypatch.setattr(tiering, constant, 0.0)
+    concrete = run(tiering.SAMPLE_EVERY)
     assert "once the time spent on the plan" not in concrete.jit_report  # started
     assert concrete.wait_for_jit(120)
     assert concrete.jit_report.startswith("compiled tier: 1 region"), concrete.jit_report
@@ -1493,8 +1496,10 @@ def test_jit_compile_none_without_numba_stays_on_the_plan(monkeypatch, auto_comp
 # The kernel cache directory
 
 
-def compile_something_new():
-    """Compiles a kernel this process has never compiled (its source has a new literal)."""
+def compile_something_new(compiler: str = "numba"):
+    """Compiles a kernel this process has never compiled (its source has a new literal), by
+    ``compiler`` (the cache tests of Numba's files use Numba; see test_jit_compilers)."""
+    rt.config.set_jit_compiler(compiler)
     scale = unique_constant()
     fn = rt.function(lambda x: (x * scale + 2.0) * x, jit_compile=True)
     return fn(np.arange(3.0)), scale

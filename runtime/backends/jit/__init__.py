@@ -1,5 +1,6 @@
-"""The compiled tier: regions of a graph compiled to machine code with Numba (an optional
-extra, ``pip install "eager2graph[jit]"``), the rest on the NumPy plan.
+"""The compiled tier: regions of a graph compiled to machine code by the machine's C compiler
+or by Numba (an optional extra, ``pip install "eager2graph[jit]"``; see ``kernels``), the
+rest on the NumPy plan.
 
 ``JIT.compile(graph, name)`` copies the optimized graph, replaces each region the tier can
 run (see ``regions``) by a ``compiled_region`` node calling its kernel, and builds the NumPy
@@ -17,7 +18,7 @@ import warnings
 from runtime.backends.jit.codegen import KernelWriter
 from runtime.backends.jit.counted import prefer_loops
 from runtime.backends.jit.decompositions import decompose
-from runtime.backends.jit.kernels import compile_kernel
+from runtime.backends.jit.kernels import NotTaken, builds_with_c, compile_kernel
 from runtime.backends.jit.merging import Budget, merge_neighbours
 from runtime.backends.jit.rolling import Chain, chain_region, group_chains, rolled_source
 from runtime.backends.jit.regions import (COMPILED_REGION, hoist_constants, partition,
@@ -31,18 +32,21 @@ INSTALL_HINT = 'pip install "eager2graph[jit]"'
 
 
 def available() -> bool:
-    """Whether Numba can be imported (without importing it)."""
-    return importlib.util.find_spec("numba") is not None
+    """Whether kernels can be compiled: by Numba (found without importing it) or by the
+    machine's C compiler."""
+    return importlib.util.find_spec("numba") is not None or builds_with_c()
 
 
 class CompiledPlan:
     """The NumPy plan of a graph whose compilable regions run as compiled kernels."""
 
-    def __init__(self, graph: Graph, name: str, exact: bool = False):
+    def __init__(self, graph: Graph, name: str, exact: bool = False, numba: bool = True):
+        """``numba``: False leaves the kernels the C compiler does not take on the plan."""
         if not available():
-            raise ImportError(f"jit_compile=True needs Numba, the compiled tier's compiler; "
-                              f"install it with {INSTALL_HINT}, or pass jit_compile=None to "
-                              f"compile only when it is installed.")
+            raise ImportError(f"jit_compile=True needs a compiler for its kernels: Numba "
+                              f"(install it with {INSTALL_HINT}) or a C compiler with Python's "
+                              f"headers; or pass jit_compile=None to compile only when one is "
+                              f"there.")
         self.exact = exact
         self.graph = graph.copy()
         prefer_loops(self.graph, exact)
@@ -60,9 +64,12 @@ class CompiledPlan:
                 else:
                     region, source = item
                 try:
-                    kernel = compile_kernel(source)
+                    kernel = compile_kernel(source, numba)
                 except PermissionError:
                     raise  # the cache directory: the user has to act
+                except NotTaken as reason:
+                    found.refused.extend((node, str(reason)) for node in region.nodes)
+                    continue
                 except Exception as error:  # noqa: BLE001 - the region stays on the plan
                     _give_up(region, error, found.refused)
                     continue
@@ -90,8 +97,9 @@ class CompiledPlan:
         for region, kernel in self.kernels:
             first = region.nodes[0]
             ops = sorted({n.op.name for n in region.nodes})
+            built_by = "C" if kernel.compiler == "c" else "Numba"
             lines.append(f"  {kernel!r}: {len(region.nodes)} nodes ({', '.join(ops)}) "
-                         f"from {first.location_text()}")
+                         f"from {first.location_text()}, built by {built_by}")
         if self.refused:
             lines.append("left on the NumPy plan:")
             lines += [f"  {node.op.name} {node.reference()} at {node.location_text()}: {reason}"
@@ -137,8 +145,8 @@ class CompiledTierBackend:
         self.exact = exact
         self.name = "jit-exact" if exact else "jit"
 
-    def compile(self, graph: Graph, name: str) -> CompiledPlan:
-        return CompiledPlan(graph, name, self.exact)
+    def compile(self, graph: Graph, name: str, numba: bool = True) -> CompiledPlan:
+        return CompiledPlan(graph, name, self.exact, numba)
 
 
 JIT = CompiledTierBackend(exact=False)

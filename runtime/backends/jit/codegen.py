@@ -113,6 +113,7 @@ class KernelSource:
     result_types: list = field(default_factory=list)  # (dtype, shape) per result
     # Functions of ``text`` that ``kernel`` calls (compiled with it, for the types it passes).
     inner_functions: tuple = ()
+    arg_shapes: list = field(default_factory=list)   # static shape per argument
 
 
 @dataclass
@@ -147,6 +148,7 @@ class KernelWriter:
         self.counter = 0
         self.args: list[str] = []
         self.arg_types: list = []
+        self.arg_shapes: list = []
         self.inputs = list(inputs)
         for value in inputs:
             self._bind_argument(value)
@@ -159,8 +161,8 @@ class KernelWriter:
         self.lines.append("    return (" + "".join(r + ", " for r in results) + ")")
         header = f"def kernel({', '.join(self.args)}):"
         text = "\n".join([header] + self.lines[body_start:]) + "\n"
-        return KernelSource(text, self.arg_types,
-                            [(v.dtype, v.shape) for v in self.outputs])
+        return KernelSource(text, self.arg_types, [(v.dtype, v.shape) for v in self.outputs],
+                            arg_shapes=self.arg_shapes)
 
     # -- names --------------------------------------------------------------------------------
 
@@ -172,6 +174,7 @@ class KernelWriter:
         name = f"a{len(self.args)}"
         self.args.append(name)
         self.arg_types.append((value.dtype, len(value.shape)))
+        self.arg_shapes.append(tuple(value.shape))
         self.bindings[id(value)] = name if value.shape == () else _Array(name, value.shape)
 
     def _binding(self, value):

@@ -1,4 +1,7 @@
-"""Compiling kernel sources with Numba: once per process, and once per machine on disk.
+"""Compiling kernel sources: once per process, and once per machine on disk.
+
+A kernel is built by the machine's C compiler when it can take it (``c_source``, ``c_build``;
+``rt.config.set_jit_compiler``), else by Numba.
 
 Each distinct kernel (same source, same argument types) is compiled once per process however
 many regions use it (the layers of a model). Numba's own cache keeps the machine code across
@@ -13,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import subprocess
 import sys
 import tempfile
 import threading
@@ -22,6 +26,8 @@ from typing import Callable
 import numpy as np
 
 from runtime import config
+from runtime.backends.jit.c_build import load_module, module_name, toolchain
+from runtime.backends.jit.c_source import Untranslatable, c_module_source
 from runtime.backends.jit.codegen import KernelSource
 from runtime.backends.jit.element_rules import numba_type
 
@@ -31,27 +37,81 @@ _compiled: dict[tuple, "CompiledKernel"] = {}
 
 class CompiledKernel:
     """A region's kernel: ``run(*operands)`` calls the machine code and gives back the results
-    with exactly the graph's dtypes (Numba returns Python numbers for scalars)."""
+    with exactly the graph's dtypes (both compilers return Python numbers for scalars).
+    ``compiler``: "c" or "numba"."""
 
-    def __init__(self, source: KernelSource, dispatcher, digest: str):
+    def __init__(self, source: KernelSource, dispatcher, digest: str, compiler: str):
         self.source = source
         self.digest = digest
+        self.compiler = compiler
         self.run = _entry(source, dispatcher)
 
     def __repr__(self) -> str:
         return f"kernel_{self.digest[:8]}"
 
 
-def compile_kernel(source: KernelSource) -> CompiledKernel:
-    """The compiled form of ``source``, compiled now unless this process already has it."""
-    key = (source.text, tuple(source.arg_types))
+class NotTaken(Exception):
+    """No compiler allowed here takes the kernel: its region stays on the NumPy plan (a
+    choice, not a failure, so no warning)."""
+
+
+def builds_with_c() -> bool:
+    """Whether kernels go to the C compiler first (the setting allows it and the machine has
+    one, with Python's headers)."""
+    return config.jit_compiler() != "numba" and toolchain() is not None
+
+
+def compile_kernel(source: KernelSource, numba: bool = True) -> CompiledKernel:
+    """The compiled form of ``source``, compiled now unless this process already has it: by
+    the C compiler where it can take the kernel (see ``rt.config.set_jit_compiler``), else
+    by Numba (unless ``numba`` is False: then ``NotTaken``)."""
     with _lock:
+        if config.jit_compiler() != "numba":
+            # C code has every shape written in; Numba's reads operands' shapes when it runs.
+            c_key = ("c", source.text, tuple(source.arg_types), tuple(source.arg_shapes))
+            if c_key not in _compiled:
+                dispatcher = _c_compile(source)
+                _compiled[c_key] = dispatcher and CompiledKernel(
+                    source, dispatcher, hashlib.sha256(repr(c_key).encode()).hexdigest(), "c")
+            if _compiled[c_key] is not None:
+                return _compiled[c_key]
+            if config.jit_compiler() == "c":
+                raise NotTaken("the C compiler does not take this kernel, and "
+                               "rt.config.set_jit_compiler('c') leaves out Numba")
+        if not numba:
+            raise NotTaken("the C compiler does not take this kernel, and the background tier "
+                           "does not use Numba, whose compile would hold the interpreter")
+        key = (source.text, tuple(source.arg_types))
         kernel = _compiled.get(key)
         if kernel is None:
             digest = hashlib.sha256(repr(key).encode()).hexdigest()
-            kernel = CompiledKernel(source, _numba_compile(source, digest), digest)
+            kernel = CompiledKernel(source, _numba_compile(source, digest), digest, "numba")
             _compiled[key] = kernel
         return kernel
+
+
+def _c_compile(source: KernelSource):
+    """The kernel built by the C compiler, or None when the settings, the machine or the
+    kernel's constructs leave it to Numba."""
+    chain = toolchain()
+    if chain is None:
+        if config.jit_compiler() == "c":
+            raise NotTaken("rt.config.set_jit_compiler('c') needs a C compiler (cc, gcc or "
+                           "clang, or $CC) and Python's headers, and this machine lacks one")
+        return None
+    try:
+        text, _ = c_module_source(source, "MODULE_NAME")
+    except Untranslatable:
+        return None
+    name = module_name(text, chain)
+    text = text.replace("MODULE_NAME", name)
+    directory = _private_directory(config.jit_cache_directory())
+    try:
+        return load_module(text, name, directory, chain).kernel
+    except (RuntimeError, OSError, ImportError, subprocess.SubprocessError):
+        if config.jit_compiler() == "c":
+            raise
+        return None  # Numba compiles it
 
 
 def _numba_compile(source: KernelSource, digest: str):

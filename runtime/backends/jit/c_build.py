@@ -1,0 +1,99 @@
+"""Building a kernel's C module with the machine's C compiler, and loading it.
+
+The compiler runs as a child process, so the interpreter's lock stays free while it works
+(Numba compiles in this process and holds the lock much of the time): calls go on at full
+speed meanwhile, on another core. A module is built once per machine: it is kept as
+``<cache>/c_<sha256>.so`` in the kernel cache's private directory, keyed by its C text and
+by what it was built against (Python's version, NumPy's, the compiler and its flags), written
+to a temporary name and renamed into place. Floating-point flags keep NumPy's bits: no fused
+multiply-adds, no reassociation, wrapping signed integers.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.machinery
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from dataclasses import dataclass
+from types import ModuleType
+
+import numpy as np
+
+from runtime.backends.jit.numpy_blas import numpy_gemm
+
+FLAGS = ("-O2", "-march=native", "-std=gnu11", "-fPIC", "-shared", "-fno-fast-math", "-ffp-contract=off",
+         "-fwrapv", "-fno-strict-aliasing", "-fno-math-errno", "-w")
+BUILD_TIMEOUT_SECONDS = 300
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """A C compiler and the headers a kernel module includes."""
+
+    compiler: str
+    includes: tuple
+
+    @property
+    def fingerprint(self) -> str:
+        return "|".join([self.compiler, *FLAGS, sys.version, np.__version__, sys.platform,
+                         sysconfig.get_config_var("EXT_SUFFIX") or ""])
+
+
+@functools.cache
+def toolchain() -> Toolchain | None:
+    """The C compiler (``$CC``, else ``cc``, ``gcc`` or ``clang``) with Python's and NumPy's
+    headers, or None where one is missing (then kernels are compiled by Numba)."""
+    if sys.platform == "win32":
+        return None  # MSVC's command line differs; Numba compiles there
+    candidates = [os.environ.get("CC", "").split(" ")[0], "cc", "gcc", "clang"]
+    compiler = next((found for name in candidates if name and (found := shutil.which(name))), None)
+    python_include = sysconfig.get_paths().get("include", "")
+    if compiler is None or not os.path.isfile(os.path.join(python_include, "Python.h")):
+        return None
+    return Toolchain(compiler, (python_include, np.get_include()))
+
+
+def module_name(c_text: str, chain: Toolchain) -> str:
+    digest = hashlib.sha256((chain.fingerprint + "\n" + c_text).encode()).hexdigest()
+    return f"eager2graph_c_{digest[:40]}"
+
+
+def load_module(c_text: str, name: str, directory: str, chain: Toolchain) -> ModuleType:
+    """The module ``name`` (whose C text is ``c_text``): from ``directory`` when built
+    before, else built now. Raises ``RuntimeError`` with the compiler's message if it fails."""
+    path = os.path.join(directory, f"{name}.so")
+    if not os.path.isfile(path):
+        _build(c_text, path, directory, chain)
+    loader = importlib.machinery.ExtensionFileLoader(name, path)
+    spec = importlib.util.spec_from_file_location(name, path, loader=loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    gemm = numpy_gemm()
+    if gemm is not None:
+        module.set_gemm(gemm.addresses["s"], gemm.addresses["d"])
+    return module
+
+
+def _build(c_text: str, path: str, directory: str, chain: Toolchain) -> None:
+    with tempfile.TemporaryDirectory(dir=directory) as work:
+        source = os.path.join(work, "kernel.c")
+        with open(source, "w", encoding="utf-8") as file:
+            file.write(c_text)
+        built = os.path.join(work, "kernel.so")
+        command = [chain.compiler, *FLAGS, *(f"-I{include}" for include in chain.includes),
+                   source, "-o", built]
+        if sys.platform == "darwin":
+            command[1:1] = ["-undefined", "dynamic_lookup"]
+        finished = subprocess.run(command, capture_output=True, text=True,
+                                  timeout=BUILD_TIMEOUT_SECONDS, check=False)
+        if finished.returncode != 0:
+            raise RuntimeError(f"the C compiler failed on a kernel ({chain.compiler}, exit "
+                               f"code {finished.returncode}): {finished.stderr.strip()[:2000]}")
+        os.replace(built, path)

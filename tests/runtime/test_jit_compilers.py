@@ -1,0 +1,178 @@
+"""The compiled tier's two compilers: kernels built by the machine's C compiler give the bits
+Numba's give (and the plan's), each setting of ``rt.config.set_jit_compiler`` does what it
+says, and the C modules are cached like Numba's kernels (see also test_jit_programs, which
+runs random programs through both)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import runtime as rt
+import transpiler
+from runtime.backends.jit import c_build, kernels
+from runtime.backends.jit.kernels import builds_with_c
+
+from jit_helpers import assert_same, on_both, report_of
+
+pytest.importorskip("numba")
+pytestmark = pytest.mark.skipif(not builds_with_c(),
+                                reason="no C compiler with Python's headers on this machine")
+
+
+def on_each_compiler(fn, *args, decorate=rt.function):
+    """``fn(*args)`` on the plan and compiled by each compiler: all three must agree (the
+    comparison of jit_helpers: integers and bools bit for bit, floats to 1e-6), and the two
+    compilers bit for bit."""
+    results = {}
+    for compiler in ("c", "numba"):
+        rt.config.set_jit_compiler(compiler)  # the conftest restores the setting
+        plan, jit, function = on_both(fn, *args, decorate=decorate)
+        assert_same(plan, jit, compiler)
+        report = report_of(function, *args)
+        assert f"built by {'C' if compiler == 'c' else 'Numba'}" in report, report
+        results[compiler] = [np.asarray(leaf.numpy()) for leaf in rt.nest.flatten(jit)]
+    for c_leaf, numba_leaf in zip(results["c"], results["numba"]):
+        assert c_leaf.dtype == numba_leaf.dtype and c_leaf.tobytes() == numba_leaf.tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_training_step_gives_numbas_bits(dtype: str):
+    rng = np.random.default_rng(3)
+    w1, w2 = (rng.standard_normal(shape).astype(dtype) for shape in ((5, 7), (7, 3)))
+    x = rng.standard_normal((6, 5)).astype(dtype)
+    labels = np.eye(3, dtype=dtype)[rng.integers(0, 3, 6)]
+
+    def step(x, labels, w1, w2):
+        with rt.GradientTape() as tape:
+            tape.watch([w1, w2])
+            hidden = rt.nn.relu(rt.matmul(x, w1) - 0.1)
+            logits = rt.matmul(hidden, w2)
+            loss = rt.reduce_mean(rt.nn.softmax_cross_entropy_with_logits(labels, logits))
+        g1, g2 = tape.gradient(loss, [w1, w2])
+        return loss, w1 - 0.1 * g1, w2 - 0.1 * g2, rt.reduce_max(hidden, axis=0)
+    on_each_compiler(step, x, labels, w1, w2)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "int64", "uint32", "uint64"])
+def test_integer_loops_wrap_like_numba(dtype: str):
+    info = np.iinfo(dtype)
+    x = np.array([info.max, info.min, 7, 0, 3], dtype)
+
+    def f(x, n):
+        total = x * 0
+        i = n * 0
+        while i < n:
+            total = total * 3 + x // 3 - x % 5
+            i += 1
+        return total, rt.reduce_sum(total), rt.reduce_prod(x + 1)
+    on_each_compiler(f, x, np.array(4, dtype), decorate=transpiler.function)
+
+
+def test_transposes_reshapes_and_views_as_results():
+    x = np.arange(24.0).reshape(4, 6)
+
+    def f(x):
+        t = rt.transpose(x * 2.0)
+        return t, rt.reshape(t + 1.0, [3, 8]), rt.matmul(t, x) * 0.5, rt.reduce_sum(t, axis=1)
+    on_each_compiler(f, x)
+
+
+def test_a_select_over_short_rows_stays_exact():
+    """gcc 12 at -O3 with AVX2 vectorized ``mask ? a : 0`` over rows of 6 doubles wrongly
+    (two elements of 12 came out 0): the C compiler runs at -O2."""
+    mask_source = np.array([[0, .045, .53, 0, .548, .074], [.043, 0, .005, 0, .3, 0]])
+    values = np.arange(1.0, 13.0).reshape(2, 6)
+    on_each_compiler(lambda m, v: rt.where(m > 0.0, v * 1.0, 0.0) + 0.0, mask_source, values)
+
+
+def test_kernels_the_c_writer_does_not_take_go_to_numba():
+    """A chain of identical layers is one kernel with an inner function, which C does not
+    take: by default Numba builds it; with set_jit_compiler("c") it stays on the plan."""
+    rng = np.random.default_rng(0)
+    layers = [(rt.constant(rng.standard_normal((4, 4))), rt.constant(rng.standard_normal(4)))
+              for _ in range(6)]
+
+    def model(x):
+        for w, b in layers:
+            x = rt.nn.relu(rt.matmul(x, w) + b)
+        return x
+    x = rng.standard_normal((3, 4))
+    plan, jit, function = on_both(model, x)
+    assert_same(plan, jit)
+    assert "built by Numba" in report_of(function, x)
+    rt.config.set_jit_compiler("c")
+    plan, jit, function = on_both(model, x)
+    assert_same(plan, jit)
+    report = report_of(function, x)
+    assert "built by Numba" not in report and "set_jit_compiler('c') leaves out Numba" in report
+
+
+def test_the_background_tier_leaves_what_c_does_not_take_on_the_plan():
+    """Numba would compile in this process, holding the interpreter's lock for seconds: the
+    background tier of jit_compile=None uses only C when there is one."""
+    layers = [rt.constant(np.full((3, 3), 0.1 * (i + 1))) for i in range(5)]
+
+    def model(x):
+        for w in layers:
+            x = rt.nn.relu(rt.matmul(x, w) + 1.0)
+        return x
+    fn = rt.function(model)
+    x = np.ones((2, 3))
+    concrete = fn.get_concrete_function(x)
+    assert concrete.wait_for_jit(60)
+    assert "the background tier does not use Numba" in concrete.jit_report, concrete.jit_report
+    np.testing.assert_array_equal(fn(x).numpy(), rt.function(model, jit_compile=False)(x).numpy())
+
+
+def test_c_modules_are_built_once_per_machine(tmp_path, monkeypatch):
+    rt.config.set_jit_cache_directory(tmp_path / "kernels")
+    scale = 1.0 + np.random.default_rng().integers(1, 2**20) / 2**21
+
+    def f(x):
+        return (x * scale + 2.0) * x
+    x = np.arange(3.0)
+    try:
+        plan, jit, _ = on_both(f, x)
+        assert_same(plan, jit)
+        built = sorted(p.name for p in (tmp_path / "kernels").iterdir())
+        assert len(built) == 1 and built[0].startswith("eager2graph_c_") and \
+            built[0].endswith(".so"), built
+        assert (tmp_path / "kernels").stat().st_mode & 0o777 == 0o700
+        # A new process (this one's kernels forgotten) loads the module without building it.
+        monkeypatch.setattr(kernels, "_compiled", {})
+
+        def no_build(*args):
+            raise AssertionError("the module was built again")
+        monkeypatch.setattr(c_build, "_build", no_build)
+        plan, jit, _ = on_both(f, x)
+        assert_same(plan, jit)
+    finally:
+        rt.config.set_jit_cache_directory(None)
+
+
+def test_a_failing_c_compiler_leaves_the_kernel_to_numba(monkeypatch):
+    monkeypatch.setattr(c_build, "FLAGS", (*c_build.FLAGS, "--no-such-flag"))
+    monkeypatch.setattr(kernels, "_compiled", {})
+    plan, jit, function = on_both(lambda x: (x * 3.0 - 1.0) * x, np.arange(4.0))
+    assert_same(plan, jit)
+    assert "built by Numba" in report_of(function, np.arange(4.0))
+
+
+def test_without_a_c_compiler_numba_builds_and_the_c_setting_says_why(monkeypatch):
+    monkeypatch.setattr(kernels, "toolchain", lambda: None)
+    monkeypatch.setattr(kernels, "_compiled", {})
+    x = np.arange(4.0)
+    plan, jit, function = on_both(lambda x: (x * 5.0 - 1.0) * x, x)
+    assert_same(plan, jit)
+    assert "built by Numba" in report_of(function, x)
+    rt.config.set_jit_compiler("c")
+    plan, jit, function = on_both(lambda x: (x * 5.0 - 2.0) * x, x)
+    assert_same(plan, jit)
+    assert "needs a C compiler" in report_of(function, x)
+
+
+@pytest.mark.parametrize("name", ["C", "gcc", "", None])
+def test_unknown_compilers_are_refused(name):
+    with pytest.raises(ValueError, match="must be one of auto, c, numba"):
+        rt.config.set_jit_compiler(name)

@@ -46,8 +46,12 @@ class Node:
         # (Most nodes have no subgraph: asked first, as it is cheaper than an empty any().)
         self.effect = op.effect or bool(subgraphs) and any(
             g.has_effects() for g in subgraphs.values())
-        self.outputs = [SymbolicTensor(graph, self, i, dtype, shape)
-                        for i, (dtype, shape) in enumerate(out_types)]
+        if len(out_types) == 1:  # most nodes: one output, no comprehension
+            (dtype, shape), = out_types
+            self.outputs = [SymbolicTensor(graph, self, 0, dtype, shape)]
+        else:
+            self.outputs = [SymbolicTensor(graph, self, i, dtype, shape)
+                            for i, (dtype, shape) in enumerate(out_types)]
 
     @property
     def stateful(self) -> bool:
@@ -96,7 +100,7 @@ class Graph:
     def add_node(self, op, inputs: Sequence[SymbolicTensor], attrs: dict, out_types: Sequence[tuple],
                  subgraphs: dict | None = None, location: Location | None = None) -> Node:
         node = Node(self, op, inputs, attrs, out_types, subgraphs, location)
-        if node.stateful:
+        if node.effect or op.stateful or subgraphs and node.stateful:
             # Effects and state reads (control flow that reads included) keep program order:
             # chain them explicitly.
             if self.last_effect is not None:

@@ -104,7 +104,34 @@ def user_location() -> Location | None:
     if frame is None:
         return None
     code = frame.f_code
-    return translate(code.co_filename, frame.f_lineno, code.co_name)
+    # A frame's line number is found by scanning its code's line table up to the current
+    # instruction (a cost that grows with the function's length): each instruction's
+    # location is found once per code object.
+    entry = _by_code.get(id(code))
+    if entry is None or entry[0]() is not code:
+        entry = _by_code[id(code)] = (weakref.ref(code, _forget_code(id(code))), {})
+    locations = entry[1]
+    location = locations.get(frame.f_lasti, _NOT_FOUND)
+    if location is _NOT_FOUND:
+        location = locations[frame.f_lasti] = translate(code.co_filename, frame.f_lineno,
+                                                        code.co_name)
+    return location
+
+
+# id(code) -> (weak reference to the code, {instruction offset: its Location}); an entry goes
+# with its code (converted code is collected with its functions, see transpiler's
+# generated_sources). A line map is registered before its code runs and removed after it
+# dies, so an instruction's location never changes while its code lives.
+_by_code: dict[int, tuple] = {}
+_NOT_FOUND = object()
+
+
+def _forget_code(key: int):
+    def forget(reference) -> None:
+        entry = _by_code.get(key)
+        if entry is not None and entry[0] is reference:
+            del _by_code[key]
+    return forget
 
 
 def user_expression() -> str | None:

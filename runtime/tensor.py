@@ -7,6 +7,7 @@ symbolic ones. Python operators are attached to ``Tensor`` by ``runtime.ops.oper
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -203,19 +204,18 @@ class SymbolicTensor(Tensor):
         self.node = node
         self.index = index
         self._dtype = dtype
-        self._shape = shape
+        # Made a ShapeTuple once here, not on every read of ``shape`` (tracing, the passes and
+        # the plan read it many times per value).
+        self._shape = shape if shape is None or type(shape) is ShapeTuple else ShapeTuple(shape)
         # Stands for a Python number (a loop counter of converted code): next to a tensor it
         # takes that tensor's dtype, as the number would.
         self.weak = False
 
-    @property
-    def dtype(self) -> np.dtype:
-        return self._dtype
-
-    @property
-    def shape(self) -> ShapeTuple | None:
-        shape = self._shape
-        return None if shape is None else ShapeTuple(shape)
+    # Read by attrgetter, in C: no Python frame per read.
+    dtype = property(attrgetter("_dtype"), doc="The dtype (a np.dtype).")
+    shape = property(attrgetter("_shape"),
+                     doc="The shape as a ShapeTuple (None for a size unknown while tracing), or "
+                         "None when the rank is unknown.")
 
     @property
     def name(self) -> str:

@@ -60,6 +60,11 @@ def scalars_like(values: Sequence) -> list:
 
 # -- converting inputs ---------------------------------------------------------------------
 
+_UNKNOWN = object()  # a location not looked up yet
+_SEQUENCES = (list, tuple)
+_PYTHON_NUMBERS = frozenset({bool, int, float, complex})
+_TENSOR_TYPES = (SymbolicTensor, EagerTensor)
+
 
 def _convert_eager(value, op: OpDef, dtype) -> np.ndarray:
     """``value`` as an array (of ``dtype`` when given)."""
@@ -95,29 +100,38 @@ def _python_number_as(value, op: OpDef, dtype: np.dtype) -> np.ndarray:
             f"dtype first (e.g. rt.cast(x, rt.int64)).") from None
 
 
-def constant_in_graph(graph, array: np.ndarray, key_object=None) -> SymbolicTensor:
-    """A const node holding ``array`` (deduplicated per captured eager object)."""
+def constant_in_graph(graph, array: np.ndarray, key_object=None, location=_UNKNOWN,
+                      fresh: bool = False) -> SymbolicTensor:
+    """A const node holding ``array`` (deduplicated per captured eager object). ``location``:
+    the user's location when the caller knows it (else it is looked up); ``fresh``: the
+    array was just made and nothing else holds it, so it is frozen without a copy."""
     def make():
-        frozen = array if not array.flags.writeable else array.copy()
+        if fresh or not array.flags.writeable:
+            frozen = array
+        else:
+            frozen = array.copy()
         frozen.flags.writeable = False
         node = graph.add_node(CONST, (), {"value": frozen}, [(frozen.dtype, frozen.shape)],
-                              location=user_location())
+                              location=user_location() if location is _UNKNOWN else location)
         return node.outputs[0]
     if key_object is None:
         return make()
     return graph.constant_for(key_object, make)
 
 
-def _convert_symbolic(value, graph, op: OpDef, dtype) -> SymbolicTensor:
-    """``value`` as a value of ``graph`` (cast to ``dtype`` when given)."""
+def _convert_symbolic(value, graph, op: OpDef, dtype, location=_UNKNOWN) -> SymbolicTensor:
+    """``value`` as a value of ``graph`` (cast to ``dtype`` when given); new nodes get
+    ``location`` (looked up when not given)."""
     if type(value) is SymbolicTensor:
         symbol = value if value.graph is graph else graph.capture(substitute(value))
     elif type(value) is EagerTensor:
-        symbol = constant_in_graph(graph, value._value, key_object=value)
+        symbol = constant_in_graph(graph, value._value, key_object=value, location=location)
     elif getattr(value, "_read_value_for_op", None) is not None:
         symbol = value._read_value_for_op()
     else:
-        return constant_in_graph(graph, _convert_eager(value, op, dtype))
+        # A Python number becomes a new array, which the constant may keep without a copy.
+        return constant_in_graph(graph, _convert_eager(value, op, dtype), location=location,
+                                 fresh=type(value) in _PYTHON_NUMBERS)
     if dtype is None or symbol.dtype == dtype:
         return symbol
     # A weak tensor stands for a Python int, which would raise rather than wrap if it did not
@@ -125,7 +139,9 @@ def _convert_symbolic(value, graph, op: OpDef, dtype) -> SymbolicTensor:
     checked = getattr(value, "weak", False) and symbol.dtype.kind in "iu" and dtype.kind in "iu" \
         and not np.can_cast(symbol.dtype, dtype, "safe")
     return graph.add_node(CHECKED_CAST if checked else CAST, [symbol], {"dtype": dtype},
-                          [(dtype, symbol.shape)], location=user_location()).outputs[0]
+                          [(dtype, symbol.shape)],
+                          location=user_location() if location is _UNKNOWN else location
+                          ).outputs[0]
 
 
 def _promotion(op: OpDef, inputs: Sequence) -> tuple[list, bool]:
@@ -136,13 +152,19 @@ def _promotion(op: OpDef, inputs: Sequence) -> tuple[list, bool]:
     lead, operands = op.unpromoted, list(inputs[op.unpromoted:])
     if op.promotion is Promotion.COMPARE:
         return [None] * lead + dtypes.comparison_dtypes(operands), False
-    first = operands[0] if operands else None
-    if type(first) is SymbolicTensor and all(
-            type(value) is SymbolicTensor and not value.weak and value.dtype == first.dtype
-            for value in operands):
-        # Tensors of one dtype, none standing for a Python number (most ops of a trace):
-        # their dtype, as promote_types would give.
-        return [None] * lead + [first.dtype] * len(operands), False
+    if operands and type(operands[0]) in _TENSOR_TYPES:
+        # Tensors of one dtype, none standing for a Python number (most ops of a trace, a
+        # captured weight among them): their dtype, as promote_types would give.
+        dtype = operands[0].dtype
+        for value in operands:
+            kind = type(value)
+            if kind is SymbolicTensor:
+                if value.weak or value._dtype != dtype:
+                    break
+            elif kind is not EagerTensor or value._value.dtype != dtype:
+                break
+        else:
+            return [None] * lead + [dtype] * len(operands), False
     types = [dtypes.operand_type(value) for value in operands]
     types = [t if t is not None else _python_value(v, op).dtype for v, t in zip(operands, types)]
     dtype, weak = dtypes.promote_types(*types)
@@ -170,8 +192,10 @@ def auto_packed(value):
 def apply_op(op: OpDef, inputs: Sequence = (), attrs: dict | None = None):
     """Runs ``op`` now (eager inputs, no trace active) or adds it to the current graph."""
     attrs = attrs or {}
-    if any(type(value) in (list, tuple) for value in inputs):
-        inputs = [auto_packed(value) for value in inputs]
+    for value in inputs:
+        if type(value) in _SEQUENCES:
+            inputs = [auto_packed(value) for value in inputs]
+            break
     graph = tracing.current_graph()
     if graph is None and recording.active:
         # A tape needs the value a variable had as a tensor of its own (a recorded read).
@@ -189,9 +213,18 @@ def apply_op(op: OpDef, inputs: Sequence = (), attrs: dict | None = None):
         if recording.active:
             recording.record(op, inputs, attrs, result)
         return result
-    symbols = [_convert_symbolic(value, graph, op, dtype) for value, dtype in zip(inputs, targets)]
-    out_types = infer_types(op, symbols, attrs)
-    node = graph.add_node(op, symbols, attrs, out_types, location=user_location())
+    # One look-up of the user's line for the node and the constants and casts made for it.
+    location = user_location()
+    symbols = []
+    for value, dtype in zip(inputs, targets):
+        if type(value) is SymbolicTensor and value.graph is graph \
+                and (dtype is None or value._dtype == dtype):
+            symbols.append(value)  # most inputs: a value of this graph, of the right dtype
+        else:
+            symbols.append(_convert_symbolic(value, graph, op, dtype, location))
+    result = op.infer(*symbols, **attrs)
+    out_types = [result] if op.num_outputs == 1 else list(result)
+    node = graph.add_node(op, symbols, attrs, out_types, location=location)
     if weak:
         for output in node.outputs:
             output.weak = True

@@ -21,6 +21,10 @@ def _matmul_infer(a, b):
     if not a.shape or not b.shape:
         raise ShapeError(f"matmul: scalar operands are not allowed, got shapes "
                          f"{format_shape(a.shape)} and {format_shape(b.shape)}; use multiply.")
+    if len(a.shape) == 2 and len(b.shape) == 2:  # matrices, the usual case
+        (rows, inner_a), (inner_b, columns) = a.shape, b.shape
+        if inner_a is None or inner_b is None or inner_a == inner_b:
+            return dtype, (rows, columns)
     a_shape = (1,) + a.shape if len(a.shape) == 1 else a.shape
     b_shape = b.shape + (1,) if len(b.shape) == 1 else b.shape
     inner_a, inner_b = a_shape[-1], b_shape[-2]

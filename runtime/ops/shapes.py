@@ -14,21 +14,35 @@ import numpy as np
 
 from runtime.errors import GraphTypeError, ShapeError
 from runtime.source_location import user_expression
-from runtime.tensor import Shape, format_shape
+from runtime.tensor import Shape, ShapeTuple, format_shape
+
+_TUPLES = (tuple, ShapeTuple)
 
 
 def broadcast(op_name: str, *shapes: Shape | None) -> Shape | None:
     """NumPy broadcasting on partial shapes."""
-    if any(shape is None for shape in shapes):
+    if len(shapes) == 2:  # most calls: a binary op; shapes equal, or one of them a scalar's
+        a, b = shapes
+        if a is None or b is None:
+            return None
+        if type(a) in _TUPLES and type(b) in _TUPLES:
+            if not b:
+                return tuple(a)
+            if not a:
+                return tuple(b)
+            if tuple.__eq__(a, b):  # (ShapeTuple's own == is a Python call)
+                return tuple(a)
+    elif any(shape is None for shape in shapes):
         return None
     # Most ops of a trace combine one shape with itself or with scalars: that shape.
     ranked = [shape for shape in shapes if shape]
     if all(shape == ranked[0] for shape in ranked):
         return tuple(ranked[0]) if ranked else ()
     rank = max((len(shape) for shape in shapes), default=0)
+    plain = [tuple(shape) for shape in shapes]  # indexed in C (a ShapeTuple's [] is Python)
     result = []
     for axis in range(rank):
-        dims = [shape[axis - rank + len(shape)] for shape in shapes if axis - rank + len(shape) >= 0]
+        dims = [shape[axis - rank + len(shape)] for shape in plain if axis - rank + len(shape) >= 0]
         known = {d for d in dims if d is not None and d != 1}
         if len(known) > 1:
             raise ShapeError(f"{op_name}: shapes " + " and ".join(format_shape(s) for s in shapes)

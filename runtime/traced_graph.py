@@ -2,9 +2,11 @@
 
 The passes rewrite the traced graph in place. Copying it first (``Graph.copy``) cost a
 first call 1-3 ms for a few hundred nodes, for a graph that is only printed when someone
-debugs. Instead ``GraphRecord(graph)`` records, before the passes run, every field that
-``Graph.copy`` reads (node lists, inputs, control inputs, attributes, outputs, captures, ids,
-value types): a tuple per node, several times cheaper than a node copy. ``rebuild()`` makes
+debugs. Instead ``GraphRecord(graph)`` records, before the passes run, the fields of
+``Graph.copy`` that the passes may change (node lists, inputs, control inputs, attributes,
+outputs, captures): a tuple per node, several times cheaper than a node copy. The others (a
+node's op, location, label and id, a value's dtype, shape and weakness) are set when a node
+is made and never changed, so they are read from the nodes themselves. ``rebuild()`` makes
 from it the graph ``graph.copy()`` would have given before the passes.
 
 The record is exactly as deep as ``Graph.copy``: lists and attribute dicts are copied, the
@@ -29,14 +31,16 @@ class GraphRecord:
 
 
 def _record(graph: Graph) -> tuple:
+    """What the passes may change, copied (lists and attribute dicts, as tuples and dicts);
+    what they never change is read from the nodes and values when rebuilt: a node's op,
+    location, label and id, a value's dtype, shape and weakness are set when it is made."""
     inputs = [(v, v.dtype, v.shape, v.node.label, v.node.id, v.weak) for v in graph.inputs]
-    nodes = [(node, node.op, list(node.inputs), dict(node.attrs),
-              [(v, v.dtype, v.shape, v.weak) for v in node.outputs],
+    nodes = [(node, tuple(node.inputs), dict(node.attrs), tuple(node.outputs),
               {key: _record(sub) for key, sub in node.subgraphs.items()}
               if node.subgraphs else None,
-              node.location, node.label, node.id, list(node.control_inputs))
+              tuple(node.control_inputs))
              for node in graph.nodes]
-    return graph.name, inputs, nodes, list(graph.outputs), list(graph.captures)
+    return graph.name, inputs, nodes, tuple(graph.outputs), tuple(graph.captures)
 
 
 def _restore(record: tuple, parent: Graph | None, values: dict) -> Graph:
@@ -50,18 +54,17 @@ def _restore(record: tuple, parent: Graph | None, values: dict) -> Graph:
         new.weak = weak
         values[id(value)] = new
     copies: dict[int, Node] = {}
-    for node, op, node_inputs, attrs, node_outputs, subgraphs, location, label, node_id, \
-            control_inputs in nodes:
+    for node, node_inputs, attrs, node_outputs, subgraphs, control_inputs in nodes:
         subs = {key: _restore(sub, clone, values) for key, sub in subgraphs.items()} \
             if subgraphs else None
-        new = Node(clone, op, [values[id(v)] for v in node_inputs], dict(attrs),
-                   [(dtype, shape) for _, dtype, shape, _ in node_outputs], subs, location, label)
-        new.id = node_id
+        new = Node(clone, node.op, [values[id(v)] for v in node_inputs], dict(attrs),
+                   [(v.dtype, v.shape) for v in node_outputs], subs, node.location, node.label)
+        new.id = node.id
         new.control_inputs = [copies[id(c)] for c in control_inputs]
         copies[id(node)] = new
         clone.nodes.append(new)
-        for (old, _, _, weak), copied in zip(node_outputs, new.outputs):
-            copied.weak = weak
+        for old, copied in zip(node_outputs, new.outputs):
+            copied.weak = old.weak
             values[id(old)] = copied
     clone.outputs = [values[id(v)] for v in outputs]
     clone.captures = [(values.get(id(outer), outer), values[id(inner)])

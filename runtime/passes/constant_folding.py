@@ -38,9 +38,13 @@ def _fold(node: Node) -> Rewrite | None:
 
 
 def _foldable(node: Node) -> bool:
-    return (node.op is not CONST and node.op is not PLACEHOLDER and not node.subgraphs
-            and not node.stateful and (node.op.kernel is not None or node.op.bind is not None)
-            and all(v.node.op is CONST for v in node.inputs)
+    op = node.op
+    if op is CONST or op is PLACEHOLDER or node.subgraphs:
+        return False
+    for value in node.inputs:  # asked first: most nodes have an input that is not constant
+        if value.node.op is not CONST:
+            return False
+    return (not node.stateful and (op.kernel is not None or op.bind is not None)
             and not any(_declared_size(out.shape) > MAX_FOLDED_ELEMENTS for out in node.outputs))
 
 

@@ -33,9 +33,12 @@ def run(graph: Graph) -> list[str]:
         if key is None:
             return None
         try:
-            candidates = seen.setdefault(key, [])
+            candidates = seen.get(key)
         except TypeError:
             return None  # an attribute without a value identity: keep the node
+        if candidates is None:  # most nodes: the first of their kind
+            seen[key] = [(node, sampled)]
+            return None
         for original, arrays in candidates:
             if all(_same_bytes(a, b) for a, b in zip(arrays, sampled)):
                 return Rewrite(f"the same as {original.reference()}", original.outputs)
@@ -51,15 +54,20 @@ def _key(node: Node, sampled: list):
     # node.stateful, less what was just checked: no subgraph can hold an effect or a read.
     if op is PLACEHOLDER or node.subgraphs or node.effect or op.stateful:
         return None
-    inputs = tuple([id(v) for v in node.inputs])
-    if not node.attrs:
+    inputs = tuple(map(id, node.inputs))
+    attrs = node.attrs
+    if not attrs:
         return (id(node.graph), op, inputs)
     try:
-        attrs = tuple(sorted([(name, _freeze(value, sampled))
-                              for name, value in node.attrs.items()]))
+        if len(attrs) == 1:  # a constant's value, a cast's dtype: nothing to sort
+            for name, value in attrs.items():
+                frozen = ((name, _freeze(value, sampled)),)
+        else:
+            frozen = tuple(sorted([(name, _freeze(value, sampled))
+                                   for name, value in attrs.items()]))
     except TypeError:
-        return None  # attribute names that do not sort
-    return (id(node.graph), op, inputs, attrs)
+        return None  # attribute names (or dictionary keys in them) that do not sort
+    return (id(node.graph), op, inputs, frozen)
 
 
 def _freeze(value, sampled: list):

@@ -9,17 +9,16 @@ now runs in its place. That bookkeeping is written once here, not in each pass.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 from runtime.graph import Graph, Node
 from runtime.tensor import SymbolicTensor
 
 
-@dataclass(frozen=True)
-class Rewrite:
+class Rewrite(NamedTuple):
     """What a node becomes: ``nodes`` take its place (none when it is only a value that
-    already exists), ``outputs`` stand for its outputs, ``description`` says what changed."""
+    already exists), ``outputs`` stand for its outputs, ``description`` says what changed.
+    (A named tuple: made several times faster than a frozen dataclass.)"""
 
     description: str
     outputs: Sequence[SymbolicTensor]

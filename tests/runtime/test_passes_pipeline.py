@@ -2,6 +2,7 @@
 the passes (``Graph.copy``)."""
 
 import numpy as np
+import pytest
 
 import runtime as rt
 from runtime.passes import PassRecord, optimize, pipeline
@@ -43,11 +44,53 @@ def test_the_passes_stop_once_each_has_run_since_the_last_change(monkeypatch):
     assert optimize(graph)
     last_change = max(i for i, (_, changed) in enumerate(runs) if changed)
     after = [name for name, _ in runs[last_change + 1:]]
-    # Every distinct pass runs once more after the last change, and then the pipeline stops,
-    # not at the end of a whole round that only confirms (prune is in a round twice).
-    assert set(after) == {name for name, _ in pipeline.PASSES}
-    assert len(after) < len(pipeline.PASSES)
+    # After the last change (prune's, in round 1), a pass runs once more only if a change
+    # since its last run could give it something to do (pipeline.ENABLES), and then the
+    # pipeline stops, not at the end of a whole round that only confirms. Constant folding
+    # ran before simplify changed the graph; dead loops looks at what prune may remove. The
+    # others count as run: cse and prune enable nothing else, and passes do all they can
+    # in one walk.
+    assert runs[last_change][0] == "prune"
+    assert after == ["constant folding", "dead loops"]
     assert optimize(graph) == []
+
+
+def test_a_pass_that_cannot_find_anything_is_skipped_and_checked_with_check(monkeypatch):
+    """A graph only cse changed has nothing left for constant folding, simplify or cse:
+    round 2 runs none of them; with ``check`` they run, and must change nothing."""
+    runs: list[str] = []
+
+    def counting(name, run):
+        def counted(graph):
+            runs.append(name)
+            return run(graph)
+        return counted
+    monkeypatch.setattr(pipeline, "PASSES", tuple((name, counting(name, run))
+                                                  for name, run in pipeline.PASSES))
+    monkeypatch.setattr(pipeline, "ONCE", ())
+    concrete = traced(lambda x: rt.exp(x) + rt.exp(x), F32)
+    graph = concrete.unoptimized_graph.copy()
+    runs.clear()
+    records = optimize(graph)
+    assert [(r.round, r.name) for r in records] == [(1, "cse")]
+    assert runs == ["prune", "constant folding", "simplify", "cse", "inline cond", "dead loops"]
+    runs.clear()
+    checked = concrete.unoptimized_graph.copy()
+    assert [str(r) for r in optimize(checked, check=True)] == [str(r) for r in records]
+    assert runs.count("constant folding") == 2 and runs.count("cse") == 2
+
+
+def test_a_pass_finding_something_it_was_said_not_to_is_an_error_with_check(monkeypatch):
+    # Wrong: simplify's integer x * 0 -> zeros gives constant folding zeros + 1.
+    monkeypatch.setitem(pipeline.ENABLES, "simplify", frozenset())
+    graph = traced(lambda x: x * 0 + 1, rt.TensorSpec([2], rt.int32)).unoptimized_graph.copy()
+    with pytest.raises(AssertionError, match="changed a graph it was known to leave as it is"):
+        optimize(graph, check=True)
+    monkeypatch.undo()
+    records = optimize(traced(lambda x: x * 0 + 1, rt.TensorSpec([2], rt.int32))
+                       .unoptimized_graph.copy(), check=True)
+    assert [(r.round, r.name) for r in records][:3] == [(1, "simplify"), (1, "prune"),
+                                                        (2, "constant folding")]
 
 
 def test_records_say_what_each_pass_changed():

@@ -107,23 +107,31 @@ class Emitter(ControlFlowEmission):
         """Emits the nodes of ``graph``; values not in ``keep`` are deleted after last use."""
         nodes = plan_lanes.schedule(graph.nodes, keep)
         last_use = _last_uses(nodes, keep)
-        lowered = {id(node): plan_lowering.lower(node) for node in nodes}
-        kernels = {id(node): _kernel(node, lowered[id(node)]) for node in nodes
-                   if node.op.kernel is not None or node.op.bind is not None}
+        lowered: dict[int, object] = {}
+        kernels: dict[int, object] = {}
         # Values some consumer may alias (a view from reshape, a loop variable carried as it
         # is, a branch result): never overwritten in place. A variable write copies its value
         # unless it is the value's last use (see runtime.plan_writes).
-        self.shared |= {id(v) for node in nodes for v in node.inputs
-                        if node.op not in _WRITES and (
-                            id(node) not in kernels or not _is_elementwise(kernels[id(node)]))}
+        shared = self.shared
+        for node in nodes:
+            op = node.op
+            lowered[id(node)] = low = plan_lowering.lower(node)
+            if op.kernel is not None or op.bind is not None:
+                kernels[id(node)] = kernel = _kernel(node, low)
+                if op not in _WRITES and not _is_elementwise(kernel):
+                    shared.update(map(id, node.inputs))
+            elif op not in _WRITES:
+                shared.update(map(id, node.inputs))
         emitted_any = False
         pairs = plan_lowering.paired(nodes, keep)
         done_early = {id(pair.second) for pair in pairs.values()}
+        names = self.names
         for position, node in enumerate(nodes):
             if node.op is CONST:
                 self.constant(node)
                 continue
             emitted_any = True
+            dying_values = last_use.get(position, ())
             if id(node) in pairs:
                 self.pair(node, pairs[id(node)], indent)
             elif id(node) in done_early:
@@ -136,11 +144,14 @@ class Emitter(ControlFlowEmission):
                 self.while_loop(node, indent)
             else:
                 self.call(node, kernels[id(node)], lowered[id(node)], indent,
-                          dying={id(v) for v in last_use.get(position, ())})
+                          dying={id(v) for v in dying_values})
+            if not dying_values:
+                continue
             # Scalars are not worth a `del` (it costs more than it frees, inside loops too).
-            dead = [self.names[id(v)] for v in last_use.get(position, ())
-                    if id(v) in self.names and not self.names[id(v)].startswith("c")
-                    and v.shape != ()]
+            # (A shape of unknown rank, None, may be an array: deleted.)
+            dead = [names[id(v)] for v in dying_values
+                    if id(v) in names and not names[id(v)].startswith("c")
+                    and (v._shape is None or len(v._shape) != 0)]
             if dead:
                 self.emit(f"{indent}del {', '.join(dead)}")
         if not emitted_any:
@@ -183,10 +194,14 @@ class Emitter(ControlFlowEmission):
             # cheaper as one value (a mean's gradient); the bits are the same.
             args = [self.array_constant(v, node) or arg for arg, v in zip(args, node.inputs)]
         elementwise = _is_elementwise(kernel) and len(node.outputs) == 1
-        reusable = [arg for arg, value in zip(args, node.inputs)
-                    if elementwise and id(value) in dying and id(value) in self.fresh
-                    and id(value) not in self.shared
-                    and (value.dtype, value.shape) == (node.outputs[0].dtype, node.outputs[0].shape)]
+        if elementwise and dying:
+            out = node.outputs[0]
+            reusable = [arg for arg, value in zip(args, node.inputs)
+                        if id(value) in dying and id(value) in self.fresh
+                        and id(value) not in self.shared and value.dtype == out.dtype
+                        and _same_shape(value._shape, out._shape)]
+        else:
+            reusable = ()
         operator = _OPERATORS.get(kernel) if isinstance(kernel, np.ufunc) else None
         if reusable:
             # An intermediate array that dies here receives the result: no new allocation.
@@ -290,7 +305,10 @@ def _kernel(node: Node, lowered):
         return lowered.ufunc
     if isinstance(lowered, plan_lowering.Expression):
         return None
-    return node.op.bound_kernel(node.attrs, [(v.dtype, v.shape) for v in node.inputs])
+    op = node.op
+    if op.bind is None:  # the input types only matter to a kernel bound by its op
+        return op.bound_kernel(node.attrs, ())
+    return op.bound_kernel(node.attrs, [(v.dtype, v.shape) for v in node.inputs])
 
 
 def _is_elementwise(kernel) -> bool:
@@ -298,6 +316,11 @@ def _is_elementwise(kernel) -> bool:
     if isinstance(kernel, np.ufunc):
         return kernel.signature is None  # not a generalized ufunc such as matmul
     return getattr(kernel, "writes_out", False)
+
+
+def _same_shape(a, b) -> bool:
+    """``a == b`` for two shapes (ShapeTuples or None), compared as tuples, in C."""
+    return a is b or a is not None and b is not None and tuple.__eq__(a, b)
 
 
 def _is_array_shape(shape) -> bool:

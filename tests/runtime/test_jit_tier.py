@@ -1180,9 +1180,10 @@ def test_a_branch_compiled_whole():
 def test_a_kernel_that_fails_to_compile_leaves_its_ops_on_the_plan(monkeypatch):
     import runtime.backends.jit as jit
 
-    def refuse(source, numba=True):
-        raise RuntimeError("a kernel the compiler refused\nwith details on a second line")
-    monkeypatch.setattr(jit, "compile_kernel", refuse)
+    def refuse(sources, numba=True):
+        return [RuntimeError("a kernel the compiler refused\nwith details on a second line")
+                for _ in sources]
+    monkeypatch.setattr(jit, "compile_kernels", refuse)
 
     def f(x):
         return (x * 2.0 + 1.0) * x

@@ -18,7 +18,7 @@ import warnings
 from runtime.backends.jit.codegen import KernelWriter
 from runtime.backends.jit.counted import prefer_loops
 from runtime.backends.jit.decompositions import decompose
-from runtime.backends.jit.kernels import NotTaken, builds_with_c, compile_kernel
+from runtime.backends.jit.kernels import NotTaken, builds_with_c, compile_kernels
 from runtime.backends.jit.merging import Budget, merge_neighbours
 from runtime.backends.jit.rolling import Chain, chain_region, group_chains, rolled_source
 from runtime.backends.jit.regions import (COMPILED_REGION, hoist_constants, partition,
@@ -57,24 +57,24 @@ class CompiledPlan:
         self.kernels = []
         replaced: dict = {}
         budget = Budget()
+        planned = []
         for owner, items in _by_graph(found.regions, found.refused):
             for item in merge_neighbours(owner, group_chains(owner, items), budget):
                 if isinstance(item, Chain):
-                    region, source = chain_region(owner, item), rolled_source(item)
+                    planned.append((owner, chain_region(owner, item), rolled_source(item)))
                 else:
-                    region, source = item
-                try:
-                    kernel = compile_kernel(source, numba)
-                except PermissionError:
-                    raise  # the cache directory: the user has to act
-                except NotTaken as reason:
-                    found.refused.extend((node, str(reason)) for node in region.nodes)
-                    continue
-                except Exception as error:  # noqa: BLE001 - the region stays on the plan
-                    _give_up(region, error, found.refused)
-                    continue
-                replace_region(owner, region, kernel, replaced)
-                self.kernels.append((region, kernel))
+                    planned.append((owner, *item))
+        outcomes = compile_kernels([source for _, _, source in planned], numba)
+        for (owner, region, _), outcome in zip(planned, outcomes):
+            if isinstance(outcome, PermissionError):
+                raise outcome  # the cache directory: the user has to act
+            if isinstance(outcome, NotTaken):
+                found.refused.extend((node, str(outcome)) for node in region.nodes)
+            elif isinstance(outcome, Exception):  # the region stays on the plan
+                _give_up(region, outcome, found.refused)
+            else:
+                replace_region(owner, region, outcome, replaced)
+                self.kernels.append((region, outcome))
         for node in self.graph.walk():
             for sub in node.subgraphs.values():
                 hoist_constants(sub)

@@ -10,9 +10,9 @@ no contraction into fused multiply-adds, integers wrapping (``-fwrapv``), sums i
 pairwise order, and float products through the same ``gemm`` calls.
 
 Anything outside the subset raises ``Untranslatable``: that kernel is compiled by Numba
-instead. The result is a module with one function, ``kernel(*operands)``, which checks its
-operands' types and shapes, runs the loops without Python objects, and returns new NumPy
-arrays (and Python numbers for scalars) as the Numba kernel does.
+instead. Each kernel becomes a function of a module (``module_source`` puts a batch of them in one):
+it checks its operands' types and shapes, runs the loops without Python objects, and returns
+new NumPy arrays (and Python numbers for scalars) as the Numba kernel does.
 """
 
 from __future__ import annotations
@@ -95,17 +95,17 @@ def c_literal(value: float, dtype: np.dtype) -> str:
 
 
 class _Translator:
-    def __init__(self, source: KernelSource, module: str):
+    def __init__(self, source: KernelSource, name: str):
+        """``name``: the kernel's C function, and the prefix of the names it defines."""
         if source.inner_functions or len(source.arg_shapes) != len(source.arg_types):
             raise Untranslatable("kernels with inner functions are compiled by Numba")
         self.source = source
-        self.module = module
+        self.name = name
         self.scalars: dict[str, np.dtype] = {}
         self.arrays: dict[str, ArrayType] = {}
         self.lines: list[str] = []
         self.temporaries = 0
         self.results: list[str] = []
-        self.uses_gemm: set[str] = set()
         self.size_lists: dict[tuple, str] = {}
         self.functions: list[str] = []  # the loop nests, each a function (see _nest_function)
         self.nest: set | None = None  # in a nest: the kernel's scalars it writes (by pointer)
@@ -133,7 +133,7 @@ class _Translator:
                 arguments.append(self._array_argument(name, dtype, tuple(shape), index))
         for statement in _versioned(function.body):
             self.statement(statement, "    ")
-        return self._module_text(params, arguments)
+        return self._function_text(params, arguments)
 
     def _scalar_argument(self, name: str, dtype: np.dtype, index: int) -> str:
         if dtype.kind == "f":
@@ -151,27 +151,23 @@ class _Translator:
                 f"    {name}_obj = args[{index}]; Py_INCREF({name}_obj);\n"
                 f"    {name} = ({C_TYPES[dtype]}*)PyArray_DATA((PyArrayObject*){name}_obj);\n")
 
-    def _module_text(self, params: list, arguments: list) -> str:
+    def _function_text(self, params: list, arguments: list) -> str:
         declarations = [f"    {C_TYPES[d]} {n} = 0;" for n, d in sorted(self.scalars.items())]
         declarations += [f"    {C_TYPES[t.dtype]}* {n} = NULL; PyObject* {n}_obj = NULL;"
                          for n, t in sorted(self.arrays.items())]
         releases = "".join(f"    Py_XDECREF({n}_obj);\n" for n in sorted(self.arrays))
         count = len(params)
-        return (f"#define GEMM_INDEX {_gemm_index()}\n" + PRELUDE
-                + "".join(f"static gemm_{kind} {kind}gemm_call = NULL;\n"
-                          for kind in "sd")
-                + "".join(f"static npy_intp {name}[] = {{{_dims(sizes)}}};\n"
-                          for sizes, name in self.size_lists.items())
+        return ("".join(f"static npy_intp {name}[] = {{{_dims(sizes)}}};\n"
+                        for sizes, name in self.size_lists.items())
                 + "\n".join(self.functions)
-                + "\nstatic PyObject* kernel(PyObject* self, PyObject* const* args, "
+                + f"\nstatic PyObject* {self.name}(PyObject* self, PyObject* const* args, "
                   "Py_ssize_t nargs) {\n"
                 + "\n".join(declarations) + "\n    PyObject* result = NULL;\n"
                 + f"    if (nargs != {count}) {{ PyErr_SetString(PyExc_TypeError, "
                   f"\"the kernel takes {count} operands\"); return NULL; }}\n"
                 + "".join(arguments)
                 + "\n".join(self.lines) + "\n"
-                + "fail:\n" + releases + "    return result;\n}\n"
-                + MODULE_TEMPLATE.replace("MODULE", self.module))
+                + "fail:\n" + releases + "    return result;\n}\n")
 
     # -- statements -----------------------------------------------------------------------
 
@@ -284,7 +280,7 @@ class _Translator:
         body, self.lines = self.lines, outer_lines
         local = sorted((set(self.scalars) - set(before)) | loop_indices)
         self.nest_locals.update(local)
-        name = f"nest{len(self.functions)}"
+        name = f"{self.name}_nest{len(self.functions)}"
         params = ([f"{C_TYPES[self.arrays[a].dtype]}* restrict {a}" for a in arrays]
                   + [f"{C_TYPES[self.scalars[r]]} {r}" for r in read]
                   + [f"{C_TYPES[self.scalars[w]]}* restrict {w}" for w in written])
@@ -460,7 +456,6 @@ class _Translator:
         if m == 0 or n == 0 or k == 0:
             self.lines.append(f"{indent}memset({out}, 0, {m * n * dtype.itemsize});")
             return out, owner, array
-        self.uses_gemm.add(kind)
         flags = []
         for name, operand in zip(names, operands):
             if operand.contiguous:
@@ -640,7 +635,7 @@ class _Translator:
         """The name of a constant C array holding ``sizes`` (shapes, strides)."""
         key = tuple(sizes)
         if key not in self.size_lists:
-            self.size_lists[key] = f"sizes{len(self.size_lists)}"
+            self.size_lists[key] = f"{self.name}_sizes{len(self.size_lists)}"
         return self.size_lists[key]
 
     def _temporary(self) -> str:
@@ -756,11 +751,22 @@ def _load(target: ast.expr) -> ast.expr:
     return copy
 
 
-def c_module_source(source: KernelSource, module: str) -> tuple[str, set]:
-    """The C text of the extension module ``module`` running ``source``, and the gemm kinds
-    ("s", "d") it calls. Raises ``Untranslatable`` for kernels outside the subset."""
-    translator = _Translator(source, module)
-    return translator.translate(), translator.uses_gemm
+def kernel_function(source: KernelSource, name: str) -> str:
+    """The C function ``name`` (a METH_FASTCALL function of a module) running ``source``,
+    with the functions and constants it uses. Raises ``Untranslatable`` for kernels outside
+    the subset."""
+    return _Translator(source, name).translate()
+
+
+def module_source(functions: dict[str, str], module: str) -> str:
+    """The C text of the extension module ``module`` holding ``functions`` (name -> text of
+    ``kernel_function``): one module per batch, so the compiler reads the headers once."""
+    methods = "".join(f'    {{"{name}", (PyCFunction)(void(*)(void)){name}, METH_FASTCALL, '
+                      f'"a compiled kernel"}},\n' for name in functions)
+    return (f"#define GEMM_INDEX {_gemm_index()}\n" + PRELUDE
+            + "".join(f"static gemm_{kind} {kind}gemm_call = NULL;\n" for kind in "sd")
+            + "\n".join(functions.values())
+            + MODULE_TEMPLATE.replace("METHODS", methods).replace("MODULE", module))
 
 
 PRELUDE = r"""
@@ -968,8 +974,7 @@ static PyObject* set_gemm(PyObject* self, PyObject* args) {
 }
 
 static PyMethodDef methods[] = {
-    {"kernel", (PyCFunction)(void(*)(void))kernel, METH_FASTCALL, "the compiled kernel"},
-    {"set_gemm", set_gemm, METH_VARARGS, "the addresses of NumPy's sgemm and dgemm"},
+METHODS    {"set_gemm", set_gemm, METH_VARARGS, "the addresses of NumPy's sgemm and dgemm"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef definition = {PyModuleDef_HEAD_INIT, "MODULE", NULL, -1, methods};

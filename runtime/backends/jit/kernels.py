@@ -27,7 +27,7 @@ import numpy as np
 
 from runtime import config
 from runtime.backends.jit.c_build import load_module, module_name, toolchain
-from runtime.backends.jit.c_source import Untranslatable, c_module_source
+from runtime.backends.jit.c_source import Untranslatable, kernel_function, module_source
 from runtime.backends.jit.codegen import KernelSource
 from runtime.backends.jit.element_rules import numba_type
 
@@ -61,57 +61,95 @@ def builds_with_c() -> bool:
     return config.jit_compiler() != "numba" and toolchain() is not None
 
 
-def compile_kernel(source: KernelSource, numba: bool = True) -> CompiledKernel:
-    """The compiled form of ``source``, compiled now unless this process already has it: by
-    the C compiler where it can take the kernel (see ``rt.config.set_jit_compiler``), else
-    by Numba (unless ``numba`` is False: then ``NotTaken``)."""
+def compile_kernels(sources: list[KernelSource], numba: bool = True) -> list:
+    """The compiled form of each source, or the exception that kept it from compiling (the
+    caller decides what to do with it): those the C compiler takes are built together, in
+    one module (see ``rt.config.set_jit_compiler``), the others by Numba, unless ``numba`` is
+    False (then ``NotTaken``). Kernels this process already has are not compiled again."""
     with _lock:
+        outcomes: list = [None] * len(sources)
         if config.jit_compiler() != "numba":
-            # C code has every shape written in; Numba's reads operands' shapes when it runs.
-            c_key = ("c", source.text, tuple(source.arg_types), tuple(source.arg_shapes))
-            if c_key not in _compiled:
-                dispatcher = _c_compile(source)
-                _compiled[c_key] = dispatcher and CompiledKernel(
-                    source, dispatcher, hashlib.sha256(repr(c_key).encode()).hexdigest(), "c")
-            if _compiled[c_key] is not None:
-                return _compiled[c_key]
-            if config.jit_compiler() == "c":
-                raise NotTaken("the C compiler does not take this kernel, and "
-                               "rt.config.set_jit_compiler('c') leaves out Numba")
-        if not numba:
-            raise NotTaken("the C compiler does not take this kernel, and the background tier "
-                           "does not use Numba, whose compile would hold the interpreter")
-        key = (source.text, tuple(source.arg_types))
-        kernel = _compiled.get(key)
-        if kernel is None:
-            digest = hashlib.sha256(repr(key).encode()).hexdigest()
-            kernel = CompiledKernel(source, _numba_compile(source, digest), digest, "numba")
-            _compiled[key] = kernel
-        return kernel
+            _c_compile_all(sources, outcomes)
+        for index, source in enumerate(sources):
+            if outcomes[index] is None:
+                try:
+                    outcomes[index] = _numba_kernel(source, numba)
+                except Exception as error:  # noqa: BLE001 - handed to the caller
+                    outcomes[index] = error
+        return outcomes
 
 
-def _c_compile(source: KernelSource):
-    """The kernel built by the C compiler, or None when the settings, the machine or the
-    kernel's constructs leave it to Numba."""
+def _c_key(source: KernelSource) -> tuple:
+    # C code has every shape written in; Numba's reads operands' shapes when it runs.
+    return ("c", source.text, tuple(source.arg_types), tuple(source.arg_shapes))
+
+
+def _c_compile_all(sources: list[KernelSource], outcomes: list) -> None:
+    """Fills ``outcomes`` with the kernels C builds (one module for all new ones); leaves
+    None where Numba is to try."""
     chain = toolchain()
     if chain is None:
         if config.jit_compiler() == "c":
-            raise NotTaken("rt.config.set_jit_compiler('c') needs a C compiler (cc, gcc or "
-                           "clang, or $CC) and Python's headers, and this machine lacks one")
-        return None
-    try:
-        text, _ = c_module_source(source, "MODULE_NAME")
-    except Untranslatable:
-        return None
+            outcomes[:] = [NotTaken("rt.config.set_jit_compiler('c') needs a C compiler (cc, "
+                                    "gcc or clang, or $CC) and Python's headers, and this "
+                                    "machine lacks one")] * len(sources)
+        return
+    functions: dict[str, str] = {}
+    new: dict[tuple, list[int]] = {}  # key -> positions of sources with that kernel
+    for index, source in enumerate(sources):
+        key = _c_key(source)
+        if key in _compiled:
+            outcomes[index] = _compiled[key]
+        elif key in new:
+            new[key].append(index)
+        else:
+            try:
+                functions[f"kernel{len(new)}"] = kernel_function(source, f"kernel{len(new)}")
+            except Untranslatable:
+                continue
+            new[key] = [index]
+    if new:
+        try:
+            module = _c_module(functions)
+        except (RuntimeError, OSError, ImportError, subprocess.SubprocessError) as error:
+            if config.jit_compiler() == "c" or isinstance(error, PermissionError):
+                for positions in new.values():
+                    for index in positions:
+                        outcomes[index] = error
+            return  # Numba compiles them
+        for (key, positions), name in zip(new.items(), functions):
+            source = sources[positions[0]]
+            kernel = CompiledKernel(source, getattr(module, name),
+                                    hashlib.sha256(repr(key).encode()).hexdigest(), "c")
+            _compiled[key] = kernel
+            for index in positions:
+                outcomes[index] = kernel
+    if config.jit_compiler() == "c":
+        for index, outcome in enumerate(outcomes):
+            if outcome is None:
+                outcomes[index] = NotTaken("the C compiler does not take this kernel, and "
+                                           "rt.config.set_jit_compiler('c') leaves out Numba")
+
+
+def _c_module(functions: dict[str, str]):
+    chain = toolchain()
+    text = module_source(functions, "MODULE_NAME")
     name = module_name(text, chain)
-    text = text.replace("MODULE_NAME", name)
     directory = _private_directory(config.jit_cache_directory())
-    try:
-        return load_module(text, name, directory, chain).kernel
-    except (RuntimeError, OSError, ImportError, subprocess.SubprocessError):
-        if config.jit_compiler() == "c":
-            raise
-        return None  # Numba compiles it
+    return load_module(text.replace("MODULE_NAME", name), name, directory, chain)
+
+
+def _numba_kernel(source: KernelSource, numba: bool) -> CompiledKernel:
+    if not numba:
+        raise NotTaken("the C compiler does not take this kernel, and the background tier "
+                       "does not use Numba, whose compile would hold the interpreter")
+    key = (source.text, tuple(source.arg_types))
+    kernel = _compiled.get(key)
+    if kernel is None:
+        digest = hashlib.sha256(repr(key).encode()).hexdigest()
+        kernel = CompiledKernel(source, _numba_compile(source, digest), digest, "numba")
+        _compiled[key] = kernel
+    return kernel
 
 
 def _numba_compile(source: KernelSource, digest: str):

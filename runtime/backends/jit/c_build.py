@@ -2,8 +2,7 @@
 
 The compiler runs as a child process, so the interpreter's lock stays free while it works
 (Numba compiles in this process and holds the lock much of the time): calls go on at full
-speed meanwhile, on another core, and where cores are short the child yields to them (it
-runs at a lower priority). A module is built once per machine: it is kept as
+speed meanwhile, on another core. A module is built once per machine: it is kept as
 ``<cache>/c_<sha256>.so`` in the kernel cache's private directory, keyed by its C text and
 by what it was built against (Python's version, NumPy's, the compiler and its flags), written
 to a temporary name and renamed into place. Floating-point flags keep NumPy's bits: no fused
@@ -92,9 +91,6 @@ def _build(c_text: str, path: str, directory: str, chain: Toolchain) -> None:
                    source, "-o", built]
         if sys.platform == "darwin":
             command[1:1] = ["-undefined", "dynamic_lookup"]
-        nice = shutil.which("nice")
-        if nice:  # on a busy machine the program's own calls come first
-            command = [nice, "-n", "10", *command]
         finished = subprocess.run(command, capture_output=True, text=True,
                                   timeout=BUILD_TIMEOUT_SECONDS, check=False)
         if finished.returncode != 0:

@@ -97,9 +97,13 @@ def c_literal(value: float, dtype: np.dtype) -> str:
 class _Translator:
     def __init__(self, source: KernelSource, name: str):
         """``name``: the kernel's C function, and the prefix of the names it defines."""
-        if source.inner_functions or len(source.arg_shapes) != len(source.arg_types):
-            raise Untranslatable("kernels with inner functions are compiled by Numba")
+        if set(source.inner_functions) - {"layer"}:
+            raise Untranslatable("a kernel with inner functions other than a chain's layer")
+        if len(source.arg_shapes) != len(source.arg_types):
+            raise Untranslatable("a kernel whose operands' shapes are not known")
         self.source = source
+        self.layer: ast.FunctionDef | None = None  # a rolled chain's layer (see _inline_layer)
+        self.inlined = 0
         self.name = name
         self.scalars: dict[str, np.dtype] = {}
         self.arrays: dict[str, ArrayType] = {}
@@ -115,9 +119,12 @@ class _Translator:
 
     def translate(self) -> str:
         tree = ast.parse(self.source.text)
-        if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
-            raise Untranslatable("not a single kernel function")
-        function = tree.body[0]
+        functions = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+        if len(functions) != len(tree.body) or "kernel" not in functions \
+                or set(functions) - {"kernel", *self.source.inner_functions}:
+            raise Untranslatable("not a kernel function")
+        function = functions["kernel"]
+        self.layer = functions.get("layer")
         params = [a.arg for a in function.args.args]
         arguments = []
         for index, (name, (dtype, ndim), shape) in enumerate(
@@ -174,7 +181,9 @@ class _Translator:
     def statement(self, node: ast.stmt, indent: str) -> None:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
-            if isinstance(target, ast.Name):
+            if isinstance(target, ast.Name) and _is_layer_call(node.value):
+                self._inline_layer(target.id, node.value.value, indent)
+            elif isinstance(target, ast.Name):
                 self.assign(target.id, node.value, indent)
             elif isinstance(target, ast.Subscript):
                 self.store(target, node.value, indent)
@@ -242,7 +251,8 @@ class _Translator:
     def _is_nest(self, node: ast.For) -> bool:
         """A loop nest of the kernel writer's: it makes no array, so each array it writes is
         a new one (or an accumulator) that no other name reaches while it runs."""
-        return not any(isinstance(inner, ast.Assign) and any(
+        return not any(_is_layer_call(inner) for inner in ast.walk(node)) and not any(
+            isinstance(inner, ast.Assign) and any(
             isinstance(t, ast.Name) and self.array_like(inner.value) for t in inner.targets)
             for inner in ast.walk(node))
 
@@ -289,6 +299,43 @@ class _Translator:
             + "".join(f"    {C_TYPES[self.scalars[n]]} {n};\n" for n in local)
             + "\n".join(body) + "\n}\n")
         self.lines.append(f"{indent}{name}({', '.join([*arrays, *read, *(f'&{w}' for w in written)])});")
+
+    def _inline_layer(self, target: str, call: ast.Call, indent: str) -> None:
+        """``target = layer(...)[0]`` of a rolled chain: the layer's body written in place,
+        its names prefixed, its array parameters bound to the operands (a layer's slice of a
+        stacked constant is a pointer into it), its result assigned to ``target``."""
+        layer = self.layer
+        if layer is None or len(call.args) != len(layer.args.args):
+            raise Untranslatable("a call of an unknown layer")
+        self.inlined += 1
+        prefix = f"l{self.inlined}_"
+        names = {a.arg for a in layer.args.args} | {
+            n.id for n in ast.walk(layer) if isinstance(n, ast.Name)
+            and isinstance(n.ctx, ast.Store)}
+        for param, argument in zip(layer.args.args, call.args):
+            self._bind_parameter(prefix + param.arg, argument, indent)
+        body = _prefixed([ast.parse(ast.unparse(s)).body[0] for s in layer.body], names, prefix)
+        *statements, result = _versioned(body)
+        if not (isinstance(result, ast.Return) and isinstance(result.value, ast.Tuple)
+                and len(result.value.elts) == 1):
+            raise Untranslatable("a layer that does not return one value")
+        for statement in statements:
+            self.statement(statement, indent)
+        self.assign(target, result.value.elts[0], indent)
+
+    def _bind_parameter(self, name: str, argument: ast.expr, indent: str) -> None:
+        if isinstance(argument, ast.Subscript) and isinstance(argument.value, ast.Name) \
+                and argument.value.id in self.arrays:  # one layer's part of a stacked array
+            base = argument.value.id
+            stacked = self.arrays[base]
+            index, _ = self.expression(argument.slice)
+            array = ArrayType(stacked.dtype, stacked.shape[1:], stacked.strides[1:])
+            self._declare_array(name, array)
+            self.lines += [f"{indent}{{ PyObject* held = {base}_obj; Py_INCREF(held); "
+                           f"Py_XDECREF({name}_obj); {name}_obj = held; }}",
+                           f"{indent}{name} = {base} + ({index}) * {stacked.strides[0]};"]
+            return
+        self.assign(name, argument, indent)
 
     def assign(self, name: str, value: ast.expr, indent: str) -> None:
         array = self.array_value(value, indent)
@@ -641,6 +688,20 @@ class _Translator:
     def _temporary(self) -> str:
         self.temporaries += 1
         return f"c_t{self.temporaries}"
+
+
+def _is_layer_call(node: ast.AST) -> bool:
+    """``layer(...)[0]``: a rolled chain's call of its layer."""
+    return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call) \
+        and _is_name(node.value.func, "layer")
+
+
+def _prefixed(body: list, names: set, prefix: str) -> list:
+    """``body`` with each of ``names`` prefixed (an inlined layer's own names)."""
+    class Prefix(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.Name:
+            return ast.Name(id=prefix + node.id if node.id in names else node.id, ctx=node.ctx)
+    return [Prefix().visit(statement) for statement in body]
 
 
 def _versioned(body: list) -> list:

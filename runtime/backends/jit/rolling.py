@@ -100,7 +100,10 @@ def rolled_source(chain: Chain) -> KernelSource:
             f"    return (carry, )\n")
     arg_types = [(dtype, ndim + 1) if i in chain.stacked else (dtype, ndim)
                  for i, (dtype, ndim) in enumerate(layer.arg_types)]
-    return KernelSource(text, arg_types, layer.result_types, inner_functions=("layer",))
+    arg_shapes = [(len(chain.regions), *shape) if i in chain.stacked else shape
+                  for i, shape in enumerate(layer.arg_shapes)]
+    return KernelSource(text, arg_types, layer.result_types, inner_functions=("layer",),
+                        arg_shapes=arg_shapes)
 
 
 def chain_region(graph: Graph, chain: Chain) -> Region:

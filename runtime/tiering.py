@@ -42,7 +42,7 @@ WORTH_IT = 20  # the switch may cost at most 1/20 of the process's time before i
 # node of the graph (partitioning, writing the kernels and the plan around them). With Numba:
 # its import, then loading or compiling the kernels of one function (about 0.05 s each from
 # the disk cache, 0.5-2 s each cold).
-C_SECONDS_PER_NODE = 1.5e-4
+C_SECONDS_PER_NODE = 2.5e-4
 NUMBA_IMPORT_SECONDS = 0.7
 KERNELS_SECONDS = 1.0
 

@@ -33,9 +33,10 @@ class CommandError(Exception):
     """A mistake in the command or the user's file, reported in one line."""
 
 
-_JIT_MISSING = ('--jit compiles the graph with the compiled tier, whose compiler, Numba, is not '
-                'installed. Install it with pip install "eager2graph[jit]", or leave out --jit '
-                '(--graph shows the graph the NumPy plan runs).')
+_JIT_MISSING = ('--jit compiles the graph with the compiled tier, which needs a C compiler with '
+                "Python's headers or Numba, and this machine has neither. Install Numba with pip "
+                'install "eager2graph[jit]", or leave out --jit (--graph shows the graph the '
+                'NumPy plan runs).')
 
 
 def parse_specs(text: str) -> list:

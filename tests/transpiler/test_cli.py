@@ -9,6 +9,8 @@ import textwrap
 import numpy as np
 import pytest
 
+from runtime.backends.jit.kernels import builds_with_c
+
 SAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cli_samples")
 SHAPES = os.path.join(SAMPLES, "shapes.py")
 
@@ -19,13 +21,17 @@ def cli(*args):
     return completed.returncode, completed.stdout, completed.stderr
 
 
-def cli_without(modules, *args):
+def cli_without(modules, *args, path: str | None = None):
     """The command in a Python that cannot import ``modules``, as where they are not installed
-    (a ``None`` in ``sys.modules`` stops their import), so this runs with the extras installed."""
+    (a ``None`` in ``sys.modules`` stops their import), so this runs with the extras installed;
+    ``path``: its PATH (an empty directory: no C compiler)."""
     wrapper = (f"import runpy, sys; sys.modules.update(dict.fromkeys({list(modules)!r})); "
                f"runpy.run_module('transpiler', run_name='__main__', alter_sys=True)")
+    environment = {**os.environ, "CC": ""} if path is not None else None
+    if environment is not None:
+        environment["PATH"] = path
     completed = subprocess.run([sys.executable, "-c", wrapper, *args], capture_output=True,
-                               text=True, timeout=120)
+                               text=True, timeout=120, env=environment)
     return completed.returncode, completed.stdout, completed.stderr
 
 
@@ -137,11 +143,20 @@ def test_drop_effects_without_onnx_is_a_mistake():
     assert_one_line_error(code, err, "--drop-effects changes what --onnx writes")
 
 
-def test_jit_without_numba_names_the_extra():
+def test_jit_without_numba_or_a_c_compiler_names_the_extra(tmp_path):
+    code, out, err = cli_without(["numba"], f"{SHAPES}:scale_until", "--jit", "--args",
+                                 "f32[2], 3", path=str(tmp_path))
+    assert_one_line_error(code, err, "--jit", "C compiler", "Numba",
+                          'pip install "eager2graph[jit]"')
+    assert out == ""
+
+
+@pytest.mark.skipif(not builds_with_c(), reason="no C compiler with Python's headers")
+def test_jit_without_numba_builds_with_the_c_compiler():
     code, out, err = cli_without(["numba"], f"{SHAPES}:scale_until", "--jit", "--args",
                                  "f32[2], 3")
-    assert_one_line_error(code, err, "--jit", "Numba", 'pip install "eager2graph[jit]"')
-    assert out == ""
+    assert code == 0, err
+    assert "built by C" in out
 
 
 def test_onnx_without_the_exporter_names_the_extra(tmp_path):

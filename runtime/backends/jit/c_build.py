@@ -4,7 +4,8 @@ The compiler runs as a child process, so the interpreter's lock stays free while
 (Numba compiles in this process and holds the lock much of the time): calls go on at full
 speed meanwhile, on another core. A module is built once per machine: it is kept as
 ``<cache>/c_<sha256>.so`` in the kernel cache's private directory, keyed by its C text and
-by what it was built against (Python's version, NumPy's, the compiler and its flags), written
+by what it was built against (Python's version, NumPy's, the compiler and its flags, the
+processor), written
 to a temporary name and renamed into place. Floating-point flags keep NumPy's bits: no fused
 multiply-adds, no reassociation, wrapping signed integers.
 """
@@ -16,6 +17,7 @@ import hashlib
 import importlib.machinery
 import importlib.util
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -43,7 +45,7 @@ class Toolchain:
     @property
     def fingerprint(self) -> str:
         return "|".join([self.compiler, *FLAGS, sys.version, np.__version__, sys.platform,
-                         sysconfig.get_config_var("EXT_SUFFIX") or ""])
+                         sysconfig.get_config_var("EXT_SUFFIX") or "", _processor()])
 
 
 @functools.cache
@@ -58,6 +60,22 @@ def toolchain() -> Toolchain | None:
     if compiler is None or not os.path.isfile(os.path.join(python_include, "Python.h")):
         return None
     return Toolchain(compiler, (python_include, np.get_include()))
+
+
+@functools.cache
+def _processor() -> str:
+    """What ``-march=native`` builds for: a cache shared by machines with other processors
+    (a home directory on a network) must not hand them instructions they lack."""
+    found = {}
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as info:
+            for line in info:
+                key = line.split(":", 1)[0].strip()
+                if key in ("model name", "flags", "Features"):
+                    found.setdefault(key, line.strip())
+    except OSError:
+        pass
+    return " ".join(found.values()) or platform.machine() + " " + platform.processor()
 
 
 def module_name(c_text: str, chain: Toolchain) -> str:

@@ -239,22 +239,24 @@ class _Translator:
         start, stop = ("0", bounds[0][0]) if len(bounds) == 1 else (bounds[0][0], bounds[1][0])
         index = node.target.id
         self._declare_scalar(index, _INT64)
-        if self.nest is None and self._is_nest(node):
-            self._nest_function(node, indent)
-            return
+        if self.nest is None:
+            nodes = list(ast.walk(node))
+            if self._is_nest(nodes):
+                self._nest_function(node, nodes, indent)
+                return
         self.lines.append(f"{indent}for ({index} = {start}; {index} < (int64_t)({stop}); "
                           f"{index}++) {{")
         for inner in node.body:
             self.statement(inner, indent + "    ")
         self.lines.append(f"{indent}}}")
 
-    def _is_nest(self, node: ast.For) -> bool:
-        """A loop nest of the kernel writer's: it makes no array, so each array it writes is
-        a new one (or an accumulator) that no other name reaches while it runs."""
-        return not any(_is_layer_call(inner) for inner in ast.walk(node)) and not any(
-            isinstance(inner, ast.Assign) and any(
+    def _is_nest(self, nodes: list) -> bool:
+        """A loop nest of the kernel writer's (``nodes``: its loop's nodes): it makes no
+        array, so each array it writes is a new one (or an accumulator) that no other name
+        reaches while it runs."""
+        return not any(_is_layer_call(inner) or isinstance(inner, ast.Assign) and any(
             isinstance(t, ast.Name) and self.array_like(inner.value) for t in inner.targets)
-            for inner in ast.walk(node))
+            for inner in nodes)
 
     def array_like(self, value: ast.expr) -> bool:
         if isinstance(value, ast.Name):
@@ -269,20 +271,18 @@ class _Translator:
         return not (isinstance(func, ast.Name) and func.id in (*HELPER_TYPES, "abs",
                                                                "pairwise_sum"))
 
-    def _nest_function(self, node: ast.For, indent: str) -> None:
+    def _nest_function(self, node: ast.For, nodes: list, indent: str) -> None:
         """Writes a loop nest as a function of its own whose arrays are ``restrict``
         parameters (each array a nest writes is new: see ``_is_nest``), so that the C
         compiler vectorizes it without run-time overlap checks; the kernel calls it."""
         before = dict(self.scalars)
-        stored = {n.id for n in ast.walk(node)
-                  if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        loop_indices = {n.target.id for n in ast.walk(node) if isinstance(n, ast.For)}
+        names = [n for n in nodes if isinstance(n, ast.Name)]
+        stored = {n.id for n in names if isinstance(n.ctx, ast.Store)}
+        loop_indices = {n.target.id for n in nodes if isinstance(n, ast.For)}
         written = sorted((stored - loop_indices) & set(before))
-        read = sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)
-                       and isinstance(n.ctx, ast.Load) and n.id in before}
+        read = sorted({n.id for n in names if isinstance(n.ctx, ast.Load) and n.id in before}
                       - set(written) - loop_indices)
-        arrays = sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)
-                         and n.id in self.arrays})
+        arrays = sorted({n.id for n in names if n.id in self.arrays})
         outer_lines, self.lines = self.lines, []
         self.nest = set(written)
         self.loop(node, "    ")
@@ -721,7 +721,8 @@ def _versioned(body: list) -> list:
         if isinstance(statement, ast.Assign):
             for target in statement.targets:
                 targets += target.elts if isinstance(target, ast.Tuple) else [target]
-        statement = Rename().visit(statement)
+        if current:
+            statement = Rename().visit(statement)
         for target in targets:
             if isinstance(target, ast.Name) and target.id in versions:
                 versions[target.id] += 1

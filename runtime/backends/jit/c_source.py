@@ -138,7 +138,7 @@ class _Translator:
             else:
                 self.arrays[name] = ArrayType(dtype, tuple(shape), _c_strides(tuple(shape)))
                 arguments.append(self._array_argument(name, dtype, tuple(shape), index))
-        for statement in _versioned(function.body):
+        for statement in _versioned(function.body, tuple(params)):
             self.statement(statement, "    ")
         return self._function_text(params, arguments)
 
@@ -315,7 +315,7 @@ class _Translator:
         for param, argument in zip(layer.args.args, call.args):
             self._bind_parameter(prefix + param.arg, argument, indent)
         body = _prefixed([ast.parse(ast.unparse(s)).body[0] for s in layer.body], names, prefix)
-        *statements, result = _versioned(body)
+        *statements, result = _versioned(body, tuple(prefix + a.arg for a in layer.args.args))
         if not (isinstance(result, ast.Return) and isinstance(result.value, ast.Tuple)
                 and len(result.value.elts) == 1):
             raise Untranslatable("a layer that does not return one value")
@@ -704,12 +704,13 @@ def _prefixed(body: list, names: set, prefix: str) -> list:
     return [Prefix().visit(statement) for statement in body]
 
 
-def _versioned(body: list) -> list:
-    """``body`` with each name the function's top level assigns again renamed from there on
-    (``t12 = t12.reshape((3,))`` makes ``t12_v1``): a C variable keeps one type and shape.
-    Names assigned in loops and branches (a loop's carried values) keep theirs."""
+def _versioned(body: list, defined: tuple = ()) -> list:
+    """``body`` with each name the function's top level assigns again (``defined``: names it
+    starts with) renamed from there on (``t12 = t12.reshape((3,))`` makes ``t12_v1``): a C
+    variable keeps one type and shape. Names assigned in loops and branches (a loop's carried
+    values) keep theirs."""
     current: dict[str, str] = {}
-    versions: dict[str, int] = {}
+    versions: dict[str, int] = dict.fromkeys(defined, 0)  # parameters
 
     class Rename(ast.NodeTransformer):
         def visit_Name(self, node: ast.Name) -> ast.Name:
@@ -723,14 +724,14 @@ def _versioned(body: list) -> list:
                 targets += target.elts if isinstance(target, ast.Tuple) else [target]
         if current:
             statement = Rename().visit(statement)
-        for target in targets:
-            if isinstance(target, ast.Name) and target.id in versions:
-                versions[target.id] += 1
-                new = f"{target.id}_v{versions[target.id]}"
-                _rename_stores(statement, current.get(target.id, target.id), new)
-                current[target.id] = new
-            elif isinstance(target, ast.Name):
-                versions[target.id] = 0
+        for name in [t.id for t in targets if isinstance(t, ast.Name)]:
+            if name in versions:
+                versions[name] += 1
+                new = f"{name}_v{versions[name]}"
+                _rename_stores(statement, current.get(name, name), new)
+                current[name] = new
+            else:
+                versions[name] = 0
         renamed.append(statement)
     return renamed
 

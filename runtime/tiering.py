@@ -8,11 +8,12 @@ for ``WORTH_IT`` times that cost, a daemon thread compiles the graph while calls
 the plan: whatever the program does next, the switch costs it at most a twentieth of its time
 (``config.set_jit_auto_compile`` sets a fixed number of calls instead, or turns it off).
 
-The switch is cheap with a C compiler: kernels are written here (a fraction of a millisecond
-per node) and built in child processes, which leave the lock free; kernels C does not take
-stay on the plan, since Numba would compile them in this process, holding the lock for
-seconds. Without a C compiler, Numba compiles everything, and the switch is costed as the
-import of Numba plus a second of compiling or loading kernels.
+With a C compiler, kernels are written here (a fraction of a millisecond per node, in turns
+with the calls) and built in a child process, which leaves the lock free; kernels C does not
+take stay on the plan, since Numba would compile them in this process, holding the lock for
+seconds. The child's time counts in the cost: on a machine busy with other work it comes out
+of the program's. Without a C compiler, Numba compiles everything, and the switch is costed
+as the import of Numba plus a second of compiling or loading kernels.
 
 When the kernels are ready the function swaps its executable (one attribute write, atomic
 for the interpreter); if the tier finds nothing worth compiling, or fails, the function stays
@@ -39,19 +40,25 @@ from runtime.graph import Graph
 SAMPLE_EVERY = 64  # one call in this many is timed
 WORTH_IT = 20  # the switch may cost at most 1/20 of the process's time before it
 # Estimates of this machine class (2 cores). With C: this process's part of the switch per
-# node of the graph (partitioning, writing the kernels and the plan around them). With Numba:
-# its import, then loading or compiling the kernels of one function (about 0.05 s each from
-# the disk cache, 0.5-2 s each cold).
+# node of the graph (partitioning, writing the kernels and the plan around them: W7 60 ms for
+# 264 nodes, W8 36 ms for 157), which runs in turns with the calls, and the C compiler's, one
+# module per function (W7 0.8 s, W8 0.7 s cold), which takes the other core or, on a busy
+# machine, time from the program. With Numba: its import, then loading or compiling the
+# kernels of one function (about 0.05 s each from the disk cache, 0.5-2 s each cold).
 C_SECONDS_PER_NODE = 2.5e-4
+C_BUILD_SECONDS = 0.15
+C_BUILD_SECONDS_PER_NODE = 2.5e-3
 NUMBA_IMPORT_SECONDS = 0.7
 KERNELS_SECONDS = 1.0
 
 
 def switch_cost(graph: Graph) -> float:
-    """Seconds of this process's time the move of ``graph`` to the compiled tier is expected
-    to take."""
+    """Seconds the move of ``graph`` to the compiled tier is expected to cost the program:
+    all of it counts, the compiler's child process too, as a machine busy with other work
+    gives it no spare core."""
     if builds_with_c():
-        return C_SECONDS_PER_NODE * sum(1 for _ in graph.walk())
+        nodes = sum(1 for _ in graph.walk())
+        return C_BUILD_SECONDS + (C_SECONDS_PER_NODE + C_BUILD_SECONDS_PER_NODE) * nodes
     return KERNELS_SECONDS + (0.0 if "numba" in sys.modules else NUMBA_IMPORT_SECONDS)
 
 

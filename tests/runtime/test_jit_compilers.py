@@ -161,11 +161,18 @@ def test_c_modules_are_built_once_per_machine(tmp_path, monkeypatch):
         rt.config.set_jit_cache_directory(None)
 
 
-def test_a_failing_c_compiler_leaves_the_kernel_to_numba(monkeypatch):
+def test_a_failing_c_compiler_leaves_the_kernels_to_numba(monkeypatch):
+    """Once a build has failed (flags this compiler refuses, say), the process leaves its
+    kernels to Numba, with a warning, instead of failing again at every compile."""
     monkeypatch.setattr(c_build, "FLAGS", (*c_build.FLAGS, "--no-such-flag"))
     monkeypatch.setattr(kernels, "_compiled", {})
-    plan, jit, function = on_both(lambda x: (x * 3.0 - 1.0) * x, np.arange(4.0))
+    monkeypatch.setattr(kernels, "_c_failure", None)
+    with pytest.warns(rt.errors.CompileWarning, match="the C compiler failed.*no-such-flag"):
+        plan, jit, function = on_both(lambda x: (x * 3.0 - 1.0) * x, np.arange(4.0))
     assert_same(plan, jit)
+    assert "built by Numba" in report_of(function, np.arange(4.0))
+    monkeypatch.setattr(c_build, "_build", lambda *args: pytest.fail("built again"))
+    plan, jit, function = on_both(lambda x: (x * 3.0 - 2.0) * x, np.arange(4.0))
     assert "built by Numba" in report_of(function, np.arange(4.0))
 
 

@@ -21,6 +21,7 @@ import sys
 import tempfile
 import threading
 import types
+import warnings
 from typing import Callable
 
 import numpy as np
@@ -30,9 +31,11 @@ from runtime.backends.jit.c_build import load_module, module_name, toolchain
 from runtime.backends.jit.c_source import Untranslatable, kernel_function, module_source
 from runtime.backends.jit.codegen import KernelSource
 from runtime.backends.jit.element_rules import numba_type
+from runtime.errors import CompileWarning
 
 _lock = threading.Lock()
 _compiled: dict[tuple, "CompiledKernel"] = {}
+_c_failure: Exception | None = None  # the C build that failed in this process, if one did
 
 
 class CompiledKernel:
@@ -87,7 +90,10 @@ def _c_key(source: KernelSource) -> tuple:
 def _c_compile_all(sources: list[KernelSource], outcomes: list) -> None:
     """Fills ``outcomes`` with the kernels C builds (one module for all new ones); leaves
     None where Numba is to try."""
+    global _c_failure
     chain = toolchain()
+    if _c_failure is not None and config.jit_compiler() != "c":
+        return  # a build failed in this process: the next would fail too, at a cost
     if chain is None:
         if config.jit_compiler() == "c":
             outcomes[:] = [NotTaken("rt.config.set_jit_compiler('c') needs a C compiler (cc, "
@@ -116,6 +122,12 @@ def _c_compile_all(sources: list[KernelSource], outcomes: list) -> None:
                 for positions in new.values():
                     for index in positions:
                         outcomes[index] = error
+                return
+            _c_failure = error
+            warnings.warn(f"the C compiler failed to build kernels ({type(error).__name__}: "
+                          f"{str(error).splitlines()[0][:300]}); in this process Numba builds "
+                          f"them instead, with the same results. Please report this.",
+                          CompileWarning, stacklevel=4)
             return  # Numba compiles them
         for (key, positions), name in zip(new.items(), functions):
             source = sources[positions[0]]

@@ -9,8 +9,8 @@
 Each workload is written once as plain Python on `rt` ops; "eager" runs that source on eager
 tensors, "graph" runs it through `transpiler.function(fn, jit_compile=False)` (the NumPy plan,
 never a switch to the compiled tier in the middle of the run), "compiled" through
-`transpiler.function(fn, jit_compile=True)` (regions of the graph compiled by Numba; "n/a"
-when Numba is not installed). "numpy" is the same computation written by hand in NumPy (the
+`transpiler.function(fn, jit_compile=True)` (regions of the graph compiled by the machine's C
+compiler, or Numba for what C does not take; "n/a" when neither is there). "numpy" is the same computation written by hand in NumPy (the
 floor). TensorFlow (`tf.function`) and JAX (`jax.jit`) columns appear when those packages are
 installed; they are not dependencies. Times are per-call medians over several repeats after
 warm-up, all measured in this one process, so ratios are comparable even on a busy machine;
@@ -27,9 +27,9 @@ a NumPy reference.
 
 First calls (a new function object: conversion, trace, optimization, compilation) are timed in
 this warmed-up process and in new processes: the graph's, and the compiled tier's twice, with
-an empty kernel cache directory (a cold compile, with Numba's import) and then with the
-directory that run filled (Numba loads the kernels from disk). Kernels go to temporary
-directories of this run, never the user's cache. In this process Numba is imported and started
+an empty kernel cache directory (a cold build, with the compiler's start-up) and then with the
+directory that run filled (the kernels are loaded from disk). Kernels go to temporary
+directories of this run, never the user's cache. In this process the compiled tier is started
 by one small compile before any timing, and the compiled mode's first call reads the directory
 the new processes filled.
 
@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib.metadata
 import importlib.util
 import json
 import math
@@ -72,6 +73,9 @@ import runtime as rt
 import transpiler
 from local_fit import LocalFits, make_train_step, pseudo_data
 from physics_kinematics import cross_section
+from runtime.backends.jit import available as jit_available
+from runtime.backends.jit.c_build import toolchain
+from runtime.backends.jit.kernels import builds_with_c
 from runtime.errors import RetracingWarning
 from transpiler.api import clear_conversion_cache
 
@@ -654,15 +658,15 @@ def print_first_call_ms(key: str, kernel_cache: str | None = None) -> None:
     w = next(w for w in WORKLOADS if w.key == key)
     if kernel_cache is None:
         make = make_graph(w)
-    else:  # Numba's import is part of this first call: the tier imports it on its first compile
+    else:  # the compiler's start-up is part of this first call (Numba's import, where it builds)
         rt.config.set_jit_cache_directory(kernel_cache)
         make = make_graph(w, jit_compile=True)
     print(first_call_seconds(make) * 1e3)  # converting is part of the first call's cost
 
 
 def compiled_tier_available() -> bool:
-    """Whether Numba can be imported: the runtime asks the same way before it compiles."""
-    return importlib.util.find_spec("numba") is not None
+    """Whether the compiled tier has a compiler (C or Numba), as the runtime asks."""
+    return jit_available()
 
 
 def count_down(n):
@@ -675,14 +679,19 @@ def count_down(n):
 
 
 def prepare_compiled_tier() -> str:
-    """The compiled mode's note. With Numba, imports it and compiles one small kernel into the
-    current kernel cache: first calls in this (warmed-up) process then leave out Numba's import
-    and its one-time start-up (new processes pay them: comp, cold and comp, warm)."""
+    """The compiled mode's note. Compiles one small kernel into the current kernel cache: first
+    calls in this (warmed-up) process then leave out the compiler's one-time start-up (new
+    processes pay it: comp, cold and comp, warm)."""
     if not compiled_tier_available():
-        return "Numba is not installed: the compiled column is n/a"
-    import numba
+        return "neither a C compiler nor Numba: the compiled column is n/a"
     transpiler.function(count_down, jit_compile=True)(rt.constant(np.int32(3)))
-    return f"Numba {numba.__version__}: compiled = transpiler.function(fn, jit_compile=True)"
+    chain = toolchain() if builds_with_c() else None
+    numba = importlib.util.find_spec("numba") is not None
+    compilers = " and ".join(
+        ([f"C ({os.path.basename(chain.compiler)})"] if chain else [])
+        + ([f"Numba {importlib.metadata.version('numba')}" + (" where C cannot" if chain else "")]
+           if numba else []))
+    return f"kernels by {compilers}: compiled = transpiler.function(fn, jit_compile=True)"
 
 
 @contextmanager
@@ -1020,7 +1029,7 @@ def print_report(report: dict) -> None:
             print(f"{key:4} {mode} failed: {error}")
     print("\nfirst call (ms): conversion + trace + optimize + compile, in this warmed-up process "
           "and in new\nprocesses (graph, new; the compiled tier's with an empty kernel cache, "
-          "comp, cold, with Numba's\nimport, and with the kernels that run cached, comp, warm)")
+          "comp, cold, with the\ncompiler's start-up, and with the kernels that run cached, comp, warm)")
     columns = [k for k in FIRST_CALLS if any(k in e["first_call_ms"] for e in workloads)
                or (na and k.startswith("compiled"))]
     print(f"{'':4} " + "".join(f"{FIRST_CALLS[k]:>12}" for k in columns))

@@ -780,7 +780,7 @@ def make_graph(w: Workload, jit_compile: bool = False):
 
 
 def make_compiled(w: Workload):
-    """The compiled mode (None without Numba: the column is n/a)."""
+    """The compiled mode (None without a compiler for it: the column is n/a)."""
     return make_graph(w, jit_compile=True) if compiled_tier_available() else None
 
 
@@ -1305,7 +1305,7 @@ def print_scaling_header(report: dict) -> None:
     print(f"eager2graph scaling ({report['machine']})")
     for note in report["notes"]:
         print(f"  note: {note}")
-    print("us: per-call median; comp: the compiled tier (jit_compile=True; n/a without Numba); "
+    print("us: per-call median; comp: the compiled tier (jit_compile=True; n/a without a compiler for it); "
           "first: a new\n  function object's first call, with conversion, trace, optimization "
           "and compilation (ms;\n  comp reuses the kernels this process compiled at smaller "
           "sizes, identical sources only);\n  peak: tracemalloc's peak during one call (kB; "

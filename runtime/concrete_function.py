@@ -126,8 +126,8 @@ class ConcreteFunction:
             return self._background.describe()
         if self.jit_compile is False:
             return "runs on the NumPy plan (jit_compile=False)."
-        return (f"runs on the NumPy plan: the compiled tier is not installed "
-                f"({JIT_INSTALL_HINT}).")
+        return (f"runs on the NumPy plan: the compiled tier is not installed (it needs a C "
+                f"compiler with Python's headers, or Numba: {JIT_INSTALL_HINT}).")
 
     # -- describing -------------------------------------------------------------------------
 

@@ -42,12 +42,13 @@ class Function:
         """``trace_function`` (default: ``python_function``) is what gets traced; the
         transpiler passes the converted function here and keeps the original for eager runs.
         ``jit_compile`` (TensorFlow's name): True runs the compiled tier from the first call
-        (it needs ``pip install "eager2graph[jit]"``), False never, None (the default) moves
-        a function called often to it in the background when it is installed."""
+        (it needs a C compiler with Python's headers, or ``pip install "eager2graph[jit]"``),
+        False never, None (the default) moves a function called often to it in the background
+        when it can."""
         if jit_compile is True and not jit_available():
-            raise ImportError(f"jit_compile=True needs Numba, the compiled tier's compiler; "
-                              f"install it with {JIT_INSTALL_HINT}, or leave jit_compile=None "
-                              f"to compile only where it is installed.")
+            raise ImportError(f"jit_compile=True needs a compiler for the compiled tier: a C "
+                              f"compiler with Python's headers, or Numba ({JIT_INSTALL_HINT}); "
+                              f"or leave jit_compile=None to compile only where one is there.")
         self.jit_compile = jit_compile
         self.python_function = python_function
         self._trace_function = trace_function or python_function

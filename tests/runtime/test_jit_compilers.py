@@ -193,3 +193,20 @@ def test_without_a_c_compiler_numba_builds_and_the_c_setting_says_why(monkeypatc
 def test_unknown_compilers_are_refused(name):
     with pytest.raises(ValueError, match="must be one of auto, c, numba"):
         rt.config.set_jit_compiler(name)
+
+
+def test_large_nests_and_products_run_without_the_interpreters_lock():
+    """As Numba's kernels did (nogil): other threads go on while a large kernel computes;
+    small work keeps the lock (taking it back would cost more)."""
+    rng = np.random.default_rng(2)
+    big, small = rng.standard_normal((256, 256)), rng.standard_normal((4, 4))
+
+    def f(x):
+        return rt.nn.relu(rt.matmul(x, x) * 0.5 - 0.1) * x
+
+    for x, unlocked in ((big, True), (small, False)):
+        plan, jit, function = on_both(f, x)
+        assert_same(plan, jit)
+        texts = [c_source.kernel_function(kernel.source, "k")
+                 for _, kernel in function.get_concrete_function(x).executable.kernels]
+        assert texts and any("Py_BEGIN_ALLOW_THREADS" in t for t in texts) == unlocked

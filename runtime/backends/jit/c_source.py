@@ -298,7 +298,8 @@ class _Translator:
             f"static __attribute__((noinline)) void {name}({', '.join(params) or 'void'}) {{\n"
             + "".join(f"    {C_TYPES[self.scalars[n]]} {n};\n" for n in local)
             + "\n".join(body) + "\n}\n")
-        self.lines.append(f"{indent}{name}({', '.join([*arrays, *read, *(f'&{w}' for w in written)])});")
+        call = f"{name}({', '.join([*arrays, *read, *(f'&{w}' for w in written)])});"
+        self.lines.append(f"{indent}{_without_the_lock(call, _iterations(node))}")
 
     def _inline_layer(self, target: str, call: ast.Call, indent: str) -> None:
         """``target = layer(...)[0]`` of a rolled chain: the layer's body written in place,
@@ -527,10 +528,10 @@ class _Translator:
                 rows, columns, a_at, b_at, out_at = stop - start, n, start * row_step, 0, start * n
             else:
                 rows, columns, a_at, b_at, out_at = m, stop - start, 0, start * column_step, start
-            self.lines.append(
-                f"{indent}{kind}gemm_call(101, {transpose_x}, {transpose_y}, {rows}, {columns}, "
-                f"{k}, {one}, {x} + {a_at}, {ldx}, {y} + {b_at}, {ldy}, {zero}, "
-                f"{out} + {out_at}, {n});")
+            call = (f"{kind}gemm_call(101, {transpose_x}, {transpose_y}, {rows}, {columns}, "
+                    f"{k}, {one}, {x} + {a_at}, {ldx}, {y} + {b_at}, {ldy}, {zero}, "
+                    f"{out} + {out_at}, {n});")
+            self.lines.append(f"{indent}{_without_the_lock(call, rows * columns * k)}")
             start = stop
         return out, owner, array
 
@@ -688,6 +689,35 @@ class _Translator:
     def _temporary(self) -> str:
         self.temporaries += 1
         return f"c_t{self.temporaries}"
+
+
+# Work (elements, or multiply-adds) from which a loop nest or product runs without the
+# interpreter's lock, as Numba's kernels did: other threads go on meanwhile. Below it, taking
+# the lock back would cost more than the work.
+UNLOCKED_WORK = 1 << 14
+
+
+def _without_the_lock(call: str, work: int | None) -> str:
+    """``call`` (of C code that touches no Python object) releasing the interpreter's lock
+    when its ``work`` is known and large."""
+    if work is None or work < UNLOCKED_WORK:
+        return call
+    return f"Py_BEGIN_ALLOW_THREADS {call} Py_END_ALLOW_THREADS"
+
+
+def _iterations(loop: ast.For) -> int | None:
+    """How many times the innermost body of a nest of ``range(constant)`` loops runs (None
+    when a bound is not a constant)."""
+    total, node = 1, loop
+    while isinstance(node, ast.For):
+        bounds = node.iter.args
+        if not all(isinstance(b, ast.Constant) and isinstance(b.value, int) for b in bounds):
+            return None
+        values = [b.value for b in bounds]
+        total *= max(0, values[-1] - (values[0] if len(values) == 2 else 0))
+        inner = [s for s in node.body if isinstance(s, ast.For)]
+        node = inner[0] if len(inner) == 1 and len(node.body) == 1 else None
+    return total
 
 
 def _is_layer_call(node: ast.AST) -> bool:

@@ -5,6 +5,12 @@ runs random programs through both)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -14,6 +20,8 @@ from runtime.backends.jit import c_build, c_source, kernels
 from runtime.backends.jit.kernels import builds_with_c
 
 from jit_helpers import assert_same, on_both, report_of
+
+ROOT = str(Path(__file__).resolve().parents[2])
 
 pytest.importorskip("numba")
 pytestmark = pytest.mark.skipif(not builds_with_c(),
@@ -159,6 +167,31 @@ def test_c_modules_are_built_once_per_machine(tmp_path, monkeypatch):
         assert_same(plan, jit)
     finally:
         rt.config.set_jit_cache_directory(None)
+
+
+def test_a_damaged_module_in_the_cache_is_built_again(tmp_path):
+    """A new process finds a file it cannot load where its module should be (a disk that
+    filled up, say): it builds the module again, and warns about nothing."""
+    program = textwrap.dedent(f"""
+        import warnings, numpy as np, runtime as rt
+        warnings.simplefilter("error")
+        rt.config.set_jit_cache_directory({str(tmp_path / "kernels")!r})
+        f = rt.function(lambda x: (x * 11.0 - 3.0) * x, jit_compile=True)
+        print(f(np.arange(3.0)).numpy().tolist())
+        print(f.get_concrete_function(np.arange(3.0)).jit_report.splitlines()[1])""")
+
+    def run() -> list[str]:
+        done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                              timeout=120, cwd=ROOT)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()
+    first = run()
+    (module,) = (tmp_path / "kernels").glob("eager2graph_c_*.so")
+    damaged = tmp_path / "damaged"
+    damaged.write_bytes(b"not a shared library")
+    os.replace(damaged, module)  # a new file: the old one may still be mapped
+    assert run() == first and first[0] == "[-0.0, 8.0, 38.0]" and first[1].endswith("built by C")
+    assert module.stat().st_size > 1000
 
 
 def test_a_failing_c_compiler_leaves_the_kernels_to_numba(monkeypatch):

@@ -89,13 +89,25 @@ def load_module(c_text: str, name: str, directory: str, chain: Toolchain) -> Mod
     path = os.path.join(directory, f"{name}.so")
     if not os.path.isfile(path):
         _build(c_text, path, directory, chain)
+        module = _load(name, path)
+    else:
+        try:
+            module = _load(name, path)
+        except ImportError:  # a damaged file (a disk filled up, say): built again
+            os.remove(path)
+            _build(c_text, path, directory, chain)
+            module = _load(name, path)
+    gemm = numpy_gemm()
+    if gemm is not None:
+        module.set_gemm(gemm.addresses["s"], gemm.addresses["d"])
+    return module
+
+
+def _load(name: str, path: str) -> ModuleType:
     loader = importlib.machinery.ExtensionFileLoader(name, path)
     spec = importlib.util.spec_from_file_location(name, path, loader=loader)
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
-    gemm = numpy_gemm()
-    if gemm is not None:
-        module.set_gemm(gemm.addresses["s"], gemm.addresses["d"])
     return module
 
 

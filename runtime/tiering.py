@@ -4,9 +4,10 @@ proves hot, without making the program slower by more than a twentieth.
 A concrete function times one call in 64 to estimate the time it has spent on the NumPy plan.
 Once that has paid for the switch (``switch_cost``: what the switch costs the program, its
 work in this process, which holds the interpreter's lock and so slows the calls meanwhile, and
-the compiler's), and the process has run for ``WORTH_IT`` times that cost, a daemon thread compiles the graph while calls go on running
-the plan: whatever the program does next, the switch costs it at most a twentieth of its time
-(``config.set_jit_auto_compile`` sets a fixed number of calls instead, or turns it off).
+the compiler's), and the process has run for ``WORTH_IT`` times that cost, a daemon thread
+compiles the graph while calls go on running the plan: whatever the program does next, the
+switch costs it at most a twentieth of its time (``config.set_jit_auto_compile`` sets a fixed
+number of calls instead, or turns it off).
 
 With a C compiler, kernels are written here (a fraction of a millisecond per node, in turns
 with the calls) and built in a child process, which leaves the lock free; kernels C does not

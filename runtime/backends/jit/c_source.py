@@ -10,9 +10,9 @@ no contraction into fused multiply-adds, integers wrapping (``-fwrapv``), sums i
 pairwise order, and float products through the same ``gemm`` calls.
 
 Anything outside the subset raises ``Untranslatable``: that kernel is compiled by Numba
-instead. Each kernel becomes a function of a module (``module_source`` puts a batch of them in one):
-it checks its operands' types and shapes, runs the loops without Python objects, and returns
-new NumPy arrays (and Python numbers for scalars) as the Numba kernel does.
+instead. Each kernel becomes a function of a module (``module_source`` puts a batch of them
+in one): it checks its operands' types and shapes, runs the loops without Python objects, and
+returns new NumPy arrays (and Python numbers for scalars) as the Numba kernel does.
 """
 
 from __future__ import annotations

@@ -3,11 +3,10 @@
 The compiler runs as a child process, so the interpreter's lock stays free while it works
 (Numba compiles in this process and holds the lock much of the time): calls go on at full
 speed meanwhile, on another core. A module is built once per machine: it is kept as
-``<cache>/c_<sha256>.so`` in the kernel cache's private directory, keyed by its C text and
-by what it was built against (Python's version, NumPy's, the compiler and its flags, the
-processor), written
-to a temporary name and renamed into place. Floating-point flags keep NumPy's bits: no fused
-multiply-adds, no reassociation, wrapping signed integers.
+``<cache>/eager2graph_c_<sha256>.so`` in the kernel cache's private directory, keyed by its C
+text and by what it was built against (Python's version, NumPy's, the compiler and its flags,
+the processor), written to a temporary name and renamed into place. Floating-point flags keep
+NumPy's bits: no fused multiply-adds, no reassociation, wrapping signed integers.
 """
 
 from __future__ import annotations

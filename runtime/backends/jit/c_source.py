@@ -45,6 +45,8 @@ _FLOAT_FUNCTIONS = {"sqrt", "exp", "log", "log1p", "sin", "cos", "tan", "tanh", 
                     "rint"}
 _COMPARISONS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==",
                 ast.NotEq: "!="}
+# CBLAS' enumerations (helpers has them too, but imports Numba, which C kernels do without).
+_ROW_MAJOR, _NO_TRANSPOSE, _TRANSPOSE = 101, 111, 112
 _OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.BitAnd: "&",
               ast.BitOr: "|", ast.BitXor: "^"}
 
@@ -494,7 +496,9 @@ class _Translator:
         return name, f"{name}_obj", array
 
     def _gemm(self, helper: str, args: list, indent: str):
-        """NumPy's own gemm, called in the blocks ``helpers.numpy_gemm_matmul`` uses."""
+        """NumPy's own gemm, called in the blocks ``helpers.numpy_gemm_matmul`` uses (that one
+        splits the product when the kernel runs, inside Numba; here the shapes are known, so
+        the split is done once, while writing the C, and each block is one call)."""
         kind = helper[len("numpy_")]
         dtype = np.dtype(np.float32 if kind == "s" else np.float64)
         operands = [self.arrays[self._array_operand(a)] for a in args]
@@ -507,14 +511,14 @@ class _Translator:
         flags = []
         for name, operand in zip(names, operands):
             if operand.contiguous:
-                flags.append((name, 111, operand.shape[1]))
+                flags.append((name, _NO_TRANSPOSE, operand.shape[1]))
             elif operand.transposed_contiguous:
-                flags.append((name, 112, operand.shape[0]))
+                flags.append((name, _TRANSPOSE, operand.shape[0]))
             else:
                 raise Untranslatable("a product of a strided view")
         (x, transpose_x, ldx), (y, transpose_y, ldy) = flags
-        row_step = ldx if transpose_x == 111 else 1
-        column_step = 1 if transpose_y == 111 else ldy
+        row_step = ldx if transpose_x == _NO_TRANSPOSE else 1
+        column_step = 1 if transpose_y == _NO_TRANSPOSE else ldy
         split, block = blas_blocks(m, k, n)
         by_rows = split != COLUMN_BLOCKS
         total = m if by_rows else n
@@ -528,7 +532,7 @@ class _Translator:
                 rows, columns, a_at, b_at, out_at = stop - start, n, start * row_step, 0, start * n
             else:
                 rows, columns, a_at, b_at, out_at = m, stop - start, 0, start * column_step, start
-            call = (f"{kind}gemm_call(101, {transpose_x}, {transpose_y}, {rows}, {columns}, "
+            call = (f"{kind}gemm_call({_ROW_MAJOR}, {transpose_x}, {transpose_y}, {rows}, {columns}, "
                     f"{k}, {one}, {x} + {a_at}, {ldx}, {y} + {b_at}, {ldy}, {zero}, "
                     f"{out} + {out_at}, {n});")
             self.lines.append(f"{indent}{_without_the_lock(call, rows * columns * k)}")

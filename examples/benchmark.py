@@ -75,7 +75,7 @@ from local_fit import LocalFits, make_train_step, pseudo_data
 from physics_kinematics import cross_section
 from runtime.backends.jit import available as jit_available
 from runtime.backends.jit.c_build import toolchain
-from runtime.backends.jit.kernels import builds_with_c
+from runtime.backends.jit.c_build import builds_with_c
 from runtime.errors import RetracingWarning
 from transpiler.api import clear_conversion_cache
 

@@ -34,7 +34,7 @@ from typing import Callable
 
 from runtime import config
 from runtime.backends.jit import JIT_EXACT
-from runtime.backends.jit.kernels import builds_with_c
+from runtime.backends.jit.c_build import builds_with_c
 from runtime.graph import Graph
 
 

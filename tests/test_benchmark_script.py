@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from runtime.backends.jit.kernels import builds_with_c
+from runtime.backends.jit.c_build import builds_with_c
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.join(ROOT, "examples", "benchmark.py")

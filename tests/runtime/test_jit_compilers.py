@@ -17,7 +17,7 @@ import pytest
 import runtime as rt
 import transpiler
 from runtime.backends.jit import c_build, c_source, kernels
-from runtime.backends.jit.kernels import builds_with_c
+from runtime.backends.jit.c_build import builds_with_c
 
 from jit_helpers import assert_same, on_both, report_of
 

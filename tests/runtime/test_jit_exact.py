@@ -6,7 +6,8 @@ for the same inputs never changes within a process, and a program gives the same
 run. Each test compiles through the public path (``wait_for_jit`` on a function left at
 ``jit_compile=None``) and compares bit patterns with ``jit_compile=False``: signed zeros
 included, NaNs equal whatever their payload. The functions whose last bit NumPy and compiled
-code may round differently (exp, log, tanh, ...) stay on the plan and say why.
+code may round differently (exp, log, tanh, ...) run NumPy's own loops in C kernels; without
+C, and for those without a loop of their own (sigmoid, pow), they stay on the plan and say why.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import runtime as rt  # noqa: E402
-from runtime.backends.jit.element_rules import ELEMENT_RULES, ROUNDED_OWN_WAY  # noqa: E402
+from runtime.backends.jit.c_build import builds_with_c  # noqa: E402
+from runtime.backends.jit.element_rules import (ELEMENT_RULES, NUMPY_LOOPS,  # noqa: E402
+                                                ROUNDED_OWN_WAY)
 from tests.runtime.jit_helpers import compiled_ops, counts, left_on_plan, quiet  # noqa: E402
 from tests.runtime.test_jit_tier import OPS, operands, ops_for  # noqa: E402
 
@@ -72,7 +75,9 @@ def test_every_element_op_compiled_by_default_gives_the_plan_bits(dtype: str):
     for name in names:
         assert exactly_equal(plan[name], tier[name]), f"{name} on {dtype}"
     compiled = compiled_ops(report)
-    rounded_own_way = {op.name for op in ROUNDED_OWN_WAY}
+    # With C, exp, log, ... run NumPy's own loops; the rest of ROUNDED_OWN_WAY stays behind.
+    numpy_loops = {op.name for op in NUMPY_LOOPS} if builds_with_c() else set()
+    rounded_own_way = {op.name for op in ROUNDED_OWN_WAY} - numpy_loops
     assert compiled, report
     if dtype.startswith("float"):
         assert not compiled & rounded_own_way, report
@@ -80,6 +85,7 @@ def test_every_element_op_compiled_by_default_gives_the_plan_bits(dtype: str):
             {line.split()[0] for line in left_on_plan(report)}, report
         assert any("may round its last bit differently from NumPy's" in line
                    for line in left_on_plan(report)), report
+        assert {name for name in names if name in numpy_loops} <= compiled, report
 
 
 def test_the_exact_ops_are_the_rules_minus_the_transcendental_functions():
@@ -146,9 +152,32 @@ def test_dense_layers_give_the_plan_bits(dtype: str):
     assert_exactly_equal(plan, tier, dtype)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_square_products_of_distinct_memory_are_compiled_and_the_others_are_not(dtype: str):
+    """NumPy calls syrk, not gemm, when a square product reads one buffer twice (x @ x.T).
+    Two new arrays of the function's own ops never share one, so their product is compiled;
+    a value with its own transpose, or two arguments (one array may be passed twice), stay
+    on the plan. Either way the plan's bits."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((24, 8)).astype(dtype)
+    w = rng.standard_normal((8, 20)).astype(dtype)
+
+    def products(x, w, same):
+        h = rt.nn.relu(rt.matmul(x, w) + 0.5)
+        g = h * 2.0 - 1.0
+        return (rt.matmul(h, rt.transpose(g)) + 1.0,    # distinct new arrays: compiled
+                rt.matmul(g, rt.transpose(g)) + 1.0,    # one buffer twice: syrk in NumPy
+                rt.matmul(rt.transpose(x), rt.transpose(same)) + 1.0)  # two arguments
+    plan, tier, report = on_plan_and_default_tier(products, x, w, x.T.copy())
+    assert_exactly_equal(plan, tier, dtype)
+    syrk = [line for line in left_on_plan(report) if "syrk" in line]
+    assert len(syrk) == 2 and compiled_ops(report) >= {"matmul"}, report
+
+
 def test_softmax_and_cross_entropy_stay_exact():
-    """Decomposed into a max, a subtraction, an exp, a sum and a division: the exp stays on
-    the plan and the rest gives its bits."""
+    """Decomposed into a max, a subtraction, an exp, a sum and a division: the exp runs
+    NumPy's loop in a C kernel (without C it stays on the plan), and the rest gives the
+    plan's bits."""
     rng = np.random.default_rng(4)
     logits = rng.standard_normal((32, 10)).astype(np.float32)
     labels = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 32)]
@@ -159,7 +188,7 @@ def test_softmax_and_cross_entropy_stay_exact():
                 rt.nn.log_softmax(logits * 0.5))
     plan, tier, report = on_plan_and_default_tier(losses, logits, labels)
     assert_exactly_equal(plan, tier)
-    assert "exp" not in compiled_ops(report), report
+    assert ("exp" in compiled_ops(report)) == builds_with_c(), report
 
 
 def test_a_compiled_loop_around_exact_ops():
@@ -229,3 +258,52 @@ def test_random_programs_give_the_plan_bits(case):
         a, b = rng.integers(-50, 50, shape, dtype=dtype), rng.integers(-50, 50, shape, dtype=dtype)
     plan, tier, _ = on_plan_and_default_tier(_build(dtype, steps, reduce_axis), a, b)
     assert_exactly_equal(plan, tier, f"{case}")
+
+
+LOOP_LENGTHS = (1, 2, 7, 8, 9, 15, 16, 17, 33, 100, 20000)  # 20,000: runs without the lock
+
+
+@pytest.mark.skipif(not builds_with_c(), reason="no C compiler with Python's headers")
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_numpy_loops_in_c_kernels_give_the_plan_bits_at_any_length_layout_and_rank(dtype: str):
+    """C kernels compute exp, log, ... with NumPy's own loops, over whole arrays as the plan
+    does, and on single elements for scalars: the plan's bits in every case, on values
+    across each function's range (tiny, huge, negative, where exp overflows)."""
+    rng = np.random.default_rng(11)
+    arrays = [(rng.standard_normal(n) * 10 ** rng.uniform(-4, 2.5, n)).astype(dtype)
+              for n in LOOP_LENGTHS]
+    matrix = (rng.standard_normal((5, 6)) * 3).astype(dtype)
+
+    def loops(matrix, *arrays):
+        results = {}
+        for index, x in enumerate(arrays):
+            shifted = x * 0.5 - 0.25
+            results[index] = (rt.exp(shifted), rt.log(rt.abs(x)), rt.log1p(rt.abs(x)),
+                              rt.sin(x), rt.cos(shifted), rt.tan(x), rt.tanh(shifted))
+        total = rt.reduce_sum(matrix)
+        results["scalars"] = (rt.exp(total * 0.1), rt.log(rt.abs(total)), rt.sin(total),
+                              rt.tanh(rt.reduce_max(matrix)))
+        results["transposed"] = rt.exp(rt.transpose(matrix) * 0.5)
+        results["softmax"] = rt.nn.softmax(matrix, axis=-1)
+        return results
+    plan, tier, report = on_plan_and_default_tier(loops, matrix, *arrays)
+    assert_exactly_equal(plan, tier, dtype)
+    assert {"exp", "log", "log1p", "sin", "cos", "tan", "tanh"} <= compiled_ops(report), report
+
+
+def test_a_numpy_loop_that_gives_other_bits_than_its_ufunc_is_refused():
+    """The loops are taken from NumPy's table of each ufunc and checked against the ufunc
+    when a module loads: a NumPy that runs another loop must not change results unseen."""
+    from runtime.backends.jit import c_build
+
+    class OneUlpOff:
+        @staticmethod
+        def set_loops(slots):
+            pass
+
+        @staticmethod
+        def run_loop(slot, x):
+            with np.errstate(all="ignore"):
+                return np.nextafter(getattr(np, c_build.LOOP_SLOTS[slot][0])(x), np.inf)
+    with pytest.raises(RuntimeError, match="cos of float32 gives other results than np.cos"):
+        c_build._set_loops(OneUlpOff)

@@ -9,7 +9,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from runtime.backends.jit.kernels import builds_with_c
+from runtime.backends.jit.c_build import builds_with_c
 
 SAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cli_samples")
 SHAPES = os.path.join(SAMPLES, "shapes.py")

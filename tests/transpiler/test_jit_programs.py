@@ -40,7 +40,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 import runtime as rt  # noqa: E402
 import transpiler  # noqa: E402
-from runtime.backends.jit.kernels import builds_with_c  # noqa: E402
+from runtime.backends.jit.c_build import builds_with_c  # noqa: E402
 
 _ROOT = str(Path(__file__).resolve().parents[2])
 if _ROOT not in sys.path:  # ``tests.reference`` however pytest was started

@@ -4,10 +4,12 @@ rest on the NumPy plan.
 
 ``JIT.compile(graph, name)`` copies the optimized graph, replaces each region the tier can
 run (see ``regions``) by a ``compiled_region`` node calling its kernel, and builds the NumPy
-plan of the result. ``JIT_EXACT`` compiles only what gives the plan's bits exactly (it leaves
-the transcendental functions on the plan): the background tier of ``jit_compile=None`` uses
-it, so a function's results never depend on when, or whether, the tier took over. Compile cost grows with the kinds of work, not the graph's size: kernels
-are keyed by their source, which identical layers share, and cached on disk by Numba.
+plan of the result. ``JIT_EXACT`` compiles only what gives the plan's bits exactly (C kernels
+call NumPy's own loops for exp, log, sin and the like; without C these stay on the plan):
+the background tier of ``jit_compile=None`` uses it, so a function's results never depend on
+when, or whether, the tier took over. Compile cost grows with the kinds of work, not the
+graph's size: kernels are keyed by their source, which identical layers share, and cached on
+disk.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import warnings
 from runtime.backends.jit.codegen import KernelWriter
 from runtime.backends.jit.counted import prefer_loops
 from runtime.backends.jit.decompositions import decompose
-from runtime.backends.jit.kernels import NotTaken, builds_with_c, compile_kernels
+from runtime.backends.jit.c_build import builds_with_c
+from runtime.backends.jit.kernels import NotTaken, compile_kernels
 from runtime.backends.jit.merging import Budget, merge_neighbours
 from runtime.backends.jit.rolling import Chain, chain_region, group_chains, rolled_source
 from runtime.backends.jit.regions import (COMPILED_REGION, hoist_constants, partition,
@@ -64,7 +67,7 @@ class CompiledPlan:
                     planned.append((owner, chain_region(owner, item), rolled_source(item)))
                 else:
                     planned.append((owner, *item))
-        outcomes = compile_kernels([source for _, _, source in planned], numba)
+        outcomes = compile_kernels([source for _, _, source in planned], numba, exact)
         for (owner, region, _), outcome in zip(planned, outcomes):
             if isinstance(outcome, PermissionError):
                 raise outcome  # the cache directory: the user has to act

@@ -27,6 +27,8 @@ from types import ModuleType
 
 import numpy as np
 
+from runtime import config
+from runtime.backends.jit.c_prelude import LOOP_SLOTS
 from runtime.backends.jit.numpy_blas import numpy_gemm
 
 # -O2, not -O3: GCC 12 at -O3 with AVX2 vectorized a select over rows of six doubles wrongly.
@@ -60,6 +62,12 @@ def toolchain() -> Toolchain | None:
     if compiler is None or not os.path.isfile(os.path.join(python_include, "Python.h")):
         return None
     return Toolchain(compiler, (python_include, np.get_include()))
+
+
+def builds_with_c() -> bool:
+    """Whether kernels go to the C compiler first (the setting allows it and the machine has
+    one, with Python's headers)."""
+    return config.jit_compiler() != "numba" and toolchain() is not None
 
 
 @functools.cache
@@ -100,7 +108,37 @@ def load_module(c_text: str, name: str, directory: str, chain: Toolchain) -> Mod
     gemm = numpy_gemm()
     if gemm is not None:
         module.set_gemm(gemm.addresses["s"], gemm.addresses["d"])
+    _set_loops(module)
     return module
+
+
+def _set_loops(module: ModuleType) -> None:
+    """Hands the module NumPy's loops (see ``c_prelude.LOOP_SLOTS``) and checks that each
+    gives what the ufunc gives, bit for bit, on values across its range: a NumPy that chose
+    another loop than its table lists would otherwise change results unseen."""
+    ufuncs = [getattr(np, name) for name, _ in LOOP_SLOTS]
+    if not all(isinstance(ufunc, np.ufunc) for ufunc in ufuncs):
+        raise RuntimeError("NumPy lacks one of the ufuncs kernels call")
+    module.set_loops(tuple((ufunc, np.dtype(dtype).num)
+                           for ufunc, (_, dtype) in zip(ufuncs, LOOP_SLOTS)))
+    for slot, (ufunc, (name, dtype)) in enumerate(zip(ufuncs, LOOP_SLOTS)):
+        probe = _probe(dtype)
+        with np.errstate(all="ignore"):
+            expected = ufunc(probe)
+        if module.run_loop(slot, probe).tobytes() != expected.tobytes():
+            raise RuntimeError(f"the loop NumPy's table lists for {name} of {dtype} gives "
+                               f"other results than np.{name}")
+
+
+@functools.cache
+def _probe(dtype: str) -> np.ndarray:
+    """Values across a float function's range, its edges and special values included."""
+    magnitudes = np.logspace(-40, 40, 161)
+    values = np.concatenate([np.linspace(-20, 20, 401), magnitudes, -magnitudes,
+                             np.random.default_rng(0).standard_normal(256) * 100,
+                             [0.0, -0.0, np.inf, -np.inf, np.nan, 88.72, 709.78, 1e30, -1e30]])
+    with np.errstate(over="ignore"):
+        return values.astype(dtype)
 
 
 def _load(name: str, path: str) -> ModuleType:

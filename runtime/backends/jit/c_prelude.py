@@ -1,13 +1,22 @@
 """The C every kernel module starts and ends with: the operand checks, the arrays a kernel
 returns, and the scalar helpers that give NumPy's results where C's operators do not (wrapping
 integers, integer and float ``//`` and ``%``, maximum and minimum with NaN, pairwise sums),
-each the C twin of a helper of ``helpers`` (Numba's) or of NumPy's own C."""
+each the C twin of a helper of ``helpers`` (Numba's) or of NumPy's own C; and NumPy's own
+inner loops for exp, log, sin and the like (``LOOP_SLOTS``)."""
+
+from runtime.backends.jit.element_rules import NUMPY_LOOPS
+
+# The NumPy loops a module can call, by slot: (ufunc name, dtype). ``c_build`` hands each
+# module the loops of this process's NumPy when it loads it, and checks them.
+LOOP_SLOTS = tuple((name, dtype) for name in sorted(NUMPY_LOOPS.values())
+                   for dtype in ("float32", "float64"))
 
 PRELUDE = r"""
 #define PY_SSIZE_T_CLEAN
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <Python.h>
 #include <numpy/arrayobject.h>
+#include <numpy/ufuncobject.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -91,6 +100,30 @@ static PyObject* strided_copy(char* data, int type, int ndim, const npy_intp* di
         memcpy(target + flat * item, data + offset * item, item);
     }
     return out;
+}
+
+/* NumPy's inner loops of unary float ufuncs (exp, log, ...), one per slot, as NumPy's ufunc
+   calls them: the function NumPy chose for this processor, so the same bits. */
+static PyUFuncGenericFunction loop_function[LOOP_SLOT_COUNT];
+static void* loop_data[LOOP_SLOT_COUNT];
+static int loop_type[LOOP_SLOT_COUNT];
+
+static void numpy_loop(int slot, void* in, void* out, npy_intp count, npy_intp item) {
+    char* args[2] = {(char*)in, (char*)out};
+    npy_intp steps[2] = {item, item};
+    loop_function[slot](args, &count, steps, loop_data[slot]);
+}
+
+static inline float numpy_loop_float32(int slot, float x) {
+    float y;
+    numpy_loop(slot, &x, &y, 1, sizeof(float));
+    return y;
+}
+
+static inline double numpy_loop_float64(int slot, double x) {
+    double y;
+    numpy_loop(slot, &x, &y, 1, sizeof(double));
+    return y;
 }
 
 static inline int64_t wrapping_add(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
@@ -207,8 +240,59 @@ static PyObject* set_gemm(PyObject* self, PyObject* args) {
     Py_RETURN_NONE;
 }
 
+/* set_loops(((ufunc, type number), ...)): the loop of each slot, taken from the ufunc's
+   table of loops (the ufunc is checked to be one by the caller). */
+static PyObject* set_loops(PyObject* self, PyObject* args) {
+    PyObject* slots;
+    if (!PyArg_ParseTuple(args, "O!", &PyTuple_Type, &slots)) return NULL;
+    if (PyTuple_GET_SIZE(slots) != LOOP_SLOT_COUNT) {
+        PyErr_SetString(PyExc_ValueError, "set_loops takes one (ufunc, type) pair per slot");
+        return NULL;
+    }
+    for (Py_ssize_t slot = 0; slot < LOOP_SLOT_COUNT; slot++) {
+        PyObject* ufunc;
+        int type, found = -1;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(slots, slot), "Oi", &ufunc, &type)) return NULL;
+        PyUFuncObject* u = (PyUFuncObject*)ufunc;
+        if (u->nin != 1 || u->nout != 1) {
+            PyErr_SetString(PyExc_ValueError, "set_loops takes unary ufuncs");
+            return NULL;
+        }
+        for (int i = 0; i < u->ntypes && found < 0; i++)
+            if (u->types[2 * i] == type && u->types[2 * i + 1] == type) found = i;
+        if (found < 0 || u->functions[found] == NULL) {
+            PyErr_Format(PyExc_ValueError, "the ufunc %s has no loop for type %d", u->name, type);
+            return NULL;
+        }
+        loop_function[slot] = u->functions[found];
+        loop_data[slot] = u->data[found];
+        loop_type[slot] = type;
+    }
+    Py_RETURN_NONE;
+}
+
+/* run_loop(slot, x): the slot's loop over the C-contiguous array x, into a new array. */
+static PyObject* run_loop(PyObject* self, PyObject* args) {
+    int slot;
+    PyArrayObject* x;
+    if (!PyArg_ParseTuple(args, "iO!", &slot, &PyArray_Type, &x)) return NULL;
+    if (slot < 0 || slot >= LOOP_SLOT_COUNT || loop_function[slot] == NULL
+            || !PyArray_IS_C_CONTIGUOUS(x) || PyArray_TYPE(x) != loop_type[slot]) {
+        PyErr_SetString(PyExc_ValueError, "run_loop takes a set slot and a C-contiguous array "
+                        "of its type");
+        return NULL;
+    }
+    PyObject* out = PyArray_NewLikeArray(x, NPY_CORDER, NULL, 0);
+    if (!out) return NULL;
+    numpy_loop(slot, PyArray_DATA(x), PyArray_DATA((PyArrayObject*)out), PyArray_SIZE(x),
+               PyArray_ITEMSIZE(x));
+    return out;
+}
+
 static PyMethodDef methods[] = {
 METHODS    {"set_gemm", set_gemm, METH_VARARGS, "the addresses of NumPy's sgemm and dgemm"},
+    {"set_loops", set_loops, METH_VARARGS, "NumPy's loops of exp, log, ... by slot"},
+    {"run_loop", run_loop, METH_VARARGS, "a slot's loop over an array (to check it)"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef definition = {PyModuleDef_HEAD_INIT, "MODULE", NULL, -1, methods};

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from runtime.backends.jit.c_prelude import MODULE_TEMPLATE, PRELUDE
+from runtime.backends.jit.c_prelude import LOOP_SLOTS, MODULE_TEMPLATE, PRELUDE
 from runtime.backends.jit.codegen import KernelSource
 from runtime.backends.jit.numpy_blas import numpy_gemm
 from runtime.ops.linalg_ops import COLUMN_BLOCKS, ONE_CALL, blas_blocks, block_stop
@@ -43,6 +43,9 @@ _INT64, _UINT64, _FLOAT64, _BOOL = (np.dtype(n) for n in ("int64", "uint64", "fl
 _BY_NAME = {d.name: d for d in C_TYPES} | {"bool_": _BOOL}
 _FLOAT_FUNCTIONS = {"sqrt", "exp", "log", "log1p", "sin", "cos", "tan", "tanh", "floor", "ceil",
                     "rint"}
+# exp, log, ...: NumPy's own loops (see c_prelude), by slot; the C library's sqrt, floor, ceil
+# and rint round as NumPy's do (correctly, or not at all).
+_LOOP_SLOT = {slot: index for index, slot in enumerate(LOOP_SLOTS)}
 _COMPARISONS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==",
                 ast.NotEq: "!="}
 # CBLAS' enumerations (helpers has them too, but imports Numba, which C kernels do without).
@@ -269,7 +272,9 @@ class _Translator:
             return False
         func = value.func
         if isinstance(func, ast.Attribute) and _is_name(func.value, "np"):
-            return func.attr not in _BY_NAME and func.attr not in _FLOAT_FUNCTIONS
+            if func.attr in _FLOAT_FUNCTIONS:  # of an array: NumPy's loop over it
+                return any(isinstance(a, ast.Name) and a.id in self.arrays for a in value.args)
+            return func.attr not in _BY_NAME
         return not (isinstance(func, ast.Name) and func.id in (*HELPER_TYPES, "abs",
                                                                "pairwise_sum"))
 
@@ -438,6 +443,9 @@ class _Translator:
             return self._new_array(array.dtype, array.shape, indent, copy_of=base)
         if _is_numpy(func, "empty") or _is_numpy(func, "zeros") or _is_numpy(func, "full"):
             return self._allocation(func.attr, value.args, indent)
+        if isinstance(func, ast.Attribute) and _is_name(func.value, "np") \
+                and len(value.args) == 1 and self.array_like(value):
+            return self._numpy_loop(func.attr, value.args[0], indent)
         if isinstance(func, ast.Name) and func.id.startswith("numpy_") and "gemm_" in func.id:
             return self._gemm(func.id, value.args, indent)
         return None
@@ -494,6 +502,20 @@ class _Translator:
                        f"{indent}{name} = ({C_TYPES[dtype]}*)PyArray_DATA("
                        f"(PyArrayObject*){name}_obj);"]
         return name, f"{name}_obj", array
+
+    def _numpy_loop(self, function: str, operand: ast.expr, indent: str):
+        """``np.exp(x)`` of a C-contiguous array: NumPy's loop over all of it, as the plan's
+        ``np.exp`` runs it."""
+        name = self._array_operand(operand)
+        array = self.arrays[name]
+        slot = _LOOP_SLOT.get((function, array.dtype.name))
+        if slot is None or not array.contiguous:
+            raise Untranslatable(f"np.{function} of a {array.dtype} array or a strided view")
+        out, owner, result = self._new_array(array.dtype, array.shape, indent)
+        size = int(np.prod(array.shape))
+        call = f"numpy_loop({slot}, {name}, {out}, {size}, {array.dtype.itemsize});"
+        self.lines.append(f"{indent}{_without_the_lock(call, size)}")
+        return out, owner, result
 
     def _gemm(self, helper: str, args: list, indent: str):
         """NumPy's own gemm, called in the blocks ``helpers.numpy_gemm_matmul`` uses (that one
@@ -640,6 +662,9 @@ class _Translator:
                 code, dtype = self.expression(args[0])
                 if dtype.kind != "f":
                     raise Untranslatable(f"np.{func.attr} of an integer")
+                slot = _LOOP_SLOT.get((func.attr, dtype.name))
+                if slot is not None:
+                    return f"numpy_loop_{dtype.name}({slot}, {code})", dtype
                 suffix = "f" if dtype == np.float32 else ""
                 return f"{func.attr}{suffix}({code})", dtype
             raise Untranslatable(f"np.{func.attr}")
@@ -860,7 +885,8 @@ def module_source(functions: dict[str, str], module: str) -> str:
     ``kernel_function``): one module per batch, so the compiler reads the headers once."""
     methods = "".join(f'    {{"{name}", (PyCFunction)(void(*)(void)){name}, METH_FASTCALL, '
                       f'"a compiled kernel"}},\n' for name in functions)
-    return (f"#define GEMM_INDEX {_gemm_index()}\n" + PRELUDE
+    return (f"#define GEMM_INDEX {_gemm_index()}\n#define LOOP_SLOT_COUNT {len(LOOP_SLOTS)}\n"
+            + PRELUDE
             + "".join(f"static gemm_{kind} {kind}gemm_call = NULL;\n" for kind in "sd")
             + "\n".join(functions.values())
             + MODULE_TEMPLATE.replace("METHODS", methods).replace("MODULE", module))

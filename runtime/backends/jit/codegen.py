@@ -17,14 +17,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from runtime.backends.jit.element_rules import (ELEMENT_RULES, ROUNDED_OWN_WAY,
+from runtime.backends.jit.c_build import builds_with_c
+from runtime.backends.jit.element_rules import (ELEMENT_RULES, NUMPY_LOOPS, ROUNDED_OWN_WAY,
                                                 SUPPORTED_DTYPES, element_expression, literal,
                                                 numba_type)
 from runtime.backends.jit.numpy_blas import numpy_gemm
 from runtime.backends.jit.reduction_rules import (element_count, fold_for, is_reduction,
                                                   reduced_axes, run_start)
 from runtime.graph import Graph, Node
-from runtime.ops.array_ops import EXPAND_DIMS, RESHAPE, SQUEEZE, TRANSPOSE
+from runtime.ops.array_ops import EXPAND_DIMS, IDENTITY, RESHAPE, SQUEEZE, TRANSPOSE
+from runtime.ops.conversion_ops import CAST
 from runtime.ops.linalg_ops import MATMUL
 from runtime.ops.math_ops import POW
 from runtime.ops.registry import COND, CONST, WHILE_LOOP
@@ -64,10 +66,12 @@ def why_not(node: Node, exact: bool = False) -> str | None:
         return None
     if node.op not in ELEMENT_RULES and node.op is not POW:
         return f"{node.op.name} has no compiled form yet"
-    if exact and node.op in ROUNDED_OWN_WAY and node.outputs[0].dtype.kind == "f":
+    if exact and node.op in ROUNDED_OWN_WAY and node.outputs[0].dtype.kind == "f" \
+            and not (node.op in NUMPY_LOOPS and builds_with_c()):
         return (f"{node.op.name} may round its last bit differently from NumPy's in compiled "
                 f"code, and the default tier keeps the plan's results exactly "
-                f"(jit_compile=True compiles it)")
+                f"(jit_compile=True compiles it; with a C compiler, kernels call NumPy's own "
+                f"{node.op.name})")
     args = [f"x{i}" for i in range(len(node.inputs))]
     in_dtypes = [v.dtype for v in node.inputs]
     if element_expression(node.op, args, in_dtypes, node.outputs[0].dtype, node.attrs) is None:
@@ -83,25 +87,41 @@ def _why_not_matmul(node: Node, exact: bool) -> str | None:
     if node.inputs[0].dtype != dtype or node.inputs[1].dtype != dtype or dtype.kind == "b":
         return "its operands' dtypes differ or are bool"
     if exact and dtype.kind == "f":
-        return _why_not_exact_float_matmul(node.inputs[0].shape, node.inputs[1].shape)
+        return _why_not_exact_float_matmul(*node.inputs)
     return None
 
 
-def _why_not_exact_float_matmul(a_shape: tuple, b_shape: tuple) -> str | None:
+def _why_not_exact_float_matmul(a, b) -> str | None:
     """Kernels call NumPy's gemm, which gives NumPy's bits only where NumPy calls gemm too:
-    it takes dot or gemv for a single row or column, and syrk for ``x @ x.T`` (seen from
-    the operands' memory, so any (m, k) @ (k, m) product may be one)."""
-    (m, k), n = a_shape, b_shape[1]
+    it takes dot or gemv for a single row or column, and syrk for ``x @ x.T``, seen from
+    the operands' memory (one buffer, read twice), which only distinct memory rules out."""
+    (m, k), n = a.shape, b.shape[1]
     if numpy_gemm() is None:
         why = "NumPy's own BLAS was not found, and another one may round differently"
     elif m == 1 or n == 1:
         why = "NumPy computes a product with one row or column by dot or gemv, not gemm"
-    elif m == n and k > 0:
+    elif m == n and k > 0 and not _distinct_memory(a, b):
         why = "NumPy may compute an (m, k) @ (k, m) product by syrk, not gemm"
     else:
         return None
     return f"{why} (the default tier keeps the plan's results exactly; jit_compile=True " \
            f"compiles it)"
+
+
+def _distinct_memory(a, b) -> bool:
+    """Whether the plan holds ``a`` and ``b`` in different buffers: they are not views of
+    one value, and one of them is an arithmetic op's new array (arguments and variables'
+    values may be one array passed twice)."""
+    def root(value):
+        while value.node.op in RESHAPES or value.node.op is TRANSPOSE:
+            value = value.node.inputs[0]
+        return value
+
+    def new_array(value) -> bool:
+        op = value.node.op
+        return op is MATMUL or (op in ELEMENT_RULES and op not in (IDENTITY, CAST))
+    a, b = root(a), root(b)
+    return a is not b and (new_array(a) or new_array(b))
 
 
 @dataclass
@@ -114,6 +134,9 @@ class KernelSource:
     # Functions of ``text`` that ``kernel`` calls (compiled with it, for the types it passes).
     inner_functions: tuple = ()
     arg_shapes: list = field(default_factory=list)   # static shape per argument
+    # Whether it calls ``NUMPY_LOOPS``: C kernels run NumPy's own loop (its bits), Numba its
+    # own functions (not the plan's bits, so not for the default tier).
+    numpy_loops: bool = False
 
 
 @dataclass
@@ -153,6 +176,7 @@ class KernelWriter:
         for value in inputs:
             self._bind_argument(value)
         self.nodes, self.outputs = nodes, outputs
+        self.numpy_loops = False
 
     def write(self) -> KernelSource:
         body_start = len(self.lines)
@@ -162,7 +186,7 @@ class KernelWriter:
         header = f"def kernel({', '.join(self.args)}):"
         text = "\n".join([header] + self.lines[body_start:]) + "\n"
         return KernelSource(text, self.arg_types, [(v.dtype, v.shape) for v in self.outputs],
-                            arg_shapes=self.arg_shapes)
+                            arg_shapes=self.arg_shapes, numpy_loops=self.numpy_loops)
 
     # -- names --------------------------------------------------------------------------------
 
@@ -205,6 +229,8 @@ class KernelWriter:
                 shape = node.inputs[0].shape  # a reduction joins the nest of its operand
             else:
                 shape = node.outputs[0].shape if len(node.outputs) == 1 else None
+            if node.op in NUMPY_LOOPS:
+                self.numpy_loops = True
             if (_is_elementwise(node) and shape != ()) or is_reduction(node.op):
                 if nest is not None and nest.shape != shape:
                     self.flush(nest, indent, needed_later[position - 1])
@@ -223,6 +249,8 @@ class KernelWriter:
                 self.matmul(node, indent)
             elif node.op in RESHAPES or node.op is TRANSPOSE:
                 self.view(node, indent)
+            elif _is_numpy_loop(node):
+                self.numpy_loop(node, indent)
             else:  # a scalar elementwise op
                 name = self.fresh()
                 scalars = tuple(_is_single(v) for v in node.inputs)
@@ -394,6 +422,18 @@ class KernelWriter:
         ]
         self.bindings[id(node.outputs[0])] = _Array(out, (m, n))
 
+    def numpy_loop(self, node: Node, indent: str) -> None:
+        """``np.exp`` (and the rest of ``NUMPY_LOOPS``) on a whole C-contiguous array, as
+        the plan calls it: C runs NumPy's own loop over it, which also vectorizes."""
+        operand = self._binding(node.inputs[0])
+        if operand.layout != "C":
+            contiguous = self.fresh()
+            self.lines.append(f"{indent}{contiguous} = np.ascontiguousarray({operand.name})")
+            operand = _Array(contiguous, operand.shape)
+        name = self.fresh()
+        self.lines.append(f"{indent}{name} = np.{NUMPY_LOOPS[node.op]}({operand.name})")
+        self.bindings[id(node.outputs[0])] = _Array(name, node.outputs[0].shape)
+
     def view(self, node: Node, indent: str) -> None:
         """A reshape or transpose: a view of its operand, as in NumPy (a single element
         becomes a scalar, and a scalar an array of one element)."""
@@ -504,8 +544,13 @@ def _is_single(value) -> bool:
 
 
 def _is_elementwise(node: Node) -> bool:
+    """Fused into loop nests (``NUMPY_LOOPS`` on arrays are not: see ``numpy_loop``)."""
     return node.op not in (COND, WHILE_LOOP, MATMUL, TRANSPOSE, *RESHAPES) \
-        and not is_reduction(node.op)
+        and not is_reduction(node.op) and not _is_numpy_loop(node)
+
+
+def _is_numpy_loop(node: Node) -> bool:
+    return node.op in NUMPY_LOOPS and node.outputs[0].shape != ()
 
 
 def _broadcast_index(shape: tuple, full: tuple, indices: list[str]) -> str:

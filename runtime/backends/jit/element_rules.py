@@ -10,8 +10,9 @@ functions, whose implementations differ). Helpers for the cases where Python's a
 semantics part (integer division by zero, NaN in maximum) live in ``helpers``.
 
 Every rule but those of ``ROUNDED_OWN_WAY`` computes exactly NumPy's bits: IEEE 754 rounds
-``+ - * /`` and ``sqrt`` correctly, and the rest is exact. The default tier (``exact``
-compiles) leaves those ops on the plan, so swapping it in never changes a result.
+``+ - * /`` and ``sqrt`` correctly, and the rest is exact. Of those, C kernels compute
+``NUMPY_LOOPS`` with NumPy's own loops, exactly too; the default tier (``exact`` compiles)
+leaves the others on the plan, so swapping it in never changes a result.
 """
 
 from __future__ import annotations
@@ -198,10 +199,15 @@ def _identity(args, in_dtypes, out, attrs):
 
 
 # Transcendental functions: NumPy computes them with its own vectorized code, chosen for the
-# CPU it runs on (AVX2, AVX-512, ...), kernels with LLVM's or the C library's; both are
-# within an ulp or two of the true value, not always the same one. Power with an exponent
-# other than 0.5 is the C library's pow in kernels and may be NumPy's own code too.
+# CPU it runs on (AVX2, AVX-512, ...), Numba with LLVM's or the C library's; both are within
+# an ulp or two of the true value, not always the same one. Power with an exponent other
+# than 0.5 is the C library's pow in kernels and may be NumPy's own code too.
 ROUNDED_OWN_WAY = frozenset({EXP, LOG, LOG1P, SIN, COS, TAN, TANH, SIGMOID, POW})
+
+# The unary ones of them that C kernels compute with NumPy's own inner loop, the very function
+# NumPy's ufunc calls (``c_source``): NumPy's bits. By name: a kernel's text calls ``np.<name>``.
+NUMPY_LOOPS: dict[OpDef, str] = {EXP: "exp", LOG: "log", LOG1P: "log1p", SIN: "sin",
+                                 COS: "cos", TAN: "tan", TANH: "tanh"}
 
 ELEMENT_RULES: dict[OpDef, Rule] = {
     ADD: _arithmetic("+"), SUBTRACT: _arithmetic("-"), MULTIPLY: _arithmetic("*"),

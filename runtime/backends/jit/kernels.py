@@ -58,17 +58,13 @@ class NotTaken(Exception):
     choice, not a failure, so no warning)."""
 
 
-def builds_with_c() -> bool:
-    """Whether kernels go to the C compiler first (the setting allows it and the machine has
-    one, with Python's headers)."""
-    return config.jit_compiler() != "numba" and toolchain() is not None
-
-
-def compile_kernels(sources: list[KernelSource], numba: bool = True) -> list:
+def compile_kernels(sources: list[KernelSource], numba: bool = True,
+                    exact: bool = False) -> list:
     """The compiled form of each source, or the exception that kept it from compiling (the
     caller decides what to do with it): those the C compiler takes are built together, in
     one module (see ``rt.config.set_jit_compiler``), the others by Numba, unless ``numba`` is
-    False (then ``NotTaken``). Kernels this process already has are not compiled again."""
+    False (then ``NotTaken``), or ``exact`` and the kernel calls NumPy's loops, which only C
+    kernels run. Kernels this process already has are not compiled again."""
     with _lock:
         outcomes: list = [None] * len(sources)
         if config.jit_compiler() != "numba":
@@ -76,7 +72,7 @@ def compile_kernels(sources: list[KernelSource], numba: bool = True) -> list:
         for index, source in enumerate(sources):
             if outcomes[index] is None:
                 try:
-                    outcomes[index] = _numba_kernel(source, numba)
+                    outcomes[index] = _numba_kernel(source, numba, exact)
                 except Exception as error:  # noqa: BLE001 - handed to the caller
                     outcomes[index] = error
         return outcomes
@@ -151,10 +147,13 @@ def _c_module(functions: dict[str, str]):
     return load_module(text.replace("MODULE_NAME", name), name, directory, chain)
 
 
-def _numba_kernel(source: KernelSource, numba: bool) -> CompiledKernel:
+def _numba_kernel(source: KernelSource, numba: bool, exact: bool) -> CompiledKernel:
     if not numba:
         raise NotTaken("the C compiler does not take this kernel, and the background tier "
                        "does not use Numba, whose compile would hold the interpreter")
+    if exact and source.numpy_loops:
+        raise NotTaken("the C compiler does not take this kernel, and Numba's exp, log, sin "
+                       "and the like may round differently from NumPy's")
     key = (source.text, tuple(source.arg_types))
     kernel = _compiled.get(key)
     if kernel is None:

@@ -113,8 +113,7 @@ class ConcreteFunction:
         it has not started); True when it has finished, whatever its outcome."""
         if self._background is None:
             return True
-        self._background.start()
-        return self._background.done.wait(timeout)
+        return self._background.wait(timeout)
 
     @property
     def jit_report(self) -> str:

@@ -2,19 +2,21 @@
 proves hot, without making the program slower by more than a twentieth.
 
 A concrete function times one call in 64 to estimate the time it has spent on the NumPy plan.
-Once that has paid for the switch (``switch_cost``: what the switch costs the program, its
-work in this process, which holds the interpreter's lock and so slows the calls meanwhile, and
-the compiler's), and the process has run for ``WORTH_IT`` times that cost, a daemon thread
-compiles the graph while calls go on running the plan: whatever the program does next, the
-switch costs it at most a twentieth of its time (``config.set_jit_auto_compile`` sets a fixed
-number of calls instead, or turns it off).
+Once that has paid for the switch (``switch_cost``: what the switch costs the program) and the
+process has run for ``WORTH_IT`` times that cost, the compile starts while calls go on running
+the plan: whatever the program does next, the switch costs it at most a twentieth of its time
+(``config.set_jit_auto_compile`` sets a fixed number of calls instead, or turns it off).
 
-With a C compiler, kernels are written here (a fraction of a millisecond per node, in turns
-with the calls) and built in a child process, which leaves the lock free; kernels C does not
-take stay on the plan, since Numba would compile them in this process, holding the lock for
-seconds. The child's time counts in the cost: on a machine busy with other work it comes out
-of the program's. Without a C compiler, Numba compiles everything, and the switch is costed
-as the import of Numba plus a second of compiling or loading kernels.
+With a C compiler on Linux, a forked child process does the whole compile (partitioning,
+writing and translating the kernels, the C compiler) on another core and leaves the modules
+in the kernel cache (``runtime.forked_build``); calls ask now and then whether it has ended,
+and the one that finds it has loads the modules (without translating them again: tens of
+milliseconds). The cost is that load, per node of the graph, plus the compiler's time when
+the machine has no core to spare for it (its load average leaves less than one and a half
+free). Without ``fork``, a daemon thread compiles, taking turns with the calls. Kernels C does
+not take stay on the plan, since Numba would compile them in this process, holding the lock
+for seconds; without a C compiler, Numba compiles everything, in the thread, and the switch is
+costed as the import of Numba plus a second of compiling or loading kernels.
 
 When the kernels are ready the function swaps its executable (one attribute write, atomic
 for the interpreter); if the tier finds nothing worth compiling, or fails, the function stays
@@ -27,6 +29,7 @@ inputs is then the same before and after, and a program's results the same run t
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -34,19 +37,24 @@ from typing import Callable
 
 from runtime import config
 from runtime.backends.jit import JIT_EXACT
-from runtime.backends.jit.c_build import builds_with_c
+from runtime.backends.jit.c_build import BUILD_TIMEOUT_SECONDS, NotBuilt, builds_with_c
+from runtime.backends.jit.kernels import c_failure
+from runtime.forked_build import ForkedBuild, forks
 from runtime.graph import Graph
 
 
 SAMPLE_EVERY = 64  # one call in this many is timed
+POLL_EVERY = 16  # while a child builds, one call in this many asks whether it has ended
+CHILDREN = 3  # children started at most for one function (see BackgroundCompile._compile)
 WORTH_IT = 20  # the switch may cost at most 1/20 of the process's time before it
 # Estimates of this machine class (2 cores). With C: this process's part of the switch per
-# node of the graph (partitioning, writing the kernels and the plan around them: W7 60 ms for
-# 264 nodes, W8 36 ms for 157), which runs in turns with the calls, and the C compiler's, one
-# module per function (W7 0.8 s, W8 0.7 s cold), which takes the other core or, on a busy
-# machine, time from the program. With Numba: its import, then loading or compiling the
-# kernels of one function (about 0.05 s each from the disk cache, 0.5-2 s each cold).
-C_SECONDS_PER_NODE = 2.5e-4
+# node of the graph (loading the modules a child built: partitioning, writing the kernels and
+# the plan around them, W7 42-48 ms for 264 nodes), and the C compiler's, one module per
+# function (W7 0.8-1.1 s, W8 0.7 s cold), which takes the other core or, on a busy machine,
+# time from the program. With Numba: its import, then loading or compiling the kernels of one
+# function (about 0.05 s each from the disk cache, 0.5-2 s each cold).
+C_SECONDS_PER_NODE = 1.8e-4
+THREAD_SECONDS_PER_NODE = 2.5e-4  # without fork: a thread writes and translates the kernels
 C_BUILD_SECONDS = 0.15
 C_BUILD_SECONDS_PER_NODE = 2.5e-3
 NUMBA_IMPORT_SECONDS = 0.7
@@ -55,16 +63,34 @@ KERNELS_SECONDS = 1.0
 
 def switch_cost(graph: Graph) -> float:
     """Seconds the move of ``graph`` to the compiled tier is expected to cost the program:
-    all of it counts, the compiler's child process too, as a machine busy with other work
-    gives it no spare core."""
+    its work in this process, and the compiler's child process unless a core is free for
+    it."""
     if builds_with_c():
         nodes = sum(1 for _ in graph.walk())
-        return C_BUILD_SECONDS + (C_SECONDS_PER_NODE + C_BUILD_SECONDS_PER_NODE) * nodes
+        build = C_BUILD_SECONDS + C_BUILD_SECONDS_PER_NODE * nodes
+        if not forks():  # a thread: its whole compile takes turns with the calls
+            return THREAD_SECONDS_PER_NODE * nodes + build
+        return C_SECONDS_PER_NODE * nodes + (0.0 if spare_core() else build)
     return KERNELS_SECONDS + (0.0 if "numba" in sys.modules else NUMBA_IMPORT_SECONDS)
 
 
+def spare_core() -> bool:
+    """Whether the machine has a core for the C compiler besides the program's own: the
+    other work (the load average less about one for the program) leaves at least one and a
+    half cores."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # no load average on this system
+        return False
+    return cores >= 2 and load - 1.0 <= cores - 1.5
+
+
 class BackgroundCompile:
-    """The call counter and compile thread of one concrete function."""
+    """The call counter and the compile (child process or thread) of one concrete function."""
 
     def __init__(self, graph: Graph, name: str, plan_run: Callable,
                  install: Callable[[object], None]):
@@ -78,11 +104,14 @@ class BackgroundCompile:
         self.outcome = "waiting"
         self.done = threading.Event()
         self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
+        self._child: ForkedBuild | None = None
+        self._children = 0
 
     def run(self, *arrays):
         """The NumPy plan, counting calls until the compile starts."""
         self.calls += 1
+        if self._child is not None and self.calls % POLL_EVERY == 0:
+            self._collect(0.0)
         threshold = config._jit_auto_compile_after
         if threshold == config.AUTO:
             if self.calls % SAMPLE_EVERY == 0:
@@ -101,25 +130,77 @@ class BackgroundCompile:
 
     def start(self) -> None:
         with self._lock:
-            if self._thread is not None:
+            if self.outcome != "waiting":
                 return
-            self._thread = threading.Thread(target=self._compile, daemon=True,
-                                            name=f"eager2graph compile {self.name}")
             self.outcome = "compiling"
-        self._thread.start()
+            if builds_with_c() and forks() and self._fork():
+                return
+        threading.Thread(target=self._compile, daemon=True,
+                         name=f"eager2graph compile {self.name}").start()
 
-    def _compile(self) -> None:
+    def _fork(self) -> bool:
+        """Starts a child that builds the kernels; False if the system refuses one."""
         try:
-            executable = JIT_EXACT.compile(self.graph, self.name, numba=not builds_with_c())
+            self._child = ForkedBuild(self._build, BUILD_TIMEOUT_SECONDS + 60)
+        except OSError:  # no memory or processes to spare: the thread compiles
+            return False
+        self._children += 1
+        return True
+
+    def _build(self) -> None:
+        """The child's work: the kernels built into the cache (an error if C failed)."""
+        JIT_EXACT.compile(self.graph, self.name, numba=False)
+        failure = c_failure()
+        if failure is not None:
+            raise failure
+
+    def _collect(self, timeout: float | None) -> None:
+        """Once the child has ended: the kernels it built, loaded here (a few tens of
+        milliseconds, in the calling thread: a thread would take several times as long
+        sharing the lock with the calls), or its error."""
+        child = self._child
+        if child is None or not child.poll(timeout):
+            return
+        with self._lock:
+            if self._child is not child:
+                return  # another thread collected it
+            self._child = None
+        if child.error is None:
+            self._compile(build=False)
+        else:
+            self._finish(child.error)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Starts the compile if it has not started and waits for its end (at most
+        ``timeout`` seconds); True when it has ended, whatever its outcome."""
+        self.start()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self._child is not None:
+            left = 1.0 if deadline is None else deadline - time.monotonic()
+            if left <= 0:
+                return self.done.is_set()
+            self._collect(left)
+        return self.done.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
+
+    def _compile(self, build: bool = True) -> None:
+        try:
+            executable = JIT_EXACT.compile(self.graph, self.name, numba=not builds_with_c(),
+                                           build=build)
+        except NotBuilt as error:  # the child built another batch: a kernel came meanwhile
+            if self._children >= CHILDREN or not self._fork():
+                self._finish(error)
         except Exception as error:  # noqa: BLE001 - the plan keeps running; the report says why
-            self.error, self.outcome = error, "failed"
-            self.install(None)
+            self._finish(error)
         else:
             self.outcome = "compiled" if executable.kernels else "nothing to compile"
             self.reasons = sorted({reason for _, reason in executable.refused})
             self.install(executable if executable.kernels else None)
-        finally:
             self.done.set()
+
+    def _finish(self, error: BaseException) -> None:
+        self.error, self.outcome = error, "failed"
+        self.install(None)
+        self.done.set()
 
     def describe(self) -> str:
         if self.outcome == "waiting":

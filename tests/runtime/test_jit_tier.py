@@ -29,6 +29,9 @@ import itertools  # noqa: E402
 import operator  # noqa: E402
 import os  # noqa: E402
 import re  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import textwrap  # noqa: E402
 import threading  # noqa: E402
 from contextlib import contextmanager  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
@@ -38,6 +41,9 @@ import numpy as np  # noqa: E402
 import runtime as rt  # noqa: E402
 import transpiler  # noqa: E402
 from runtime import tiering  # noqa: E402
+from runtime.backends.jit import c_build  # noqa: E402
+from runtime.backends.jit.c_build import builds_with_c  # noqa: E402
+from runtime.forked_build import forks  # noqa: E402
 from runtime.backends.jit import merging  # noqa: E402
 from runtime.backends.jit.element_rules import ELEMENT_RULES  # noqa: E402
 from runtime.ops import math_ops  # noqa: E402
@@ -1180,7 +1186,7 @@ def test_a_branch_compiled_whole():
 def test_a_kernel_that_fails_to_compile_leaves_its_ops_on_the_plan(monkeypatch):
     import runtime.backends.jit as jit
 
-    def refuse(sources, numba=True, exact=False):
+    def refuse(sources, numba=True, exact=False, build=True):
         return [RuntimeError("a kernel the compiler refused\nwith details on a second line")
                 for _ in sources]
     monkeypatch.setattr(jit, "compile_kernels", refuse)
@@ -1420,6 +1426,99 @@ def test_tiering_when_the_compile_fails(auto_compile_after, tmp_path):
     expected = rt.function(f, jit_compile=False)(x).numpy()
     for result in results:
         assert mismatch(expected, result) is None
+
+
+needs_a_forked_c_build = pytest.mark.skipif(
+    not (builds_with_c() and forks()), reason="background builds in a child need C and fork")
+
+
+@needs_a_forked_c_build
+def test_the_background_compile_runs_in_a_child_process(auto_compile_after, tmp_path,
+                                                        monkeypatch):
+    """The compiler runs in a forked child (not in turns with the calls, as a thread
+    would); the program loads what it built, and gives the same results."""
+    auto_compile_after(1)
+    builders = tmp_path / "builders"
+    build = c_build._build
+
+    def recorded_build(*args):
+        with open(builders, "a", encoding="utf-8") as file:
+            file.write(f"{os.getpid()}\n")
+        build(*args)
+    monkeypatch.setattr(c_build, "_build", recorded_build)
+    scale = unique_constant()
+
+    def f(x):
+        return rt.exp(x * scale) - x
+    fn = rt.function(f)
+    x = np.linspace(-2.0, 2.0, 7)
+    with cache_directory(tmp_path / "kernels"):
+        fn(x)
+        concrete = fn.get_concrete_function(x)
+        assert concrete.wait_for_jit(60)
+        assert concrete.jit_report.startswith("compiled tier: 1 region"), concrete.jit_report
+        result = fn(x).numpy()
+    (builder,) = builders.read_text().split()
+    assert int(builder) != os.getpid()
+    assert rt.function(f, jit_compile=False)(x).numpy().tobytes() == result.tobytes()
+
+
+@needs_a_forked_c_build
+def test_a_child_that_built_another_batch_is_followed_by_another(auto_compile_after,
+                                                                 monkeypatch, tmp_path):
+    """The program builds nothing itself: when the child's module is not the one it needs
+    (another function's kernels came in between), a new child builds that one."""
+    auto_compile_after(1)
+    build_in_child = tiering.BackgroundCompile._build
+
+    def first_child_builds_nothing(self):
+        if self._children > 0:
+            build_in_child(self)
+    monkeypatch.setattr(tiering.BackgroundCompile, "_build", first_child_builds_nothing)
+    scale = unique_constant()
+    fn = rt.function(lambda x: (x * scale + 1.0) * x)
+    x = np.arange(5.0)
+    with cache_directory(tmp_path / "kernels"):
+        fn(x)
+        concrete = fn.get_concrete_function(x)
+        assert concrete.wait_for_jit(60)
+    assert concrete.jit_report.startswith("compiled tier: 1 region"), concrete.jit_report
+    assert concrete._background._children == 2
+
+
+@needs_a_forked_c_build
+def test_a_child_still_building_when_the_program_ends_is_stopped(tmp_path):
+    """A program that ends while its child builds leaves no process behind."""
+    program = textwrap.dedent(f"""
+        import time, numpy as np, runtime as rt
+        from runtime.backends.jit import c_build
+        c_build._build = lambda *args: time.sleep(60)
+        rt.config.set_jit_cache_directory({str(tmp_path / "kernels")!r})
+        rt.config.set_jit_auto_compile(1)
+        f = rt.function(lambda x: (x * 3.0 - 1.0) * x)
+        f(np.arange(4.0))
+        time.sleep(0.5)
+        print(f.get_concrete_function(np.arange(4.0))._background._child.pid)""")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                          timeout=60, cwd=os.path.dirname(os.path.dirname(os.path.dirname(
+                              os.path.abspath(__file__)))))
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(done.stdout.split()[-1]), 0)
+
+
+def test_without_fork_a_thread_compiles(auto_compile_after, monkeypatch):
+    """Where ``fork`` is not to be used (Windows, macOS), a thread compiles, as before."""
+    auto_compile_after(1)
+    monkeypatch.setattr(tiering, "forks", lambda: False)
+    scale = unique_constant()
+    fn = rt.function(lambda x: (x * scale - 1.0) * x)
+    x = np.arange(5.0)
+    fn(x)
+    concrete = fn.get_concrete_function(x)
+    assert concrete.wait_for_jit(60)
+    assert concrete.jit_report.startswith("compiled tier: 1 region"), concrete.jit_report
+    assert concrete._background._children == 0
 
 
 def test_wait_for_jit_starts_the_compile_when_background_compiles_are_off(auto_compile_after):

@@ -43,8 +43,10 @@ def available() -> bool:
 class CompiledPlan:
     """The NumPy plan of a graph whose compilable regions run as compiled kernels."""
 
-    def __init__(self, graph: Graph, name: str, exact: bool = False, numba: bool = True):
-        """``numba``: False leaves the kernels the C compiler does not take on the plan."""
+    def __init__(self, graph: Graph, name: str, exact: bool = False, numba: bool = True,
+                 build: bool = True):
+        """``numba``: False leaves the kernels the C compiler does not take on the plan;
+        ``build``: False raises ``NotBuilt`` where a C module is not on disk yet."""
         if not available():
             raise ImportError(f"jit_compile=True needs a compiler for its kernels: Numba "
                               f"(install it with {INSTALL_HINT}) or a C compiler with Python's "
@@ -67,7 +69,8 @@ class CompiledPlan:
                     planned.append((owner, chain_region(owner, item), rolled_source(item)))
                 else:
                     planned.append((owner, *item))
-        outcomes = compile_kernels([source for _, _, source in planned], numba, exact)
+        outcomes = compile_kernels([source for _, _, source in planned], numba, exact,
+                                   build)
         for (owner, region, _), outcome in zip(planned, outcomes):
             if isinstance(outcome, PermissionError):
                 raise outcome  # the cache directory: the user has to act
@@ -148,8 +151,9 @@ class CompiledTierBackend:
         self.exact = exact
         self.name = "jit-exact" if exact else "jit"
 
-    def compile(self, graph: Graph, name: str, numba: bool = True) -> CompiledPlan:
-        return CompiledPlan(graph, name, self.exact, numba)
+    def compile(self, graph: Graph, name: str, numba: bool = True,
+                build: bool = True) -> CompiledPlan:
+        return CompiledPlan(graph, name, self.exact, numba, build)
 
 
 JIT = CompiledTierBackend(exact=False)

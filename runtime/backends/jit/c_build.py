@@ -91,25 +91,48 @@ def module_name(c_text: str, chain: Toolchain) -> str:
     return f"eager2graph_c_{digest[:40]}"
 
 
-def load_module(c_text: str, name: str, directory: str, chain: Toolchain) -> ModuleType:
+class NotBuilt(Exception):
+    """The module is not on disk, and the caller asked not to build it (the program itself
+    loads what a child process built: see ``runtime.tiering``)."""
+
+
+def load_module(c_text: str, name: str, directory: str, chain: Toolchain,
+                build: bool = True) -> ModuleType:
     """The module ``name`` (whose C text is ``c_text``): from ``directory`` when built
-    before, else built now. Raises ``RuntimeError`` with the compiler's message if it fails."""
-    path = os.path.join(directory, f"{name}.so")
-    if not os.path.isfile(path):
+    before, else built now (unless ``build`` is False: ``NotBuilt``). Raises
+    ``RuntimeError`` with the compiler's message if the build fails."""
+    module = load_built(name, directory)
+    if module is None:
+        if not build:
+            raise NotBuilt(f"the kernel module {name} is not built")
+        path = os.path.join(directory, f"{name}.so")
         _build(c_text, path, directory, chain)
         module = _load(name, path)
-    else:
-        try:
-            module = _load(name, path)
-        except ImportError:  # a damaged file (a disk filled up, say): built again
-            os.remove(path)
-            _build(c_text, path, directory, chain)
-            module = _load(name, path)
+        _prepare(module)
+    return module
+
+
+def load_built(name: str, directory: str) -> ModuleType | None:
+    """The module ``name`` from ``directory``, or None when it is not there or damaged (a
+    disk that filled up, say: it is removed, to be built again)."""
+    path = os.path.join(directory, f"{name}.so")
+    if not os.path.isfile(path):
+        return None
+    try:
+        module = _load(name, path)
+    except ImportError:
+        os.remove(path)
+        return None
+    _prepare(module)
+    return module
+
+
+def _prepare(module: ModuleType) -> None:
+    """Hands a loaded module NumPy's gemm and loops."""
     gemm = numpy_gemm()
     if gemm is not None:
         module.set_gemm(gemm.addresses["s"], gemm.addresses["d"])
     _set_loops(module)
-    return module
 
 
 def _set_loops(module: ModuleType) -> None:

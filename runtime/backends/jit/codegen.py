@@ -68,10 +68,11 @@ def why_not(node: Node, exact: bool = False) -> str | None:
         return f"{node.op.name} has no compiled form yet"
     if exact and node.op in ROUNDED_OWN_WAY and node.outputs[0].dtype.kind == "f" \
             and not (node.op in NUMPY_LOOPS and builds_with_c()):
+        with_c = (f"; C kernels call NumPy's own {node.op.name}, given a C compiler and "
+                  f"Python's headers" if node.op in NUMPY_LOOPS else "")
         return (f"{node.op.name} may round its last bit differently from NumPy's in compiled "
                 f"code, and the default tier keeps the plan's results exactly "
-                f"(jit_compile=True compiles it; with a C compiler, kernels call NumPy's own "
-                f"{node.op.name})")
+                f"(jit_compile=True compiles it{with_c})")
     args = [f"x{i}" for i in range(len(node.inputs))]
     in_dtypes = [v.dtype for v in node.inputs]
     if element_expression(node.op, args, in_dtypes, node.outputs[0].dtype, node.attrs) is None:

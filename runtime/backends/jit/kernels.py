@@ -13,8 +13,10 @@ Nothing here runs at import: Numba is imported on the first compile.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -27,7 +29,8 @@ from typing import Callable
 import numpy as np
 
 from runtime import config
-from runtime.backends.jit.c_build import load_module, module_name, toolchain
+from runtime.backends.jit import c_prelude, c_source
+from runtime.backends.jit.c_build import load_built, load_module, module_name, toolchain
 from runtime.backends.jit.c_source import Untranslatable, kernel_function, module_source
 from runtime.backends.jit.codegen import KernelSource
 from runtime.backends.jit.element_rules import numba_type
@@ -59,16 +62,17 @@ class NotTaken(Exception):
 
 
 def compile_kernels(sources: list[KernelSource], numba: bool = True,
-                    exact: bool = False) -> list:
+                    exact: bool = False, build: bool = True) -> list:
     """The compiled form of each source, or the exception that kept it from compiling (the
     caller decides what to do with it): those the C compiler takes are built together, in
     one module (see ``rt.config.set_jit_compiler``), the others by Numba, unless ``numba`` is
     False (then ``NotTaken``), or ``exact`` and the kernel calls NumPy's loops, which only C
-    kernels run. Kernels this process already has are not compiled again."""
+    kernels run. Kernels this process already has are not compiled again; with ``build``
+    False, C modules must be on disk already (else ``NotBuilt``)."""
     with _lock:
         outcomes: list = [None] * len(sources)
         if config.jit_compiler() != "numba":
-            _c_compile_all(sources, outcomes)
+            _c_compile_all(sources, outcomes, build)
         for index, source in enumerate(sources):
             if outcomes[index] is None:
                 try:
@@ -78,12 +82,17 @@ def compile_kernels(sources: list[KernelSource], numba: bool = True,
         return outcomes
 
 
+def c_failure() -> Exception | None:
+    """The C build that failed in this process, if one did (later kernels go to Numba)."""
+    return _c_failure
+
+
 def _c_key(source: KernelSource) -> tuple:
     # C code has every shape written in; Numba's reads operands' shapes when it runs.
     return ("c", source.text, tuple(source.arg_types), tuple(source.arg_shapes))
 
 
-def _c_compile_all(sources: list[KernelSource], outcomes: list) -> None:
+def _c_compile_all(sources: list[KernelSource], outcomes: list, build: bool) -> None:
     """Fills ``outcomes`` with the kernels C builds (one module for all new ones); leaves
     None where Numba is to try."""
     global _c_failure
@@ -96,23 +105,17 @@ def _c_compile_all(sources: list[KernelSource], outcomes: list) -> None:
                                     "gcc or clang, or $CC) and Python's headers, and this "
                                     "machine lacks one")] * len(sources)
         return
-    functions: dict[str, str] = {}
     new: dict[tuple, list[int]] = {}  # key -> positions of sources with that kernel
     for index, source in enumerate(sources):
         key = _c_key(source)
         if key in _compiled:
             outcomes[index] = _compiled[key]
-        elif key in new:
-            new[key].append(index)
         else:
-            try:
-                functions[f"kernel{len(new)}"] = kernel_function(source, f"kernel{len(new)}")
-            except Untranslatable:
-                continue
-            new[key] = [index]
+            new.setdefault(key, []).append(index)
     if new:
         try:
-            module = _c_module(functions)
+            module, held = _c_module({key: sources[places[0]] for key, places in new.items()},
+                                     build)
         except (RuntimeError, OSError, ImportError, subprocess.SubprocessError) as error:
             if config.jit_compiler() == "c" or isinstance(error, PermissionError):
                 for positions in new.values():
@@ -125,6 +128,8 @@ def _c_compile_all(sources: list[KernelSource], outcomes: list) -> None:
                           f"them instead, with the same results. Please report this.",
                           CompileWarning, stacklevel=4)
             return  # Numba compiles them
+        new = {key: new[key] for key in held}
+        functions = [f"kernel{number}" for number in range(len(held))]
         for (key, positions), name in zip(new.items(), functions):
             source = sources[positions[0]]
             kernel = CompiledKernel(source, getattr(module, name),
@@ -139,12 +144,72 @@ def _c_compile_all(sources: list[KernelSource], outcomes: list) -> None:
                                            "rt.config.set_jit_compiler('c') leaves out Numba")
 
 
-def _c_module(functions: dict[str, str]):
+def _c_module(kernels: dict[tuple, KernelSource], build: bool) -> tuple:
+    """The module of the kernels C takes of ``kernels`` (key -> source), and their keys in
+    the order of its functions ``kernel0``, ``kernel1``, ... A batch built before is found by
+    its index file, without translating it again (half of the work this process does for a
+    warm cache); ``build`` False raises ``NotBuilt`` rather than run the compiler."""
     chain = toolchain()
+    directory = _private_directory(config.jit_cache_directory())
+    keys = list(kernels)
+    index = os.path.join(directory, f"eager2graph_batch_{_batch_digest(keys, chain)}.txt")
+    found = _read_index(index, keys)
+    if found is not None:
+        name, held = found
+        module = load_built(name, directory)
+        if module is not None:
+            return module, held
+    functions: dict[str, str] = {}
+    held = []
+    for key, source in kernels.items():
+        try:
+            functions[f"kernel{len(held)}"] = kernel_function(source, f"kernel{len(held)}")
+        except Untranslatable:
+            continue
+        held.append(key)
+    if not held:
+        return None, held
     text = module_source(functions, "MODULE_NAME")
     name = module_name(text, chain)
-    directory = _private_directory(config.jit_cache_directory())
-    return load_module(text.replace("MODULE_NAME", name), name, directory, chain)
+    module = load_module(text.replace("MODULE_NAME", name), name, directory, chain, build)
+    _write_index(index, name, [keys.index(key) for key in held])
+    return module, held
+
+
+def _batch_digest(keys: list, chain) -> str:
+    text = repr((keys, chain.fingerprint, _translator_fingerprint()))
+    return hashlib.sha256(text.encode()).hexdigest()[:40]
+
+
+@functools.cache
+def _translator_fingerprint() -> str:
+    """The C writer's own code: an index made by another version names another module."""
+    digest = hashlib.sha256()
+    for module in (c_source, c_prelude):
+        with open(module.__file__, "rb") as file:
+            digest.update(file.read())
+    return digest.hexdigest()
+
+
+def _read_index(path: str, keys: list):
+    """(module name, keys of its functions in order) from a batch's index file, or None
+    when there is none or it is not one (only names and numbers are read from it)."""
+    try:
+        with open(path, encoding="ascii") as file:
+            name, positions = file.read(4096).split("\n")[:2]
+        held = [keys[int(p)] for p in positions.split()]
+    except (OSError, ValueError, IndexError, UnicodeDecodeError):
+        return None
+    if not re.fullmatch(r"eager2graph_c_[0-9a-f]{40}", name) or not held:
+        return None
+    return name, held
+
+
+def _write_index(path: str, name: str, positions: list[int]) -> None:
+    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+    with os.fdopen(handle, "w", encoding="ascii") as file:
+        file.write(name + "\n" + " ".join(map(str, positions)) + "\n")
+    os.replace(temporary, path)
 
 
 def _numba_kernel(source: KernelSource, numba: bool, exact: bool) -> CompiledKernel:

@@ -114,6 +114,11 @@ def _rebuilt(report: str, status: int) -> Exception:
     return RuntimeError(f"the compile's process ended with status {status}")
 
 
+# A process forked from the program (multiprocessing, say) does not own the program's builds.
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_running.clear)
+
+
 @atexit.register
 def _kill_running() -> None:
     for build in list(_running.values()):

@@ -48,11 +48,13 @@ POLL_EVERY = 16  # while a child builds, one call in this many asks whether it h
 CHILDREN = 3  # children started at most for one function (see BackgroundCompile._compile)
 WORTH_IT = 20  # the switch may cost at most 1/20 of the process's time before it
 # Estimates of this machine class (2 cores). With C: this process's part of the switch per
-# node of the graph (loading the modules a child built: partitioning, writing the kernels and
-# the plan around them, W7 42-48 ms for 264 nodes), and the C compiler's, one module per
+# node of the graph and per function (loading the modules a child built: partitioning,
+# writing the kernels and the plan around them, W7 42-48 ms for 264 nodes, the MLP of
+# examples/end_to_end.py 37 ms for 112), and the C compiler's, one module per
 # function (W7 0.8-1.1 s, W8 0.7 s cold), which takes the other core or, on a busy machine,
 # time from the program. With Numba: its import, then loading or compiling the kernels of one
 # function (about 0.05 s each from the disk cache, 0.5-2 s each cold).
+C_LOAD_SECONDS = 0.015  # the fork, loading the modules, first uses (MLP 16-32-4: 37 ms in all)
 C_SECONDS_PER_NODE = 1.8e-4
 THREAD_SECONDS_PER_NODE = 2.5e-4  # without fork: a thread writes and translates the kernels
 C_BUILD_SECONDS = 0.15
@@ -70,7 +72,7 @@ def switch_cost(graph: Graph) -> float:
         build = C_BUILD_SECONDS + C_BUILD_SECONDS_PER_NODE * nodes
         if not forks():  # a thread: its whole compile takes turns with the calls
             return THREAD_SECONDS_PER_NODE * nodes + build
-        return C_SECONDS_PER_NODE * nodes + (0.0 if spare_core() else build)
+        return C_LOAD_SECONDS + C_SECONDS_PER_NODE * nodes + (0.0 if spare_core() else build)
     return KERNELS_SECONDS + (0.0 if "numba" in sys.modules else NUMBA_IMPORT_SECONDS)
 
 
@@ -106,12 +108,13 @@ class BackgroundCompile:
         self._lock = threading.Lock()
         self._child: ForkedBuild | None = None
         self._children = 0
+        self._polling = threading.Lock()  # held by the thread asking whether the child ended
 
     def run(self, *arrays):
         """The NumPy plan, counting calls until the compile starts."""
         self.calls += 1
         if self._child is not None and self.calls % POLL_EVERY == 0:
-            self._collect(0.0)
+            self._collect()
         threshold = config._jit_auto_compile_after
         if threshold == config.AUTO:
             if self.calls % SAMPLE_EVERY == 0:
@@ -133,8 +136,8 @@ class BackgroundCompile:
             if self.outcome != "waiting":
                 return
             self.outcome = "compiling"
-            if builds_with_c() and forks() and self._fork():
-                return
+        if builds_with_c() and forks() and self._fork():
+            return
         threading.Thread(target=self._compile, daemon=True,
                          name=f"eager2graph compile {self.name}").start()
 
@@ -154,17 +157,24 @@ class BackgroundCompile:
         if failure is not None:
             raise failure
 
-    def _collect(self, timeout: float | None) -> None:
+    def _collect(self, timeout: float = 0.0) -> None:
         """Once the child has ended: the kernels it built, loaded here (a few tens of
         milliseconds, in the calling thread: a thread would take several times as long
-        sharing the lock with the calls), or its error."""
-        child = self._child
-        if child is None or not child.poll(timeout):
+        sharing the lock with the calls), or its error. One thread asks at a time; the
+        others go on (waiting up to ``timeout`` for their turn)."""
+        if timeout > 0:
+            acquired = self._polling.acquire(timeout=timeout)
+        else:
+            acquired = self._polling.acquire(blocking=False)
+        if not acquired:
             return
-        with self._lock:
-            if self._child is not child:
-                return  # another thread collected it
+        try:
+            child = self._child
+            if child is None or not child.poll(timeout):
+                return
             self._child = None
+        finally:
+            self._polling.release()
         if child.error is None:
             self._compile(build=False)
         else:
@@ -175,12 +185,15 @@ class BackgroundCompile:
         ``timeout`` seconds); True when it has ended, whatever its outcome."""
         self.start()
         deadline = None if timeout is None else time.monotonic() + timeout
-        while self._child is not None:
-            left = 1.0 if deadline is None else deadline - time.monotonic()
+        while not self.done.is_set():
+            left = 1.0 if deadline is None else min(1.0, deadline - time.monotonic())
             if left <= 0:
-                return self.done.is_set()
-            self._collect(left)
-        return self.done.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
+                return False
+            if self._child is not None:
+                self._collect(left)
+            else:  # a thread compiles, or another thread loads what the child built
+                self.done.wait(min(left, 0.05))
+        return True
 
     def _compile(self, build: bool = True) -> None:
         try:

@@ -265,7 +265,7 @@ LOOP_LENGTHS = (1, 2, 7, 8, 9, 15, 16, 17, 33, 100, 20000)  # 20,000: runs witho
 
 @pytest.mark.skipif(not builds_with_c(), reason="no C compiler with Python's headers")
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_numpy_loops_in_c_kernels_give_the_plan_bits_at_any_length_layout_and_rank(dtype: str):
+def test_numpy_loops_in_c_kernels_give_the_plan_bits_at_any_length_and_layout(dtype: str):
     """C kernels compute exp, log, ... with NumPy's own loops, over whole arrays as the plan
     does, and on single elements for scalars: the plan's bits in every case, on values
     across each function's range (tiny, huge, negative, where exp overflows)."""

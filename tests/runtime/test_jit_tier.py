@@ -1554,7 +1554,8 @@ def test_auto_starts_the_compile_once_the_plan_time_pays_for_the_switch(monkeypa
     report = run(3 * tiering.SAMPLE_EVERY).jit_report
     assert "once the time spent on the plan" in report and "20 times as long" in report, report
     for constant in ("KERNELS_SECONDS", "NUMBA_IMPORT_SECONDS", "C_SECONDS_PER_NODE",
-                     "C_BUILD_SECONDS", "C_BUILD_SECONDS_PER_NODE"):
+                     "C_LOAD_SECONDS", "THREAD_SECONDS_PER_NODE", "C_BUILD_SECONDS",
+                     "C_BUILD_SECONDS_PER_NODE"):
         monkeypatch.setattr(tiering, constant, 0.0)
     concrete = run(tiering.SAMPLE_EVERY)
     assert "once the time spent on the plan" not in concrete.jit_report  # started

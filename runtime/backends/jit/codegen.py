@@ -13,6 +13,7 @@ kernels, compiled once.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -541,7 +542,7 @@ def _float_matmul(dtype: np.dtype) -> str:
 
 def _is_single(value) -> bool:
     """One element: NumPy's power treats such an exponent as a scalar (see element_rules)."""
-    return int(np.prod(value.shape, dtype=np.int64)) == 1
+    return math.prod(value.shape) == 1
 
 
 def _is_elementwise(node: Node) -> bool:

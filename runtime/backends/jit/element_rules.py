@@ -17,6 +17,7 @@ leaves the others on the plan, so swapping it in never changes a result.
 
 from __future__ import annotations
 
+import functools
 from typing import Callable
 
 import numpy as np
@@ -40,6 +41,7 @@ SUPPORTED_DTYPES = frozenset(np.dtype(name) for name in (
     "float32", "float64"))
 
 
+@functools.cache
 def numba_type(dtype: np.dtype) -> str:
     """The constructor that makes a scalar of ``dtype`` in generated code."""
     return "np.bool_" if dtype.kind == "b" else f"np.{dtype.name}"

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from runtime.backends.jit.codegen import KernelSource, KernelWriter
+from runtime.backends.jit.codegen import KernelWriter
 from runtime.backends.jit.regions import MAX_REGION_NODES, Region, region_interface
 from runtime.graph import Graph
 from runtime.ops.registry import CONST
@@ -40,37 +40,51 @@ class Budget:
 
 def merge_neighbours(graph: Graph, items: list, budget: Budget) -> list:
     """``items`` (regions of ``graph`` in program order with their sources, and rolled
-    chains) with runs of neighbouring regions merged where that is valid and in budget."""
+    chains) with runs of neighbouring regions merged where that is valid and in budget. Each
+    run's kernel is written once, when the run is complete."""
     position = {id(node): index for index, node in enumerate(graph.nodes)}
-    merged: list = []
+    runs: list[list] = []
     for item in items:
-        last = merged[-1] if merged else None
-        if isinstance(item, tuple) and isinstance(last, tuple):
-            joined = _joined(graph, last[0], item[0], position, budget)
-            if joined is not None:
-                merged[-1] = joined
-                continue
-        merged.append(item)
-    return merged
+        run = runs[-1] if runs else None
+        if isinstance(item, tuple) and run is not None and isinstance(run[0], tuple) \
+                and _joins(run, item[0], position, budget):
+            run.append(item)
+        else:
+            runs.append([item])
+    return [item for run in runs for item in _merged(graph, run)]
 
 
-def _joined(graph: Graph, first: Region, second: Region, position: dict,
-            budget: Budget) -> tuple[Region, KernelSource] | None:
-    size = len(first.nodes) + len(second.nodes)
-    if size > MAX_REGION_NODES or first.parts + second.parts > MAX_MERGED_PARTS \
+def _joins(run: list, second: Region, position: dict, budget: Budget) -> bool:
+    """Whether ``second`` may join the regions of ``run`` (and takes its nodes from the
+    budget if so)."""
+    regions = [region for region, _ in run]
+    size = sum(len(region.nodes) for region in regions) + len(second.nodes)
+    parts = sum(region.parts for region in regions) + second.parts
+    first = Region([node for region in regions for node in region.nodes])
+    if size > MAX_REGION_NODES or parts > MAX_MERGED_PARTS \
             or not _available_at_start(first, second, position):
-        return None
-    cost = size - (len(first.nodes) if first.merged else 0)
+        return False
+    cost = len(second.nodes) + (len(regions[0].nodes) if len(regions) == 1 else 0)
     if cost > budget.nodes_left:
-        return None
-    region = Region(first.nodes + second.nodes, merged=True, parts=first.parts + second.parts)
+        return False
+    budget.nodes_left -= cost
+    return True
+
+
+def _merged(graph: Graph, run: list) -> list:
+    """The run as one region with its kernel (the run as it is when it is one item, or when
+    the writer fails on the whole: a defect of the writer, the kernels stay apart)."""
+    if len(run) == 1:
+        return run
+    regions = [region for region, _ in run]
+    region = Region([node for part in regions for node in part.nodes], merged=True,
+                    parts=sum(part.parts for part in regions))
     region_interface(graph, region)
     try:
         source = KernelWriter(region.nodes, region.inputs, region.outputs).write()
-    except Exception:  # noqa: BLE001 - a defect of the writer: the two kernels stay apart
-        return None
-    budget.nodes_left -= cost
-    return region, source
+    except Exception:  # noqa: BLE001 - see above
+        return run
+    return [(region, source)]
 
 
 def _available_at_start(first: Region, second: Region, position: dict) -> bool:

@@ -27,10 +27,17 @@ MESSAGE_BYTES = 4000
 _running: dict[int, "ForkedBuild"] = {}  # pid -> build, killed at exit
 
 
+# Libraries whose thread pools make a fork unsafe (a lock one of their threads holds stays
+# held in the child) and which warn of it: where one is imported, a thread compiles instead.
+THREADED_LIBRARIES = ("jax", "torch", "tensorflow")
+
+
 def forks() -> bool:
     """Whether builds can run in forked children here: Linux (macOS's system libraries are
-    not safe to use after ``fork`` in a process that has threads; Windows has no ``fork``)."""
-    return sys.platform.startswith("linux") and hasattr(os, "fork")
+    not safe to use after ``fork`` in a process that has threads; Windows has no ``fork``),
+    in a process without the thread pools of ``THREADED_LIBRARIES``."""
+    return sys.platform.startswith("linux") and hasattr(os, "fork") \
+        and not any(name in sys.modules for name in THREADED_LIBRARIES)
 
 
 class ForkedBuild:

@@ -40,10 +40,14 @@ def forks() -> bool:
         and not any(name in sys.modules for name in THREADED_LIBRARIES)
 
 
-class ForkedBuild:
-    """``build()`` running in a child process; ``poll`` says when it has ended and how."""
+DECLINED = 3  # the child's exit status when ``build()`` returned False
 
-    def __init__(self, build: Callable[[], object], time_limit: float):
+
+class ForkedBuild:
+    """``build()`` running in a child process; ``poll`` says when it has ended and how:
+    ``error`` (None when it succeeded), ``declined`` (it returned False: nothing done)."""
+
+    def __init__(self, build: Callable[[], bool], time_limit: float):
         read, write = os.pipe()
         with warnings.catch_warnings():  # Python 3.12 warns of forks in processes with threads
             warnings.simplefilter("ignore", DeprecationWarning)
@@ -54,7 +58,8 @@ class ForkedBuild:
         os.close(write)
         self.pid, self._pipe = pid, read
         self.deadline = time.monotonic() + time_limit
-        self.error: Exception | None = None  # after the end: None when the build succeeded
+        self.error: Exception | None = None
+        self.declined = False
         self.finished = False
         _running[pid] = self
 
@@ -86,13 +91,15 @@ class ForkedBuild:
         os.close(self._pipe)
         if status is None:
             self.error = TimeoutError("the compile ran past its time limit and was stopped")
+        elif os.waitstatus_to_exitcode(status) == DECLINED:
+            self.declined = True
         elif os.waitstatus_to_exitcode(status) != 0:
             self.error = _rebuilt(report, status)
         self.finished = True
         _running.pop(self.pid, None)
 
 
-def _run_child(build: Callable[[], object], pipe: int) -> None:
+def _run_child(build: Callable[[], bool], pipe: int) -> None:
     """The child's whole life: never returns to the program's code."""
     code = 1
     try:
@@ -101,8 +108,7 @@ def _run_child(build: Callable[[], object], pipe: int) -> None:
         os.dup2(quiet, 1)
         os.dup2(quiet, 2)
         warnings.simplefilter("ignore")
-        build()
-        code = 0
+        code = 0 if build() else DECLINED
     except BaseException as error:  # noqa: BLE001 - reported to the program, which goes on
         os.write(pipe, f"{type(error).__name__}\n{error}".encode()[:MESSAGE_BYTES])
     finally:

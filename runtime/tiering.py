@@ -59,20 +59,24 @@ C_SECONDS_PER_NODE = 1.8e-4
 THREAD_SECONDS_PER_NODE = 2.5e-4  # without fork: a thread writes and translates the kernels
 C_BUILD_SECONDS = 0.15
 C_BUILD_SECONDS_PER_NODE = 2.5e-3
+# The program's slowdown while the compiler runs on the other core, as a share of the
+# compiler's time (a training loop's steps took 15-30% longer on this machine).
+CONTENTION = 0.3
 NUMBA_IMPORT_SECONDS = 0.7
 KERNELS_SECONDS = 1.0
 
 
-def switch_cost(graph: Graph) -> float:
+def switch_cost(graph: Graph, cold: bool = False) -> float:
     """Seconds the move of ``graph`` to the compiled tier is expected to cost the program:
-    its work in this process, and the compiler's child process unless a core is free for
-    it."""
+    its work in this process and, when the kernels are not in the cache (``cold``), the
+    compiler's: all of it on a busy machine, ``CONTENTION`` of it with a core to spare."""
     if builds_with_c():
         nodes = sum(1 for _ in graph.walk())
         build = C_BUILD_SECONDS + C_BUILD_SECONDS_PER_NODE * nodes
         if not forks():  # a thread: its whole compile takes turns with the calls
             return THREAD_SECONDS_PER_NODE * nodes + build
-        return C_LOAD_SECONDS + C_SECONDS_PER_NODE * nodes + (0.0 if spare_core() else build)
+        load = C_LOAD_SECONDS + C_SECONDS_PER_NODE * nodes
+        return load + (build * (CONTENTION if spare_core() else 1.0) if cold else 0.0)
     return KERNELS_SECONDS + (0.0 if "numba" in sys.modules else NUMBA_IMPORT_SECONDS)
 
 
@@ -108,6 +112,7 @@ class BackgroundCompile:
         self._lock = threading.Lock()
         self._child: ForkedBuild | None = None
         self._children = 0
+        self.cold = False  # a first child found the kernels not built: building costs more
         self._polling = threading.Lock()  # held by the thread asking whether the child ended
 
     def run(self, *arrays):
@@ -150,12 +155,18 @@ class BackgroundCompile:
         self._children += 1
         return True
 
-    def _build(self) -> None:
-        """The child's work: the kernels built into the cache (an error if C failed)."""
-        JIT_EXACT.compile(self.graph, self.name, numba=False)
+    def _build(self) -> bool:
+        """The child's work: the kernels built into the cache (an error if C failed). The
+        first child only looks for them (False: not built), since building them may cost
+        the program more than loading them (see ``switch_cost``)."""
+        try:
+            JIT_EXACT.compile(self.graph, self.name, numba=False, build=self.cold)
+        except NotBuilt:
+            return False
         failure = c_failure()
         if failure is not None:
             raise failure
+        return True
 
     def _collect(self, timeout: float = 0.0) -> None:
         """Once the child has ended: the kernels it built, loaded here (a few tens of
@@ -175,7 +186,11 @@ class BackgroundCompile:
             self._child = None
         finally:
             self._polling.release()
-        if child.error is None:
+        if child.declined:  # not built: back to counting, at the cost of a build
+            self.cold, self.cost = True, switch_cost(self.graph, cold=True)
+            with self._lock:
+                self.outcome = "waiting"
+        elif child.error is None:
             self._compile(build=False)
         else:
             self._finish(child.error)
@@ -189,6 +204,7 @@ class BackgroundCompile:
             left = 1.0 if deadline is None else min(1.0, deadline - time.monotonic())
             if left <= 0:
                 return False
+            self.start()  # again when the first child found the kernels not built
             if self._child is not None:
                 self._collect(left)
             else:  # a thread compiles, or another thread loads what the child built

@@ -26,10 +26,13 @@ def test_each_program_gives_the_same_loss_on_every_system(name, monkeypatch):
     with tempfile.TemporaryDirectory() as folder:
         argument = program.argument(folder)
         cache = tempfile.mkdtemp(dir=folder)
+        # "fill" waits for the default tier's kernels (the warm cache's run; one program:
+        # each build costs a second or two)
+        settings = ("default", "plan", "fill") if name == "mlp" else ("default", "plan")
         losses = {setting: float(end_to_end.run_once(ours, 3, setting, argument, cache,
                                                      folder)[2])
-                  for setting in ("default", "plan")}
-        assert losses["default"] == losses["plan"]  # the same bits whatever the tier
+                  for setting in settings}
+        assert len(set(losses.values())) == 1, losses  # the same bits whatever the tier
         if HAS_JAX and name == "fit":  # one JAX process: each costs seconds
             jax_loss = float(end_to_end.run_once(jax_script, 3, "-", argument, cache, folder)[2])
             assert jax_loss == pytest.approx(losses["plan"], rel=1e-4)

@@ -38,7 +38,7 @@ from typing import Callable
 from runtime import config
 from runtime.backends.jit import JIT_EXACT
 from runtime.backends.jit.c_build import BUILD_TIMEOUT_SECONDS, NotBuilt, builds_with_c
-from runtime.backends.jit.kernels import c_failure
+from runtime.backends.jit.kernels import c_failure, cache_has_modules
 from runtime.forked_build import ForkedBuild, forks
 from runtime.graph import Graph
 
@@ -104,7 +104,10 @@ class BackgroundCompile:
         self.plan_run, self.install = plan_run, install
         self.calls = 0
         self.spent = 0.0  # seconds on the plan, estimated from the timed calls
-        self.cost = switch_cost(graph)
+        # Kernels not built yet: a build, which costs more (see switch_cost). A first child
+        # looks for them in the cache, unless the cache holds no module at all.
+        self.cold = not cache_has_modules()
+        self.cost = switch_cost(graph, self.cold)
         self.error: BaseException | None = None
         self.reasons: list[str] = []  # why the tier left ops on the plan, when it compiled none
         self.outcome = "waiting"
@@ -112,7 +115,6 @@ class BackgroundCompile:
         self._lock = threading.Lock()
         self._child: ForkedBuild | None = None
         self._children = 0
-        self.cold = False  # a first child found the kernels not built: building costs more
         self._polling = threading.Lock()  # held by the thread asking whether the child ended
 
     def run(self, *arrays):

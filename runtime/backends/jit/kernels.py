@@ -82,6 +82,16 @@ def compile_kernels(sources: list[KernelSource], numba: bool = True,
         return outcomes
 
 
+def cache_has_modules() -> bool:
+    """Whether the kernel cache holds any C module with its index (an empty or new cache
+    cannot hold a function's kernels: nothing need look for them)."""
+    try:
+        return any(name.startswith("eager2graph_batch_")
+                   for name in os.listdir(config.jit_cache_directory()))
+    except OSError:
+        return False
+
+
 def c_failure() -> Exception | None:
     """The C build that failed in this process, if one did (later kernels go to Numba)."""
     return _c_failure

@@ -68,15 +68,17 @@ KERNELS_SECONDS = 1.0
 
 def switch_cost(graph: Graph, cold: bool = False) -> float:
     """Seconds the move of ``graph`` to the compiled tier is expected to cost the program:
-    its work in this process and, when the kernels are not in the cache (``cold``), the
-    compiler's: all of it on a busy machine, ``CONTENTION`` of it with a core to spare."""
+    its work in this process, and the child's (its Python, about twice the load's, and when
+    the kernels are not in the cache, ``cold``, the compiler's): all of that on a busy
+    machine, ``CONTENTION`` of it with a core to spare."""
     if builds_with_c():
         nodes = sum(1 for _ in graph.walk())
         build = C_BUILD_SECONDS + C_BUILD_SECONDS_PER_NODE * nodes
         if not forks():  # a thread: its whole compile takes turns with the calls
             return THREAD_SECONDS_PER_NODE * nodes + build
         load = C_LOAD_SECONDS + C_SECONDS_PER_NODE * nodes
-        return load + (build * (CONTENTION if spare_core() else 1.0) if cold else 0.0)
+        child = 2 * load + (build if cold else 0.0)
+        return load + child * (CONTENTION if spare_core() else 1.0)
     return KERNELS_SECONDS + (0.0 if "numba" in sys.modules else NUMBA_IMPORT_SECONDS)
 
 
@@ -242,8 +244,10 @@ class BackgroundCompile:
             if threshold == config.AUTO:
                 return (f"runs on the NumPy plan; the compiled tier takes over in the background "
                         f"once the time spent on the plan ({self.spent:.2g} s so far) has paid "
-                        f"for the switch's expected cost ({self.cost:.2g} s) and the process "
-                        f"has run {WORTH_IT} times as long.")
+                        f"for the switch's expected cost ({self.cost:.2g} s"
+                        + (", building its kernels, which the cache does not hold"
+                           if self.cold and builds_with_c() else "")
+                        + f") and the process has run {WORTH_IT} times as long.")
             return (f"runs on the NumPy plan; the compiled tier takes over in the background "
                     f"after {threshold} calls ({self.calls} so far).")
         if self.outcome == "compiling":

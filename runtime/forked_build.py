@@ -48,10 +48,17 @@ class ForkedBuild:
     ``error`` (None when it succeeded), ``declined`` (it returned False: nothing done)."""
 
     def __init__(self, build: Callable[[], bool], time_limit: float):
+        for earlier in list(_running.values()):  # whose program no longer asks: reaped here
+            earlier.poll()
         read, write = os.pipe()
-        with warnings.catch_warnings():  # Python 3.12 warns of forks in processes with threads
-            warnings.simplefilter("ignore", DeprecationWarning)
-            pid = os.fork()
+        try:
+            with warnings.catch_warnings():  # Python 3.12 warns of forks in threaded processes
+                warnings.simplefilter("ignore", DeprecationWarning)
+                pid = os.fork()
+        except OSError:  # no memory or processes to spare
+            os.close(read)
+            os.close(write)
+            raise
         if pid == 0:
             os.close(read)
             _run_child(build, write)

@@ -11,18 +11,18 @@ cross-entropy, batch 64) trained with Adam; or the benchmark's W8 (``w8``: the s
 32-64-64-10), or its W7 (``fit``: examples/local_fit.py's chi-square fit of the cross section's
 F1 and F2 over 8 kinematic sets of 45 points, Adam), each written once per system the way its
 users write it (the fit's formula is examples/physics_kinematics.py's, bound to each system's
-ops). Each run is a new
-interpreter, timed from its start to its last result, so imports, tracing and compiles count:
-eager2graph with its default settings (``jit_compile=None``) and with ``jit_compile=False``,
-JAX's ``jax.jit`` and TensorFlow's ``tf.function`` when they are installed (they are not
-dependencies). eager2graph's default runs twice, with an empty kernel cache and with one
-holding the default tier's kernels (filled by an untimed run that waits for them, as a long
-run would leave it; a run of a few seconds only looks in the cache). Python's bytecode is cached, as for an installed package: one untimed run of
-each system fills the cache first. Every system starts from the same weights and batch, and
-its final loss is printed next to its time, so a system that computed something else shows.
-Ratios are of medians measured in this one run, interleaved; the machine's load average is
-printed with them, since absolute times on a busy machine say little, and so are the CPU
-seconds each process used (all its threads), which a busy machine changes less.
+ops). Each run is a new interpreter, timed from its start to its last result, so imports,
+tracing and compiles count: eager2graph with its default settings (``jit_compile=None``) and
+with ``jit_compile=False``, JAX's ``jax.jit`` and TensorFlow's ``tf.function`` when they are
+installed (they are not dependencies). eager2graph's default runs twice, with an empty kernel
+cache and with one holding the default tier's kernels (filled by an untimed run that waits for
+them, as a long run would leave it; a run of a few seconds only looks in the cache). Python's
+bytecode is cached, as for an installed package: one untimed run of each system fills the cache
+first. Every system starts from the same weights and batch, and its final loss is printed next
+to its time, so a system that computed something else shows. Ratios are of medians measured in
+this one run, interleaved; the machine's load average is printed with them, since absolute times
+on a busy machine say little, and so are the CPU seconds each process used (all its threads),
+which a busy machine changes less.
 """
 
 from __future__ import annotations

@@ -11,12 +11,15 @@ With a C compiler on Linux, a forked child process does the whole compile (parti
 writing and translating the kernels, the C compiler) on another core and leaves the modules
 in the kernel cache (``runtime.forked_build``); calls ask now and then whether it has ended,
 and the one that finds it has loads the modules (without translating them again: tens of
-milliseconds). The cost is that load, per node of the graph, plus the compiler's time when
-the machine has no core to spare for it (its load average leaves less than one and a half
-free). Without ``fork``, a daemon thread compiles, taking turns with the calls. Kernels C does
-not take stay on the plan, since Numba would compile them in this process, holding the lock
-for seconds; without a C compiler, Numba compiles everything, in the thread, and the switch is
-costed as the import of Numba plus a second of compiling or loading kernels.
+milliseconds). A first child only looks for the kernels in the cache (none does when the
+cache holds no module at all); when they are not there, building them is costed too, and a
+later child builds them. The cost counts that load, and the child's work as far as it slows
+the program: all of it when the machine has no core to spare (its load average leaves less
+than one and a half free), ``CONTENTION`` of it otherwise. Without ``fork``, a daemon thread
+compiles, taking turns with the calls. Kernels C does not take stay on the plan, since Numba
+would compile them in this process, holding the lock for seconds; without a C compiler, Numba
+compiles everything, in the thread, and the switch is costed as the import of Numba plus a
+second of compiling or loading kernels.
 
 When the kernels are ready the function swaps its executable (one attribute write, atomic
 for the interpreter); if the tier finds nothing worth compiling, or fails, the function stays

@@ -39,6 +39,7 @@ from runtime.errors import CompileWarning
 _lock = threading.Lock()
 _compiled: dict[tuple, "CompiledKernel"] = {}
 _c_failure: Exception | None = None  # the C build that failed in this process, if one did
+_caches_with_modules: set[str] = set()  # kernel cache directories seen to hold a module
 
 
 class CompiledKernel:
@@ -84,12 +85,18 @@ def compile_kernels(sources: list[KernelSource], numba: bool = True,
 
 def cache_has_modules() -> bool:
     """Whether the kernel cache holds any C module with its index (an empty or new cache
-    cannot hold a function's kernels: nothing need look for them)."""
-    try:
-        return any(name.startswith("eager2graph_batch_")
-                   for name in os.listdir(config.jit_cache_directory()))
-    except OSError:
-        return False
+    cannot hold a function's kernels: nothing need look for them). Asked at every trace, so
+    a directory seen to hold one is remembered (modules are not removed)."""
+    directory = config.jit_cache_directory()
+    if directory not in _caches_with_modules:
+        try:
+            with os.scandir(directory) as entries:
+                if not any(entry.name.startswith("eager2graph_batch_") for entry in entries):
+                    return False
+        except OSError:
+            return False
+        _caches_with_modules.add(directory)
+    return True
 
 
 def c_failure() -> Exception | None:

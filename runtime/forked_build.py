@@ -19,6 +19,7 @@ import builtins
 import os
 import signal
 import sys
+import threading
 import time
 import warnings
 from typing import Callable
@@ -68,24 +69,29 @@ class ForkedBuild:
         self.error: Exception | None = None
         self.declined = False
         self.finished = False
+        self._reaping = threading.Lock()
         _running[pid] = self
 
     def poll(self, timeout: float = 0.0) -> bool:
         """Whether the child has ended, waiting up to ``timeout`` seconds for it (a child past
         its time limit is killed and counts as failed)."""
         wait_until = time.monotonic() + timeout
-        while not self.finished:
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                self._end(status)
-            elif time.monotonic() > self.deadline:
-                self.kill()
-                self._end(None)
-            elif time.monotonic() >= wait_until:
+        while True:
+            with self._reaping:  # one thread reaps the child (a second waitpid would fail)
+                if self.finished:
+                    return True
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+                if pid:
+                    self._end(status)
+                    return True
+                if time.monotonic() > self.deadline:
+                    self.kill()
+                    os.waitpid(self.pid, 0)  # reaped: no process left behind
+                    self._end(None)
+                    return True
+            if time.monotonic() >= wait_until:
                 return False
-            else:
-                time.sleep(0.005)
-        return True
+            time.sleep(0.005)
 
     def kill(self) -> None:
         try:

@@ -222,9 +222,13 @@ class BackgroundCompile:
         try:
             executable = JIT_EXACT.compile(self.graph, self.name, numba=not builds_with_c(),
                                            build=build)
-        except NotBuilt as error:  # the child built another batch: a kernel came meanwhile
+        except NotBuilt:  # the child built another batch: a kernel came meanwhile
             if self._children >= CHILDREN or not self._fork():
-                self._finish(error)
+                self._finish(RuntimeError(
+                    f"after {self._children} builds in child processes the kernels it needs "
+                    f"were still not in the cache (other functions' kernels compiled at the "
+                    f"same time change what a build holds); jit_compile=True builds them at "
+                    f"once"))
         except Exception as error:  # noqa: BLE001 - the plan keeps running; the report says why
             self._finish(error)
         else:

@@ -1520,6 +1520,22 @@ def test_a_child_still_building_when_the_program_ends_is_stopped(tmp_path):
         os.kill(int(lines[-1]), 0)
 
 
+@needs_a_forked_c_build
+def test_a_child_past_its_time_limit_is_stopped_and_reported(tmp_path):
+    lines = run_alone("""
+        import os, time
+        from runtime.forked_build import ForkedBuild
+        build = ForkedBuild(lambda: time.sleep(60), time_limit=0.3)
+        print(build.poll(10), type(build.error).__name__, build.error)
+        try:
+            os.kill(build.pid, 0)
+            print("still there")
+        except ProcessLookupError:
+            print("gone")""", tmp_path)
+    assert lines == ["True TimeoutError the compile ran past its time limit and was stopped",
+                     "gone"], lines
+
+
 def test_without_fork_a_thread_compiles(auto_compile_after, monkeypatch):
     """Where ``fork`` is not to be used (Windows, macOS), a thread compiles, as before."""
     auto_compile_after(1)

@@ -143,8 +143,10 @@ class Emitter(ControlFlowEmission):
             elif node.op is WHILE_LOOP:
                 self.while_loop(node, indent)
             else:
-                self.call(node, kernels[id(node)], lowered[id(node)], indent,
-                          dying={id(v) for v in dying_values})
+                written_into = self.call(node, kernels[id(node)], lowered[id(node)], indent,
+                                         dying={id(v) for v in dying_values})
+                if written_into is not None:  # its name now holds the node's result
+                    dying_values = [v for v in dying_values if v is not written_into]
             if not dying_values:
                 continue
             # Scalars are not worth a `del` (it costs more than it frees, inside loops too).
@@ -165,22 +167,25 @@ class Emitter(ControlFlowEmission):
         self.globals[name] = value[()] if value.ndim == 0 else value
         self.names[id(node.outputs[0])] = name
 
-    def call(self, node: Node, kernel, lowered, indent: str, dying: set[int]) -> None:
+    def call(self, node: Node, kernel, lowered, indent: str, dying: set[int]):
+        """Emits ``node`` as one line; returns the dying input whose array (and name) receives
+        the result, if one does (then ``del`` of that name would free nothing)."""
         args = [self.names[id(v)] for v in node.inputs]
-        targets = self.define(node)
         number = self.number(node)
-        prefix = f"{targets} = " if targets else ""
         if isinstance(lowered, plan_lowering.Expression):
+            targets = self.define(node)
+            prefix = f"{targets} = " if targets else ""
             for name, value in lowered.globals.items():
                 self.globals[name.format(n=number)] = value
             if lowered.fresh:
                 self.fresh.update(id(v) for v in node.outputs if _is_array_shape(v.shape))
             self.emit(f"{indent}{prefix}{lowered.text.format(*args, n=number)}", node)
-            return
+            return None
         if node.op in _WRITES:
+            self.define(node)
             self.write(node, args[0], indent, owned=id(node.inputs[0]) in dying
                        and id(node.inputs[0]) in self.fresh and id(node.inputs[0]) not in self.shared)
-            return
+            return None
         array_result = len(node.outputs) == 1 and _is_array_shape(node.outputs[0].shape)
         if isinstance(lowered, plan_lowering.UfuncCall):
             for position, constant in enumerate(lowered.constants):
@@ -194,22 +199,25 @@ class Emitter(ControlFlowEmission):
             # cheaper as one value (a mean's gradient); the bits are the same.
             args = [self.array_constant(v, node) or arg for arg, v in zip(args, node.inputs)]
         elementwise = _is_elementwise(kernel) and len(node.outputs) == 1
+        written_into = None
         if elementwise and dying:
             out = node.outputs[0]
-            reusable = [arg for arg, value in zip(args, node.inputs)
-                        if id(value) in dying and id(value) in self.fresh
-                        and id(value) not in self.shared and value.dtype == out.dtype
-                        and _same_shape(value._shape, out._shape)]
-        else:
-            reusable = ()
+            written_into = next((value for value in node.inputs
+                                 if id(value) in dying and id(value) in self.fresh
+                                 and id(value) not in self.shared and value.dtype == out.dtype
+                                 and _same_shape(value._shape, out._shape)), None)
         operator = _OPERATORS.get(kernel) if isinstance(kernel, np.ufunc) else None
-        if reusable:
+        if written_into is not None:
             # An intermediate array that dies here receives the result: no new allocation.
-            # (``out`` given by position: a keyword costs the ufunc more to parse.)
+            # The result keeps the array's name, so no second name holds the array past the
+            # result's own last use. (``out`` given by position: a keyword costs the ufunc
+            # more to parse.)
+            buffer = self.names[id(written_into)]
+            self.names[id(node.outputs[0])] = targets = buffer
             self.globals[f"k{number}"] = kernel
-            out = f", {reusable[0]}" if isinstance(kernel, np.ufunc) and kernel in _POSITIONAL_OUT \
+            out = f", {buffer}" if isinstance(kernel, np.ufunc) and kernel in _POSITIONAL_OUT \
                 and len(args) == kernel.nin \
-                else f", out={reusable[0]}"
+                else f", out={buffer}"
             expression = f"k{number}({', '.join(args)}{out})"
         elif operator is not None and len(args) == 2 and (
                 operator in _COMPARISONS or node.outputs[0].dtype.kind in "fc" or self.in_loop):
@@ -226,10 +234,14 @@ class Emitter(ControlFlowEmission):
         else:
             self.globals[f"k{number}"] = kernel
             expression = f"k{number}({', '.join(args)})"
+        if written_into is None:
+            targets = self.define(node)
         if elementwise or isinstance(kernel, np.ufunc) or kernel in _FRESH_BUILTINS \
                 or getattr(kernel, "fresh_result", False):
             self.fresh.update(id(v) for v in node.outputs if _is_array_shape(v.shape))
-        self.emit(f"{indent}{prefix}{expression}", node)
+        self.emit(f"{indent}{targets} = {expression}" if targets else f"{indent}{expression}",
+                  node)
+        return written_into
 
     def pair(self, first: Node, pair: plan_lowering.Pair, indent: str) -> None:
         """Two nodes computed by one kernel call, at the first one's place (see

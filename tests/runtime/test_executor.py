@@ -193,6 +193,38 @@ def test_dying_intermediates_receive_elementwise_results_without_touching_inputs
         np.testing.assert_array_equal(before, after)
 
 
+def test_a_result_written_into_a_dying_array_takes_its_name_and_frees_it_with_its_own_death():
+    # A chain of layers: each layer's matmul result receives + b and relu in place, and is
+    # freed after the next matmul. Two names for one array would keep every layer's array.
+    layers = [(np.full((256, 256), 1 / 256, np.float32), np.full(256, 0.5, np.float32))
+              for _ in range(12)]
+
+    def f(x):
+        for w, b in layers:
+            x = rt.nn.relu(rt.matmul(x, w) + b)
+        return x
+
+    g = rt.function(f)
+    x = np.ones((64, 256), np.float32)
+    source = g.get_concrete_function(x).plan_source
+    in_place = re.findall(r"(v\d+) = k\d+\(\1, \w+, \1\)", source)
+    assert len(in_place) >= 12
+    assert not re.search(r"(v\d+) = k\d+\((v\d+), \w+, \2\)\n\s+del \2\n", source)
+    expected = x
+    for w, b in layers:
+        expected = np.maximum(expected @ w + b, 0)
+    import tracemalloc
+    g(x)
+    tracemalloc.start()
+    try:
+        result = g(x).numpy()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_array_equal(result, expected)
+    assert peak < 4 * x.nbytes  # about two activations at a time, not twelve
+
+
 def test_values_used_later_or_returned_are_never_overwritten():
     def f(x):
         y = x + 1.0

@@ -163,6 +163,8 @@ LOWERINGS = {
     m.LOG: _float_unary(jnp.log),
     m.LOG1P: _float_unary(jnp.log1p),
     m.SQRT: _float_unary(jnp.sqrt),
+    m.RSQRT: _float_unary(lambda x: 1 / jnp.sqrt(x)),
+    m.RECIPROCAL: _float_unary(lambda x: 1 / x),
     m.SQUARE: _elementwise(lambda x: x * x, jnp.logical_and),
     m.SIN: _float_unary(jnp.sin),
     m.COS: _float_unary(jnp.cos),

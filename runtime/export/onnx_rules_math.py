@@ -284,6 +284,13 @@ def _tan(b: Builder, node, ins):
     return [b.emit("Div", [b.emit("Sin", [x]), b.emit("Cos", [x])])]
 
 
+def _rsqrt(b: Builder, node, ins):
+    out = node.outputs[0].dtype
+    work = compute_dtype(out)
+    root = b.emit("Sqrt", _operands(b, node, ins, work))
+    return [b.cast(b.emit("Reciprocal", [root]), work, out)]
+
+
 def _identity(b: Builder, node, ins):
     return [b.emit("Identity", [ins[0]])]
 
@@ -320,6 +327,8 @@ RULES = {
     m.LOG: _unary("Log"),
     m.LOG1P: _log1p,
     m.SQRT: _unary("Sqrt"),
+    m.RSQRT: _rsqrt,
+    m.RECIPROCAL: _unary("Reciprocal"),
     m.SQUARE: _square,
     m.SIN: _unary("Sin"),
     m.COS: _unary("Cos"),

@@ -8,8 +8,8 @@ import math
 
 from runtime.ops.array_ops import where
 from runtime.ops.dispatch import convert_to_tensor
-from runtime.ops.math_ops import (add, exp, greater, less, minimum, multiply, sigmoid,
-                                  subtract, tanh)
+from runtime.ops.math_ops import (add, exp, greater, greater_equal, less, minimum, multiply,
+                                  sigmoid, subtract, tanh)
 from runtime.ops.nn_ops import _floating
 from runtime.ops.special_math_ops import erf
 from runtime.tensor import Tensor
@@ -27,10 +27,11 @@ def elu(features) -> Tensor:
 
 def selu(features) -> Tensor:
     """``scale * elu(features)`` with the negative side scaled by ``alpha`` (the constants of
-    self-normalizing networks)."""
+    self-normalizing networks). At 0 both sides are 0; the gradient there is the positive
+    side's, ``scale``, as in TensorFlow."""
     x = _floating("selu", features)
     negative_side = multiply(subtract(exp(minimum(x, 0)), 1), _SELU_ALPHA)
-    return multiply(where(greater(x, 0), x, negative_side), _SELU_SCALE)
+    return multiply(where(greater_equal(x, 0), x, negative_side), _SELU_SCALE)
 
 
 def gelu(features, approximate: bool = False) -> Tensor:

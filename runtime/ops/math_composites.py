@@ -7,9 +7,9 @@ from typing import Sequence
 
 from runtime import dtypes
 from runtime.ops.array_ops import cast, where, zeros_like
-from runtime.ops.dispatch import convert_to_tensor
-from runtime.ops.math_ops import (add, divide, equal, mod, multiply, not_equal, sqrt, square,
-                                  subtract)
+from runtime.ops.dispatch import apply_op, convert_to_tensor
+from runtime.ops.math_ops import (RECIPROCAL, RSQRT, add, divide, equal, mod, multiply,
+                                  not_equal, sqrt, square, subtract)
 from runtime.ops.reduce_ops import reduce_mean, reduce_sum
 from runtime.ops.special_math_ops import truncatediv
 from runtime.tensor import Tensor, format_shape
@@ -79,12 +79,14 @@ def squared_difference(x, y) -> Tensor:
 def reciprocal(x) -> Tensor:
     """``1 / x``; integers divide rounding toward zero and keep their dtype, as in TensorFlow."""
     x = convert_to_tensor(x)
-    return truncatediv(1, x) if x.dtype.kind in "iu" else divide(1, x)
+    if x.dtype.kind in "iu":
+        return truncatediv(1, x)
+    return apply_op(RECIPROCAL, (x,)) if x.dtype.kind in "fc" else divide(1, x)
 
 
 def rsqrt(x) -> Tensor:
-    """``1 / sqrt(x)``."""
-    return divide(1, sqrt(x))
+    """``1 / sqrt(x)``; integers compute in the float dtype ``sqrt`` gives them."""
+    return apply_op(RSQRT, (x,))
 
 
 def divide_no_nan(x, y) -> Tensor:

@@ -136,8 +136,41 @@ def _log1p_grad(node, dy):
     return (divide(dy, add(1, kernel_inputs(node)[0])),)
 
 
+def _zero_where_dy_is_zero(node, dy, formula):
+    """``formula(dy, y)`` (``y``: the op's output), and 0 wherever ``dy`` is 0: TensorFlow's
+    rule for the ops whose derivative is infinite at a point (sqrt, rsqrt and reciprocal at
+    0), so that a branch ``where`` left out (``where(x > 0, sqrt(x), 0)``) adds 0 to the
+    gradient, not NaN. There ``formula`` sees ``y = 1``: no 0/0 or 0 * inf to warn about."""
+    zero = equal(dy, 0)
+    y = node.outputs[0]
+    gradient = formula(dy, where(zero, ones_like(y), y))
+    return (where(zero, zeros_like(gradient), gradient),)
+
+
 def _sqrt_grad(node, dy):
-    return (divide(multiply(dy, 0.5), node.outputs[0]),)
+    return _zero_where_dy_is_zero(node, dy, lambda dy, y: divide(multiply(dy, 0.5), y))
+
+
+def _rsqrt_grad(node, dy):
+    return _zero_where_dy_is_zero(
+        node, dy, lambda dy, y: multiply(multiply(dy, -0.5), multiply(y, square(y))))
+
+
+def _reciprocal_grad(node, dy):
+    return _zero_where_dy_is_zero(node, dy, lambda dy, y: negative(multiply(dy, square(y))))
+
+
+def _inexact(name: str, dtype: np.dtype) -> np.dtype:
+    """``dtype``, a float or complex one (NumPy's reciprocal of an integer truncates; the
+    public ``reciprocal`` sends integers to ``truncatediv`` instead)."""
+    if dtype.kind not in "fc":
+        raise TypeError(f"{name} takes floating-point or complex tensors, not {dtype.name}; "
+                        f"cast the tensor to a float dtype first.")
+    return dtype
+
+
+def _rsqrt(x):
+    return np.true_divide(1, np.sqrt(x))
 
 
 def _square_grad(node, dy):
@@ -206,6 +239,11 @@ LOG = _unary("log", np.log, _log_grad)
 LOG1P = _unary("log1p", np.log1p, _log1p_grad)
 SQRT = _unary("sqrt", np.sqrt, _sqrt_grad)
 SQUARE = _unary("square", np.square, _square_grad)
+# ``1 / sqrt(x)`` and ``1 / x`` (floats) as ops of their own, for their gradients' rule at 0.
+RSQRT = register(OpDef("rsqrt", _rsqrt, lambda x: (
+    ufunc_result_dtype("rsqrt", np.sqrt, (x.dtype,)), x.shape), gradient=_rsqrt_grad))
+RECIPROCAL = register(OpDef("reciprocal", np.reciprocal, lambda x: (
+    _inexact("reciprocal", x.dtype), x.shape), gradient=_reciprocal_grad))
 SIN = _unary("sin", np.sin, _sin_grad)
 COS = _unary("cos", np.cos, _cos_grad)
 TAN = _unary("tan", np.tan, _tan_grad)

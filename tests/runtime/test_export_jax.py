@@ -119,7 +119,8 @@ def float_only(x, y):
     return (rt.exp(x), rt.log(rt.abs(x) + 1), rt.log1p(rt.abs(y)), rt.sqrt(rt.abs(x)),
             rt.sin(y), rt.cos(y), rt.tan(y), rt.tanh(x), rt.sigmoid(x), rt.floor(x), rt.ceil(x),
             rt.round(x * 0.5), rt.pow(rt.abs(y), 1.5), rt.cast(y, rt.int32),
-            rt.cast(y, rt.int16), rt.cast(y, rt.float16))
+            rt.cast(y, rt.int16), rt.cast(y, rt.float16), rt.math.rsqrt(rt.abs(x)),
+            rt.math.reciprocal(y))
 
 
 @pytest.mark.parametrize("dtype", sorted(EDGES))

@@ -85,7 +85,9 @@ def test_float_unary_ops(dtype):
     _check(lambda a: (-a, rt.abs(a), rt.sign(a), rt.exp(a), rt.square(a), rt.sin(a), rt.cos(a),
                       rt.tanh(a), rt.floor(a), rt.ceil(a), rt.round(a), rt.sigmoid(a),
                       rt.logical_not(a)), x)
-    _check(lambda a: (rt.log(a), rt.log1p(a), rt.sqrt(a), rt.tan(a), a ** 0.5, a ** a), positive)
+    _check(lambda a: (rt.log(a), rt.log1p(a), rt.sqrt(a), rt.tan(a), a ** 0.5, a ** a,
+                      rt.math.rsqrt(a)), positive)
+    _check(lambda a: rt.math.reciprocal(a), x)
     _check(lambda a: rt.log1p(a), np.array([1e-10, -1e-12, -1.0, 1e30, np.inf, 0.0], dtype))
 
 

@@ -212,7 +212,8 @@ def test_a_compiled_loop_around_exact_ops():
 _BINARY = [rt.add, rt.subtract, rt.multiply, rt.maximum, rt.minimum]
 _FLOAT_BINARY = [rt.divide]
 _UNARY = [rt.negative, rt.abs, rt.square, rt.nn.relu]
-_FLOAT_UNARY = [lambda x: rt.sqrt(rt.abs(x)), rt.floor, rt.round]
+_FLOAT_UNARY = [lambda x: rt.sqrt(rt.abs(x)), rt.floor, rt.round,
+                lambda x: rt.math.rsqrt(rt.abs(x)), rt.math.reciprocal]
 
 
 @st.composite

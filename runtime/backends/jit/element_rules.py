@@ -28,8 +28,8 @@ from runtime.ops.math_ops import (ABS, ADD, BITWISE_AND, BITWISE_OR, BITWISE_XOR
                                   DIVIDE, EQUAL, EXP, FLOOR, FLOORDIV, GREATER, GREATER_EQUAL,
                                   INVERT, LESS, LESS_EQUAL, LOG, LOG1P, LOGICAL_AND, LOGICAL_NOT,
                                   LOGICAL_OR, LOGICAL_XOR, MAXIMUM, MINIMUM, MOD, MULTIPLY,
-                                  NEGATIVE, NOT_EQUAL, POSITIVE, POW, ROUND, SIGMOID, SIN, SQRT,
-                                  SQUARE, SUBTRACT, TAN, TANH)
+                                  NEGATIVE, NOT_EQUAL, POSITIVE, POW, RECIPROCAL, ROUND, RSQRT,
+                                  SIGMOID, SIN, SQRT, SQUARE, SUBTRACT, TAN, TANH)
 from runtime.ops.nn_ops import RELU
 from runtime.ops.registry import OpDef
 
@@ -181,6 +181,15 @@ def _sigmoid(args, in_dtypes, out, attrs):
     return f"{numba_type(out)}({one} / ({one} + np.exp(-{args[0]})))"
 
 
+def _one_over(template: str) -> Rule:
+    """``1 / template``, in the float dtype of the operand: each step rounds as NumPy's."""
+    def rule(args, in_dtypes, out, attrs):
+        if in_dtypes[0].kind != "f" or out != in_dtypes[0]:
+            return None
+        return f"{numba_type(out)}({numba_type(out)}(1) / {template.format(args[0])})"
+    return rule
+
+
 def _cast(args, in_dtypes, out, attrs):
     source = in_dtypes[0]
     if out.kind == "b":
@@ -231,6 +240,7 @@ ELEMENT_RULES: dict[OpDef, Rule] = {
     TAN: _float_function("np.tan"), TANH: _float_function("np.tanh"),
     FLOOR: _float_function("np.floor"), CEIL: _float_function("np.ceil"),
     ROUND: _float_function("np.rint"), SIGMOID: _sigmoid, RELU: _relu,
+    RSQRT: _one_over("np.sqrt({})"), RECIPROCAL: _one_over("{}"),
     CAST: _cast, WHERE: _where, IDENTITY: _identity,
 }
 

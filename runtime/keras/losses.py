@@ -8,6 +8,7 @@ softmax activation they use its logits instead, as Keras does (see ``runtime.ker
 
 from __future__ import annotations
 
+from runtime.keras import label_shapes
 from runtime.keras import logits as _logits
 from runtime.keras import masks
 from runtime.keras import more_losses as _more
@@ -17,30 +18,31 @@ from runtime.ops.array_ops import (cast, clip_by_value, convert_to_tensor, expan
 from runtime.ops.math_ops import abs, log, square  # noqa: A004
 from runtime.ops.reduce_ops import reduce_mean, reduce_sum
 from runtime.keras.missing import missing as _missing
+from runtime.tensor import format_shape
 
 EPSILON = 1e-7  # Keras' backend.epsilon()
 
 
-def _prepared(y_true, y_pred):
-    y_pred = convert_to_tensor(y_pred)
-    if y_pred.dtype.kind != "f":
-        y_pred = cast(y_pred, "float32")
-    return cast(convert_to_tensor(y_true), y_pred.dtype), y_pred
-
-
 def mean_squared_error(y_true, y_pred):
-    y_true, y_pred = _prepared(y_true, y_pred)
+    y_true, y_pred = label_shapes.prepared(y_true, y_pred)
     return reduce_mean(square(y_true - y_pred), axis=-1)
 
 
 def mean_absolute_error(y_true, y_pred):
-    y_true, y_pred = _prepared(y_true, y_pred)
+    y_true, y_pred = label_shapes.prepared(y_true, y_pred)
     return reduce_mean(abs(y_true - y_pred), axis=-1)
 
 
 def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
     logits = None if from_logits else _logits.logits_of(y_pred, "sigmoid")
-    y_true, y_pred = _prepared(y_true, y_pred)
+    y_true, y_pred = label_shapes.with_prediction_dtype(y_true, y_pred)
+    if y_true.ndim is not None and y_pred.ndim is not None and y_true.ndim != y_pred.ndim:
+        raise ValueError(
+            f"binary_crossentropy: the labels have shape {format_shape(y_true.shape)} and the "
+            f"predictions {format_shape(y_pred.shape)}, of different ranks, so they would "
+            f"broadcast into a wrong loss. Reshape the labels to the predictions' shape, or use "
+            f"the loss object keras.losses.BinaryCrossentropy(), which adds or removes a "
+            f"trailing axis of 1 (as Keras does).")
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     if from_logits or logits is not None:
@@ -54,7 +56,7 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
 
 def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
     logits = None if from_logits else _logits.logits_of(y_pred, "softmax")
-    y_true, y_pred = _prepared(y_true, y_pred)
+    y_true, y_pred = label_shapes.with_prediction_dtype(y_true, y_pred)
     if label_smoothing:
         classes = cast(convert_to_tensor(y_pred.shape[axis]), y_pred.dtype)
         y_true = y_true * (1.0 - label_smoothing) + label_smoothing / classes
@@ -134,7 +136,7 @@ class LossFunctionWrapper(Loss):
         self.fn, self.fn_kwargs = fn, kwargs
 
     def call(self, y_true, y_pred):
-        return self.fn(y_true, y_pred, **self.fn_kwargs)
+        return self.fn(*label_shapes.same_rank(y_true, y_pred), **self.fn_kwargs)
 
 
 class MeanSquaredError(LossFunctionWrapper):

@@ -10,6 +10,7 @@ a sparse categorical one, otherwise a categorical one.
 
 from __future__ import annotations
 
+from runtime.keras import label_shapes
 from runtime.keras import losses as _losses
 from runtime.keras.confusion_metrics import (AUC, FalseNegatives, FalsePositives,  # noqa: F401
                                              Precision, Recall, TrueNegatives, TruePositives)
@@ -28,9 +29,11 @@ sparse_categorical_crossentropy = _losses.sparse_categorical_crossentropy
 
 
 def binary_accuracy(y_true, y_pred, threshold=0.5):
-    y_true, y_pred = _losses._prepared(y_true, y_pred)
+    """1 where the prediction, thresholded, equals the label, else 0, per element (Keras 3
+    no longer averages the last axis here; the metric averages everything)."""
+    y_true, y_pred = label_shapes.prepared(y_true, y_pred)
     predicted = cast(greater(y_pred, threshold), y_pred.dtype)
-    return reduce_mean(cast(equal(y_true, predicted), y_pred.dtype), axis=-1)
+    return cast(equal(y_true, predicted), y_pred.dtype)
 
 
 def categorical_accuracy(y_true, y_pred):
@@ -138,7 +141,7 @@ class Accuracy(Metric):
 
     @staticmethod
     def fn(y_true, y_pred):
-        y_true, y_pred = _losses._prepared(y_true, y_pred)
+        y_true, y_pred = label_shapes.with_prediction_dtype(y_true, y_pred)
         return reduce_mean(cast(equal(y_true, y_pred), y_pred.dtype), axis=-1)
 
     def __init__(self, name="accuracy", dtype=None):

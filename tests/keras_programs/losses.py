@@ -163,3 +163,44 @@ def top_k_accuracies(tf):
                      np.array([[0.5, 0.3, 0.2], [0.4, 0.4, 0.2], [0.1, 0.2, 0.7],
                                [0.5, 0.3, 0.2]], "float32"))
     return history, weights, float(top.result())
+
+
+# Labels of shape (N,) with predictions of shape (N, 1): Keras adds or removes the trailing
+# axis of 1 (without it the difference would broadcast to (N, N) and average wrong numbers).
+
+def regression_on_flat_labels(tf):
+    x, y = data(12, 4, seed=36)
+    return _fit(tf, _dense(tf, 1, seed=36), "mse", x, y[:, 0],
+                metrics=["mae", tf.keras.metrics.RootMeanSquaredError(),
+                         tf.keras.metrics.MeanAbsolutePercentageError()])
+
+
+def binary_classifier_on_flat_labels(tf):
+    x, _ = data(12, 4, seed=37)
+    y = (x[:, 0] > 0).astype("float32")
+    return _fit(tf, _dense(tf, 1, "sigmoid", seed=37), "binary_crossentropy", x, y,
+                metrics=["accuracy", tf.keras.metrics.BinaryAccuracy()])
+
+
+def loss_objects_and_metrics_on_mismatched_ranks(tf):
+    flat = np.array([0.0, 1.0, 1.0, 0.0, 2.0], "float32")
+    column = np.array([[0.2], [0.7], [0.4], [0.1], [1.5]], "float32")
+    losses = [tf.keras.losses.MeanSquaredError(), tf.keras.losses.MeanAbsoluteError(),
+              tf.keras.losses.Huber(), tf.keras.losses.LogCosh(), tf.keras.losses.Hinge(),
+              tf.keras.losses.Poisson(), tf.keras.losses.MeanSquaredLogarithmicError(),
+              tf.keras.losses.BinaryCrossentropy(), tf.keras.losses.CosineSimilarity()]
+    values = [float(loss(a, b)) for loss in losses for a, b in ((flat, column), (column, flat))]
+    metrics = [tf.keras.metrics.MeanSquaredError(), tf.keras.metrics.MeanAbsoluteError(),
+               tf.keras.metrics.RootMeanSquaredError(), tf.keras.metrics.BinaryAccuracy(),
+               tf.keras.metrics.LogCoshError(), tf.keras.metrics.Hinge()]
+    for metric in metrics:
+        metric.update_state(flat, column)
+        values.append(float(metric.result()))
+    return values, tf.keras.losses.huber(flat, column).numpy(), \
+        tf.keras.metrics.binary_accuracy(flat, column).numpy()
+
+
+def binary_crossentropy_metric_refuses_mismatched_ranks(tf):
+    metric = tf.keras.metrics.BinaryCrossentropy()
+    metric.update_state(np.array([0.0, 1.0], "float32"), np.array([[0.2], [0.7]], "float32"))
+    return float(metric.result())

@@ -12,6 +12,7 @@ reach are converted as the layers are called (``Layer.__call__``, ``runtime.conv
 
 from __future__ import annotations
 
+import itertools
 
 import numpy as np
 
@@ -107,8 +108,8 @@ class Trainer:
                     break
             logs = train_step.epoch_logs(batch_logs)
             if validation is not None and (epoch + 1) % validation_freq == 0:
-                logs.update({f"val_{k}": v for k, v in
-                             self._evaluate_data(validation, compiled).items()})
+                logs.update({f"val_{k}": v for k, v in self._evaluate_data(
+                    validation, compiled, steps=validation_steps).items()})
             logs = dict(sorted(logs.items()))
             callback_list.on_epoch_end(epoch, logs)
             if progress:
@@ -128,18 +129,19 @@ class Trainer:
         compiled = self._require_compiled("evaluate")
         verbose = 1 if verbose == "auto" else verbose
         data = batches.Data(x, y, batch_size, sample_weight)
-        logs = self._evaluate_data(data, compiled, verbose)
+        logs = self._evaluate_data(data, compiled, verbose, steps)
         if return_dict:
             return logs
         values = [logs[name] for name in compiled.names() if name in logs]
         return values[0] if len(values) == 1 else values
 
-    def _evaluate_data(self, data, compiled, verbose=0) -> dict:
+    def _evaluate_data(self, data, compiled, verbose=0, steps=None) -> dict:
         totals = _Totals()
         compiled.reset_metric_states()
-        progress = Progbar(data.steps(), verbose) if verbose else None
+        progress = Progbar(_at_most(data.steps(), steps), verbose) if verbose else None
         step = 0
-        for step, (xb, yb, wb, count) in enumerate(data.batches(False, None), start=1):
+        for step, (xb, yb, wb, count) in enumerate(
+                itertools.islice(data.batches(False, None), steps), start=1):
             values = compiled.test_step(xb, yb, wb)  # the first call resolves the metrics' names
             totals.add(compiled.loss_names(), values, count)
             if progress:
@@ -154,9 +156,10 @@ class Trainer:
         data = batches.Data(x, None, batch_size)
         predict_step = self._predict_function()
         outputs = []
-        progress = Progbar(data.steps(), verbose) if verbose else None
+        progress = Progbar(_at_most(data.steps(), steps), verbose) if verbose else None
         step = 0
-        for step, (xb, _, _weights, _count) in enumerate(data.batches(False, None), start=1):
+        for step, (xb, _, _weights, _count) in enumerate(
+                itertools.islice(data.batches(False, None), steps), start=1):
             outputs.append(nest.map_structure(lambda t: np.asarray(t.numpy()), predict_step(xb)))
             if progress:
                 progress.update(step)
@@ -351,6 +354,13 @@ class _DefaultTrainStep:
     def epoch_logs(self, logs: dict) -> dict:
         """The epoch's logs: the last batch's (running means over the epoch)."""
         return dict(logs)
+
+
+def _at_most(batches_in_data, steps):
+    """The batches a loop over the data runs with ``steps`` (None: all of them; None known)."""
+    if steps is None:
+        return batches_in_data
+    return steps if batches_in_data is None else min(batches_in_data, steps)
 
 
 def _unpack_data(data):

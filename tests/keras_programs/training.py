@@ -141,3 +141,17 @@ def weighted_metrics_with_sample_weights(tf):
                         verbose=0)
     return (history.history, model.evaluate(x, y, sample_weight=weights, verbose=0,
                                             return_dict=True))
+
+
+def steps_in_evaluate_predict_and_validation(tf):
+    x, y = data(16, 3, seed=22)
+    dataset = tf.data.Dataset.from_tensor_slices((x, y)).batch(4)
+    model = _regressor(tf, 22)
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse", metrics=["mae"])
+    history = model.fit(x, y, batch_size=4, epochs=2, shuffle=False, verbose=0,
+                        validation_data=dataset, validation_steps=2)
+    return (history.history, model.evaluate(dataset, steps=2, verbose=0),
+            model.evaluate(x, y, batch_size=3, steps=1, verbose=0),
+            model.evaluate(dataset.repeat(), steps=3, verbose=1),
+            model.predict(dataset, steps=2, verbose=0), model.predict(x, batch_size=5, steps=1,
+                                                                     verbose=1))

@@ -9,11 +9,15 @@ an iteration is a stateless draw keyed by the iteration's seed pair and ``k``, s
 iteration and a graph loop given the same pair emit the same order. The pair's first half
 comes from ``seed`` (or, without one, from the global generator when the dataset is made)
 and ``rt.random.set_seed``; its second half is 0 with ``reshuffle_each_iteration=False``, and
-otherwise a fresh draw for each iteration, from a generator keyed by the first half.
+otherwise a fresh draw for each iteration, from this dataset's own generator seeded by the
+first half: two datasets made alike give the same orders, iteration by iteration, as in
+TensorFlow.
 """
 
 from __future__ import annotations
 
+import itertools
+import weakref
 from typing import Any, Iterator
 
 import numpy as np
@@ -31,6 +35,7 @@ from runtime.ops.stateless_random_ops import generator_for_seed, stateless_unifo
 from runtime.tensor_array import TensorArray
 
 _SEED_RANGE = 2 ** 62
+_streams = itertools.count()
 
 
 class Shuffle(Node):
@@ -51,6 +56,9 @@ class Shuffle(Node):
             self.key = int(np.random.default_rng([count_arg("shuffle", seed) & (2 ** 63 - 1),
                                                   global_seed & (2 ** 63 - 1)])
                            .integers(_SEED_RANGE))
+        # This dataset's stream of second halves (random_ops keeps its generator meanwhile).
+        self.stream = (self.key, next(_streams))
+        weakref.finalize(self, random_ops.forget_stream, self.stream)
 
     def _second_half(self):
         """The second half of this iteration's seed pair (an int64 scalar tensor: drawn by
@@ -58,7 +66,7 @@ class Shuffle(Node):
         if not self.reshuffle:
             return index(0)
         return random_ops.uniform((), np.int64(0), np.int64(_SEED_RANGE), dtype=dtypes.int64,
-                                  seed=self.key)
+                                  seed=self.stream)
 
     def iterate(self) -> Iterator[Any]:
         with tracing.eager_scope():

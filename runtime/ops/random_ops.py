@@ -20,7 +20,10 @@ from runtime.ops.shapes import static_shape_arg
 _lock = threading.Lock()
 _global_seed: int | None = None
 _generator = np.random.default_rng()
-_op_generators: dict[int, np.random.Generator] = {}
+# op seed -> its generator. An op seed may also be a pair (seed, stream): one stream's own
+# generator, seeded as ``seed`` alone, so that streams of equal seeds draw the same sequence
+# (each dataset's shuffle has one, as in TensorFlow).
+_op_generators: dict[int | tuple[int, int], np.random.Generator] = {}
 
 
 def set_seed(seed: int | None) -> None:
@@ -38,9 +41,16 @@ def _generator_for(op_seed: int | None) -> np.random.Generator:
     with _lock:
         generator = _op_generators.get(op_seed)
         if generator is None:
-            generator = np.random.default_rng([op_seed, _global_seed or 0])
+            seed = op_seed[0] if isinstance(op_seed, tuple) else op_seed
+            generator = np.random.default_rng([seed, _global_seed or 0])
             _op_generators[op_seed] = generator
         return generator
+
+
+def forget_stream(op_seed: tuple[int, int]) -> None:
+    """Drops the generator of a stream that will not draw again (its owner is gone)."""
+    with _lock:
+        _op_generators.pop(op_seed, None)
 
 
 def _uniform(minval, maxval, shape, dtype, seed):

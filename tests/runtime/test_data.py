@@ -225,6 +225,15 @@ def test_shuffle_is_deterministic_given_seeds_and_reshuffles_each_iteration():
     assert values(again) == first and values(again) == second
 
 
+def test_datasets_shuffled_alike_give_the_same_orders_each_iteration():
+    # TensorFlow: each dataset has its own seed generator, so a second dataset made with the
+    # same seed repeats the first one's orders (it drew the next ones of a shared stream).
+    first, second = D.range(12).shuffle(12, seed=42), D.range(12).shuffle(12, seed=42)
+    orders = [values(first), values(second), values(first), values(second)]
+    assert orders[0] == orders[1] and orders[2] == orders[3] and orders[0] != orders[2]
+    assert values(D.range(12).shuffle(12, seed=42)) == orders[0]
+
+
 def test_shuffle_without_reshuffling_repeats_its_order():
     ds = D.range(20).shuffle(8, seed=5, reshuffle_each_iteration=False)
     order = values(ds)

@@ -132,11 +132,10 @@ def _short(value) -> str:
 
 
 def _narrow_python_ints(value, array: np.ndarray) -> np.ndarray:
-    """Python ints become int32 like in TensorFlow; values that do not fit raise, never wrap."""
+    """Python ints become int32 like in TensorFlow, or stay int64 when one does not fit
+    int32 (``constant(2**40)`` is int64 there too); nothing wraps around."""
     narrowed = array.astype(int32)
-    if not np.array_equal(narrowed, array):
-        raise OverflowError(f"{value!r} does not fit in int32; pass dtype=rt.int64 to keep it.")
-    return narrowed
+    return narrowed if np.array_equal(narrowed, array) else array
 
 
 def is_weak(value) -> bool:

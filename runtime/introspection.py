@@ -9,9 +9,9 @@ from runtime.tensor import Tensor
 
 
 def is_tensor(x) -> bool:
-    """Whether ``x`` is a tensor (eager or symbolic); variables, arrays and Python numbers
-    are not."""
-    return isinstance(x, Tensor)
+    """Whether ``x`` is a tensor (eager or symbolic) or a variable (TensorFlow counts them:
+    they stand for their value wherever a tensor goes); arrays and Python numbers are not."""
+    return isinstance(x, Tensor) or getattr(x, "_read_value_for_op", None) is not None
 
 
 def executing_eagerly() -> bool:

@@ -23,9 +23,10 @@ def set_random_seed(seed: int) -> None:
 
 
 def to_categorical(x, num_classes: int | None = None) -> np.ndarray:
-    """One-hot rows (float32) for the integer labels ``x``: shape ``x.shape + (num_classes,)``
-    (a trailing axis of size 1 is replaced, as in Keras); ``num_classes`` defaults to
-    ``max(x) + 1``."""
+    """One-hot rows for the integer labels ``x``: shape ``x.shape + (num_classes,)`` (a
+    trailing axis of size 1 is replaced, as in Keras); ``num_classes`` defaults to
+    ``max(x) + 1``. Float64 for lists and arrays, float32 for a tensor, as Keras 3 gives."""
+    dtype = np.float32 if isinstance(x, Tensor) else np.float64
     labels = np.asarray(x.numpy() if isinstance(x, Tensor) else x)
     if labels.dtype.kind not in "iub":
         if not np.all(np.equal(np.mod(labels, 1), 0)):
@@ -38,7 +39,7 @@ def to_categorical(x, num_classes: int | None = None) -> np.ndarray:
     if labels.size and (labels.min() < 0 or labels.max() >= num_classes):
         raise ValueError(f"to_categorical: labels must be in [0, {num_classes}), got values from "
                          f"{labels.min()} to {labels.max()}.")
-    return np.eye(num_classes, dtype=np.float32)[labels]
+    return np.eye(num_classes, dtype=dtype)[labels]
 
 
 def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre", truncating="pre",

@@ -55,9 +55,9 @@ def one_hot(indices, depth: int, on_value=None, off_value=None, axis: int | None
     indices = convert_to_tensor(indices)
     if indices.dtype.kind not in "iu":
         raise TypeError(f"one_hot: indices must be integers, got {indices.dtype.name}.")
-    if dtype is None:
-        dtype = next((v.dtype for v in (on_value, off_value) if isinstance(v, Tensor)),
-                     dtypes.float32)
+    if dtype is None:  # that of on_value or off_value as tensors (5 -> int32), as in TensorFlow
+        dtype = next((convert_to_tensor(v).dtype for v in (on_value, off_value)
+                      if v is not None), dtypes.float32)
     dtype = dtypes.as_dtype(dtype)
     on = convert_to_tensor(1 if on_value is None else on_value, dtype)
     off = convert_to_tensor(0 if off_value is None else off_value, dtype)
@@ -169,6 +169,11 @@ def linspace(start, stop, num: int, axis: int = 0) -> Tensor:
     """``num`` evenly spaced values from ``start`` to ``stop`` (both included), computed as
     NumPy's ``linspace`` does (``start + i * step``, the last value exactly ``stop``);
     ``start`` and ``stop`` may be tensors of one shape, with the values along ``axis``."""
+    # A Python number takes the other bound's dtype (a float64 tensor and 1.0: float64).
+    if isinstance(start, Tensor) and not isinstance(stop, Tensor):
+        start, stop = start, convert_to_tensor(stop, start.dtype)
+    elif isinstance(stop, Tensor) and not isinstance(start, Tensor):
+        start, stop = convert_to_tensor(start, stop.dtype), stop
     start, stop = convert_to_tensor(start), convert_to_tensor(stop)
     if start.dtype.kind != "f" or stop.dtype != start.dtype:
         raise TypeError(f"linspace: start and stop must be floats of one dtype, got "

@@ -21,10 +21,28 @@ def _axis_arg(axes):
     return axes[0]
 
 
-def _ufunc_reduction(name: str, ufunc: np.ufunc, keep_int_dtype: bool) -> OpDef:
-    """sum/prod keep int32 as int32 (NumPy would widen to int64); max/min keep any dtype."""
+def _lowest(dtype: np.dtype):
+    """What the maximum of nothing is in TensorFlow: the dtype's lowest value."""
+    if dtype.kind == "b":
+        return False
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def _highest(dtype: np.dtype):
+    """What the minimum of nothing is in TensorFlow: the dtype's highest value."""
+    if dtype.kind == "b":
+        return True
+    return np.inf if dtype.kind == "f" else np.iinfo(dtype).max
+
+
+def _ufunc_reduction(name: str, ufunc: np.ufunc, keep_int_dtype: bool, of_nothing=None) -> OpDef:
+    """sum/prod keep int32 as int32 (NumPy would widen to int64); max/min keep any dtype.
+    ``of_nothing(dtype)``: the result over no elements, where NumPy has none and raises."""
     def kernel(x, axis=None, keepdims=False):
         dtype = x.dtype if keep_int_dtype and x.dtype.kind in "iu" else None
+        if of_nothing is not None and x.size == 0:
+            return ufunc.reduce(x, axis=_axis_arg(axis), keepdims=keepdims,
+                                initial=of_nothing(x.dtype))
         return ufunc.reduce(x, axis=_axis_arg(axis), dtype=dtype, keepdims=keepdims)
 
     def infer(x, axis=None, keepdims=False):
@@ -39,6 +57,17 @@ def _ufunc_reduction(name: str, ufunc: np.ufunc, keep_int_dtype: bool) -> OpDef:
         in_dtype = input_types[0][0]
         dtype = in_dtype if keep_int_dtype and in_dtype.kind in "iu" else None
         reduce = ufunc.reduce
+        if of_nothing is not None:
+            initial = of_nothing(in_dtype)
+
+            def reduce_maybe_nothing(x):
+                try:
+                    return reduce(x, axis, None, None, keepdims)
+                except ValueError:  # no elements along the axes: TensorFlow's result
+                    if x.size:
+                        raise
+                    return reduce(x, axis, None, None, keepdims, initial)
+            return reduce_maybe_nothing
         if dtype is None and not keepdims:
             return lambda x: reduce(x, axis)
         return lambda x: reduce(x, axis, dtype, None, keepdims)
@@ -84,8 +113,8 @@ def _arg_reduction(name: str, reducer) -> OpDef:
 
 REDUCE_SUM = _ufunc_reduction("reduce_sum", np.add, keep_int_dtype=True)
 REDUCE_PROD = _ufunc_reduction("reduce_prod", np.multiply, keep_int_dtype=True)
-REDUCE_MAX = _ufunc_reduction("reduce_max", np.maximum, keep_int_dtype=False)
-REDUCE_MIN = _ufunc_reduction("reduce_min", np.minimum, keep_int_dtype=False)
+REDUCE_MAX = _ufunc_reduction("reduce_max", np.maximum, keep_int_dtype=False, of_nothing=_lowest)
+REDUCE_MIN = _ufunc_reduction("reduce_min", np.minimum, keep_int_dtype=False, of_nothing=_highest)
 REDUCE_MEAN = register(OpDef("reduce_mean", _mean_kernel, lambda x, axis=None, keepdims=False: (
     x.dtype, reduced_shape(x.shape, axis, keepdims))))
 

@@ -82,7 +82,8 @@ def normalize_axes(op_name: str, axis, rank: int | None) -> tuple[int, ...] | No
     """``None`` (all axes) or a sorted tuple of non-negative axes."""
     if axis is None:
         return None
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    scalar = isinstance(axis, (int, np.integer)) or getattr(axis, "shape", None) == ()
+    axes = (axis,) if scalar else tuple(axis)  # an int, a 0-d tensor, or a sequence of them
     normalized = tuple(sorted({normalize_axis(op_name, int(a), rank) for a in axes}))
     return normalized
 

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::runtime.errors.RetracingWarning
 
 def test_is_tensor_and_executing_eagerly():
     assert rt.is_tensor(rt.constant(1.0)) and not rt.is_tensor(np.ones(2))
-    assert not rt.is_tensor(1.0) and not rt.is_tensor(rt.Variable(1.0))
+    assert not rt.is_tensor(1.0) and rt.is_tensor(rt.Variable(1.0))  # as tf.is_tensor
     seen = []
 
     @rt.function

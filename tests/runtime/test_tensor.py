@@ -38,10 +38,13 @@ def test_constant_copies_the_callers_array():
     assert tensor.numpy()[0] == 1.0
 
 
-def test_constant_python_int_that_does_not_fit_int32_raises():
-    with pytest.raises(OverflowError, match=re.escape("does not fit in int32; pass dtype=rt.int64")):
-        rt.constant(2 ** 40)
+def test_constant_python_ints_that_do_not_fit_int32_are_int64_as_in_tensorflow():
+    assert rt.constant(2 ** 40).dtype == rt.int64 and rt.constant(2 ** 40).numpy() == 2 ** 40
+    assert rt.constant([1, -2 ** 31 - 1]).numpy().tolist() == [1, -2 ** 31 - 1]
+    assert rt.constant([1, 2 ** 31 - 1]).dtype == rt.int32
     assert rt.constant(2 ** 40, rt.int64).numpy() == 2 ** 40
+    with pytest.raises((OverflowError, TypeError)):
+        rt.constant(2 ** 70)
 
 
 def test_constant_rejects_strings():

@@ -114,11 +114,32 @@ class Tensor:
     def get_shape(self) -> Shape:
         return self.shape
 
+    # A slice of a variable (``v[1:3]``) writes back into it, as in TensorFlow:
+    # ``v[1:3].assign(x)``. Other tensors have nothing to assign to.
+    def assign(self, value):
+        return self._slice_owner("assign")._assign_slice(self._sliced_from[1], value, "assign")
+
+    def assign_add(self, delta):
+        return self._slice_owner("assign_add")._assign_slice(self._sliced_from[1], delta, "add")
+
+    def assign_sub(self, delta):
+        return self._slice_owner("assign_sub")._assign_slice(self._sliced_from[1], delta, "sub")
+
+    def _slice_owner(self, method: str):
+        sliced_from = getattr(self, "_sliced_from", None)
+        if sliced_from is None:
+            raise AttributeError(
+                f"a tensor has no {method}: tensors are immutable. Only a variable, or a slice "
+                f"taken from one (v[1:3].{method}(...)), can be assigned; make a new tensor "
+                f"instead (rt.tensor_scatter_nd_update updates some of its elements).")
+        return sliced_from[0]
+
 
 class EagerTensor(Tensor):
     """A tensor with a concrete NumPy value. Treat it as immutable."""
 
-    __slots__ = ("_value",)
+    # _sliced_from: (variable, key) for a slice of a variable's value (see Tensor.assign).
+    __slots__ = ("_value", "_sliced_from")
 
     def __init__(self, value: np.ndarray):
         self._value = value
@@ -197,7 +218,7 @@ class EagerTensor(Tensor):
 class SymbolicTensor(Tensor):
     """An output of a graph node: known dtype, possibly partial shape, no value until run."""
 
-    __slots__ = ("graph", "node", "index", "_dtype", "_shape", "weak")
+    __slots__ = ("graph", "node", "index", "_dtype", "_shape", "weak", "_sliced_from")
 
     def __init__(self, graph, node, index: int, dtype: np.dtype, shape: Shape | None):
         self.graph = graph

@@ -25,7 +25,11 @@ from contextlib import contextmanager
 import numpy as np
 
 from runtime import dtypes, tracing
-from runtime.ops.array_ops import cast, constant, convert_to_tensor
+from runtime.ops.array_ops import (cast, constant, convert_to_tensor, gather, getitem, reshape,
+                                   shape as shape_of)
+from runtime.ops.broadcast_ops import broadcast_to
+from runtime.ops.math_ops import add, negative, subtract
+from runtime.ops.scatter_ops import tensor_scatter_nd_add, tensor_scatter_nd_update
 from runtime.introspection import get_static_value
 from runtime.ops.dispatch import apply_op
 from runtime.ops.registry import OpDef, register
@@ -192,6 +196,45 @@ class Variable:
     def __int__(self) -> int:
         return int(self.value())
 
+    def __getitem__(self, key) -> Tensor:
+        """A slice of the value, which remembers where it came from: ``v[1:3].assign(x)``
+        writes ``x`` into those elements of the variable, as in TensorFlow."""
+        part = getitem(self.value(), key)
+        part._sliced_from = (self, key)
+        return part
+
+    def _assign_slice(self, key, value, mode: str) -> "Variable":
+        """Assigns (or adds or subtracts) ``value`` to the elements ``self[key]`` selects: the
+        positions of those elements are taken from a tensor of flat positions sliced by the
+        same key, so every key ``getitem`` takes works, tensors in it too."""
+        positions = getitem(constant(np.arange(_size(self.shape), dtype=np.int64)
+                                     .reshape(self.shape)), key)
+        flat = reshape(self.value(), [-1])
+        if not isinstance(value, Tensor):
+            value = convert_to_tensor(value, self.dtype
+                                      if isinstance(value, dtypes.PYTHON_SCALARS) else None)
+        if value.dtype != self.dtype:
+            raise TypeError(f"cannot assign a {value.dtype.name} value to a slice of variable "
+                            f"{self.name!r} of dtype {self.dtype.name}; use rt.cast.")
+        if mode != "assign":
+            current = gather(flat, positions)
+            value = add(current, value) if mode == "add" else subtract(current, value)
+        updates = broadcast_to(value, shape_of(positions))
+        new = tensor_scatter_nd_update(flat, reshape(positions, [-1, 1]), reshape(updates, [-1]))
+        return self._assign(reshape(new, self.shape), "assign")
+
+    def scatter_nd_update(self, indices, updates) -> "Variable":
+        """The elements at ``indices`` set to ``updates`` (``tensor_scatter_nd_update``)."""
+        return self._assign(tensor_scatter_nd_update(self.value(), indices, updates), "assign")
+
+    def scatter_nd_add(self, indices, updates) -> "Variable":
+        return self._assign(tensor_scatter_nd_add(self.value(), indices, updates), "assign")
+
+    def scatter_nd_sub(self, indices, updates) -> "Variable":
+        updates = negative(updates if isinstance(updates, Tensor)
+                           else convert_to_tensor(updates, self.dtype))  # x + (-u) is x - u
+        return self._assign(tensor_scatter_nd_add(self.value(), indices, updates), "assign")
+
     def assign(self, value) -> "Variable":
         return self._assign(value, "assign")
 
@@ -259,3 +302,7 @@ class Variable:
                     f"dtype={self.dtype.name}, not initialized yet>")
         return (f"<rt.Variable {self.name!r} shape={format_shape(self.shape)} dtype={self.dtype.name}, "
                 f"numpy={np.array2string(self._value)}>")
+
+
+def _size(shape) -> int:
+    return int(np.prod(tuple(shape), dtype=np.int64))

@@ -99,4 +99,5 @@ def install(tensor_class: type, variable_class: type) -> None:
     """Attaches the operator table to tensors, and (reading first) to variables."""
     for name, fn in OPERATORS.items():
         setattr(tensor_class, name, fn)
-        setattr(variable_class, name, _read_then(fn))
+        if name not in variable_class.__dict__:  # its own __getitem__ remembers the slice
+            setattr(variable_class, name, _read_then(fn))

@@ -117,14 +117,22 @@ def custom_gradient(f: Callable) -> Callable:
                 recording.stop(collector)
         results = [convert_to_tensor(leaf) for leaf in nest.flatten(result)]
         values = nest.flatten((args, kwargs))
-        positions = [index for index, leaf in enumerate(values) if isinstance(leaf, Tensor)]
-        arguments = [values[index] for index in positions]
+        positions = [index for index, leaf in enumerate(values)
+                     if isinstance(leaf, Tensor) or _is_variable(leaf)]
         if graph is None:
             reads = collector.replay_to_tapes()
         else:
             reads = [(node.attrs["variable"], node.outputs[0]) for node in graph.nodes
                      if node.id > mark and node.op.reads_variable]
-        variables, read_values = _trainable_reads(reads)
+        # A variable passed as an argument is an argument, as in TensorFlow: its value (read
+        # here, where tapes see the read) gets the argument's gradient; grad_fn's `variables`
+        # are those read inside that are not arguments.
+        arguments = [values[index] for index in positions]
+        passed = {id(leaf) for leaf in arguments if _is_variable(leaf)}
+        arguments = [leaf._read_value_for_op() if _is_variable(leaf) else leaf
+                     for leaf in arguments]
+        variables, read_values = _trainable_reads(
+            [(variable, value) for variable, value in reads if id(variable) not in passed])
         rule = _Rule(grad_fn, name, len(values), positions, variables)
         attrs = {"num_outputs": len(results), "rule": rule}
         inputs = results + arguments + read_values
@@ -139,6 +147,10 @@ def custom_gradient(f: Callable) -> Callable:
                                      location=user_location()).outputs
         return nest.pack_like(result, outputs)
     return decorated
+
+
+def _is_variable(value) -> bool:
+    return not isinstance(value, Tensor) and getattr(value, "_read_value_for_op", None) is not None
 
 
 def _in_graph(value: Tensor, graph):

@@ -130,3 +130,41 @@ def unconnected_and_none(tf):
         y = a * 3.0
     zeros = tape.gradient(y, b, unconnected_gradients=tf.UnconnectedGradients.ZERO)
     return ga, gb is None, zeros
+
+
+def custom_gradient_of_a_variable_argument(tf):
+    @tf.custom_gradient
+    def clip_gradient(x):
+        def grad(dy):
+            return tf.clip_by_value(dy, -0.5, 0.5)
+        return tf.identity(x), grad
+
+    v = tf.Variable([1.0, 2.0])
+    weights = tf.constant([3.0, 0.1])
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(clip_gradient(v) * weights)
+
+    @tf.function
+    def traced():
+        with tf.GradientTape() as inner:
+            z = tf.reduce_sum(clip_gradient(v) * weights)
+        return inner.gradient(z, v)
+
+    return tape.gradient(y, v).numpy(), traced().numpy()
+
+
+def gradients_at_singular_points(tf):
+    # (inputs whose forward values are finite: NumPy warns of sqrt(-1) and 1/0, TensorFlow not)
+    results = []
+    for fn, values in ((tf.sqrt, [0.0, 4.0]), (tf.math.reciprocal, [-1.0, 2.0])):
+        x = tf.constant(values, tf.float64)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(tf.where(x > 0, fn(x), tf.zeros_like(x)))
+        results.append(tape.gradient(y, x).numpy())
+    at_zero = tf.constant([0.0, -0.0, 1e-300, -0.5], tf.float64)
+    with tf.GradientTape() as tape:
+        tape.watch(at_zero)
+        y = tf.reduce_sum(tf.nn.selu(at_zero))
+    results.append(tape.gradient(y, at_zero).numpy())
+    return results

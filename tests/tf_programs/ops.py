@@ -155,3 +155,13 @@ def random_with_seeds_shapes_only(tf):
     s = tf.random.stateless_uniform([2], seed=[1, 2])
     return (u.shape.as_list(), u.dtype.name, bool(tf.reduce_all((u >= -1) & (u < 2))),
             n.dtype.name, bool(tf.reduce_max(tf.abs(t)) <= 4.0), s.shape.as_list())
+
+
+def conventions_of_small_ops(tf):
+    x = tf.reshape(tf.range(6, dtype=tf.float64), (2, 3))
+    return (tf.one_hot([1, 0], 3, on_value=5, off_value=-1),
+            tf.linspace(tf.constant(0.0, tf.float64), 1.0, 3),
+            tf.eye(2, 3, batch_shape=[2], dtype=tf.int32),
+            tf.reduce_max(tf.zeros([0])), tf.reduce_min(tf.zeros([0, 2], tf.int32), axis=0),
+            tf.constant([1, 2 ** 40]), tf.reduce_sum(x, axis=tf.rank(x) - 1),
+            tf.is_tensor(tf.Variable(1.0)))

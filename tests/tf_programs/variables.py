@@ -139,3 +139,20 @@ def variable_dtype_and_errors(tf):
     except ValueError:
         bad_shape = "ValueError"
     return v.dtype.name, assign_float, bad_shape, v.numpy()
+
+
+def slices_and_scatter_updates_of_variables(tf):
+    v = tf.Variable([[0.0, 0.0], [0.0, 0.0], [0.0, 0.0]])
+    v[1].assign([5.0, 6.0])
+    v[:, 0].assign([1.0, 2.0, 3.0])
+    counts = tf.Variable(tf.zeros([4], tf.int64))
+
+    @tf.function
+    def count(i):
+        counts[i].assign(counts[i] + 1)
+        v[i % 3, 1].assign(v[i % 3, 1] - 0.5)
+
+    for i in (0, 3, 3, 2):
+        count(tf.constant(i))
+    counts.scatter_nd_update([[1]], tf.constant([7], tf.int64))
+    return v.numpy(), counts.numpy()

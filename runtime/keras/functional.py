@@ -254,6 +254,7 @@ def _symbolic_call(layer, args, kwargs):
     tensors = [_from_probe(leaf if isinstance(leaf, EagerTensor) else EagerTensor(np.asarray(leaf)),
                            step, i) for i, leaf in enumerate(leaves)]
     step.outputs_structure = nest.pack_like(result, tensors)
+    layer.__dict__.setdefault("_symbolic_call", (first, step.outputs_structure))
     return step.outputs_structure
 
 

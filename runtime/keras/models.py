@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import weakref
 
 import numpy as np
 
@@ -49,6 +50,37 @@ class Model(Trainer, Layer):
             raise NotImplementedError(f"{type(self).__name__} must define call(self, inputs, "
                                       f"training=None), or be built with Model(inputs, outputs).")
         return graph(inputs)
+
+    @property
+    def input(self):
+        """A functional model's input Keras tensor(s), as given to ``Model(inputs, ...)``;
+        otherwise, as for any layer, those of its first call on Keras tensors."""
+        graph = self.__dict__.get("_graph")
+        return graph.inputs if graph is not None else Layer.input.fget(self)
+
+    @property
+    def output(self):
+        graph = self.__dict__.get("_graph")
+        return graph.outputs if graph is not None else Layer.output.fget(self)
+
+    @property
+    def input_shape(self):
+        """The shape of the model's input (a list of them for several), batch first."""
+        return _shapes_of(self._symbolic("input_shape", "inputs"))
+
+    @property
+    def output_shape(self):
+        """The shape of the model's output (a list of them for several), batch first."""
+        return _shapes_of(self._symbolic("output_shape", "outputs"))
+
+    def _symbolic(self, what: str, which: str) -> list:
+        tensors = self.__dict__.get(which)
+        if tensors is None:
+            raise AttributeError(
+                f"{self.name} has no {what}: it is a subclassed model, whose inputs are "
+                f"whatever it is called on. Build it from keras.Input(...) and layers "
+                f"(Model(inputs, outputs) or a Sequential starting with an Input) to have one.")
+        return tensors
 
     def build(self, input_shape=None) -> None:
         """Creates the weights by calling the model on zeros of ``input_shape``."""
@@ -136,6 +168,7 @@ class Sequential(Model):
             return
         if not isinstance(layer, Layer):
             raise TypeError(f"Sequential.add takes a layer, got {type(layer).__name__}.")
+        layer._sequential_owner = weakref.ref(self)
         if not self._sequential and layer._batch_input_shape is not None:
             self._input_shape = layer._batch_input_shape
         self._sequential.append(layer)
@@ -173,8 +206,44 @@ class Sequential(Model):
     def layers(self) -> list[Layer]:
         return list(self._sequential)
 
+    @property
+    def inputs(self) -> list:
+        """The Keras tensor its layers are called on (once its input shape is known)."""
+        return [self._symbolic_chain()[0]]
+
+    @property
+    def outputs(self) -> list:
+        return [self._symbolic_chain()[1]]
+
+    def _symbolic(self, what: str, which: str) -> list:
+        return self.inputs if which == "inputs" else self.outputs
+
+    def _symbolic_chain(self) -> tuple:
+        """An Input of the model's input shape and what its layers make of it, as Keras 3
+        builds a Sequential model: what ``inputs``, ``outputs`` and each layer's ``output``
+        are. Made when first asked for, again after layers are added or removed."""
+        if self._input_shape is None:
+            raise AttributeError(
+                f"{self.name} has no inputs or outputs yet: its input shape is unknown. Start "
+                f"it with keras.Input(shape=...), or call it on data first.")
+        chain = self.__dict__.get("_symbolic_chain_of")
+        if chain is None or chain[2] != [id(layer) for layer in self._sequential]:
+            inputs = functional.Input(batch_shape=self._input_shape)
+            functional.close_inputs([inputs])
+            outputs = inputs
+            for layer in self._sequential:
+                outputs = layer(outputs)
+            chain = self._symbolic_chain_of = (inputs, outputs,
+                                               [id(layer) for layer in self._sequential])
+        return chain
+
     def _saving_kind(self) -> str | None:
         return "Sequential" if type(self).call is Sequential.call else None
+
+
+def _shapes_of(tensors: list):
+    shapes = [tuple(tensor.shape) for tensor in tensors]
+    return shapes[0] if len(shapes) == 1 else shapes
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # noqa: A002

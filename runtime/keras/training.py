@@ -56,7 +56,7 @@ class Trainer:
 
     @property
     def metrics_names(self) -> list[str]:
-        return self._compiled.names() if self._compiled else ["loss"]
+        return self._compiled.names() if self._compiled else []  # Keras 3: none before compile
 
     # -- fit ---------------------------------------------------------------------------------
 

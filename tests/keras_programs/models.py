@@ -135,3 +135,21 @@ def functional_inputs_by_name(tf):
     inputs = {"second": x[:, 3:], "first": x[:, :3]}
     history = model.fit(inputs, y, epochs=2, batch_size=4, shuffle=False, verbose=0)
     return history.history, model.predict(inputs, verbose=0)[:3], model(inputs)[:2]
+
+
+def shapes_inputs_outputs_and_feature_extractors(tf):
+    model = tf.keras.Sequential([tf.keras.Input(shape=(4,)),
+                                 tf.keras.layers.Dense(5, activation="relu", name="hidden"),
+                                 tf.keras.layers.Dense(2, name="head")])
+    deterministic_weights(model, seed=40)
+    features = tf.keras.Model(inputs=model.inputs, outputs=model.layers[-2].output)
+    inputs = tf.keras.Input(shape=(3,))
+    middle = tf.keras.layers.Dense(4, activation="tanh")(inputs)
+    functional = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(middle))
+    deterministic_weights(functional, seed=41)
+    cut = tf.keras.Model(functional.input, functional.layers[1].output)
+    x, _ = data(3, 4, seed=40)
+    return (model.input_shape, model.output_shape, functional.input_shape,
+            functional.output_shape, model.layers[0].output.shape, features.output_shape,
+            features.predict(x, verbose=0), model.predict(x, verbose=0),
+            cut.predict(x[:, :3], verbose=0), len(features.layers), len(cut.weights))

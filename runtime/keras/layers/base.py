@@ -338,6 +338,32 @@ class Layer(Module):
     def __setattr__(self, name, value):
         object.__setattr__(self, name, value)
 
+    # -- the Keras tensors of its first call on them (functional models) ----------------------
+
+    @property
+    def input(self):
+        """The Keras tensor(s) this layer was first called on, defining a model."""
+        return self._first_symbolic_call("input")[0]
+
+    @property
+    def output(self):
+        """The Keras tensor(s) this layer's first call on Keras tensors gave: with
+        ``Model(model.inputs, model.layers[-2].output)`` a model ends at this layer."""
+        return self._first_symbolic_call("output")[1]
+
+    def _first_symbolic_call(self, what: str) -> tuple:
+        record = self.__dict__.get("_symbolic_call")
+        if record is None:
+            owner = self.__dict__.get("_sequential_owner")
+            if owner is not None and owner() is not None:
+                owner()._symbolic_chain()  # a Sequential model calls its layers on them
+                record = self.__dict__.get("_symbolic_call")
+        if record is None:
+            raise AttributeError(
+                f"layer {self.name!r} has no {what}: it was never called on Keras tensors. "
+                f"Call it on keras.Input(...) (or put it in a model that starts with one).")
+        return record
+
     def __repr__(self) -> str:
         return f"<rt.keras {type(self).__name__} {self.name!r}>"
 
@@ -345,7 +371,8 @@ class Layer(Module):
 # Attributes that hold other models' layers (the functional graph) or bookkeeping, not
 # sub-layers owned by this one.
 _UNTRACKED = frozenset({"_own_weights", "_weight_regularizers", "_call_losses", "_graph",
-                        "_probe_output",
+                        "_probe_output", "_symbolic_call", "_sequential_owner",
+                        "_symbolic_chain_of",
                         "_inbound", "_compiled", "_history",
                         "_train_functions", "_test_functions", "_predict_functions"})
 _NOT_SYMBOLIC = object()

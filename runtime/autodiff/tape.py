@@ -20,7 +20,9 @@ from runtime.autodiff import recording
 from runtime.autodiff.backprop import Backward, differentiable
 from runtime.errors import GradientError, GradientWarning
 from runtime.graph import node_id_mark
-from runtime.ops.array_ops import constant, convert_to_tensor, ones_like, reshape, stack, zeros_like
+from runtime.ops.array_ops import (constant, convert_to_tensor, ones_like, reshape,
+                                   shape as shape_of, stack, zeros_like)
+from runtime.ops.broadcast_ops import broadcast_to
 from runtime.ops.dispatch import constant_in_graph
 from runtime.source_location import warn_at_user_code
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, format_shape
@@ -232,10 +234,13 @@ class GradientTape:
             self._release_if_spent()
         return nest.pack_like(sources, flat)
 
-    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE):
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
+                 parallel_iterations=None, experimental_use_pfor=True):
         """For each source, the derivative of every element of ``target`` with respect to
         every element of it: shape ``target.shape + source.shape``. Meant for small targets
-        (one backward pass per element of the target)."""
+        (one backward pass per element of the target; TensorFlow's ``parallel_iterations``
+        and ``experimental_use_pfor`` choose how it vectorizes them, and change nothing
+        here)."""
         self._claim_use("jacobian")
         try:
             target = convert_to_tensor(target)
@@ -257,6 +262,37 @@ class GradientTape:
         finally:
             self._release_if_spent()
         return nest.pack_like(sources, result)
+
+    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
+                       parallel_iterations=None, experimental_use_pfor=True):
+        """For each example ``b`` of a batch, the jacobian of ``target[b]`` with respect to
+        ``source[b]``: shape ``target.shape + source.shape[1:]``, assuming (as TensorFlow
+        does) that example ``b`` of the target depends on example ``b`` of the source only.
+        One backward pass per element of one example of the target."""
+        self._claim_use("batch_jacobian")
+        try:
+            target = convert_to_tensor(target)
+            if target.shape is None or None in target.shape[1:] or len(target.shape) < 1:
+                raise ValueError(f"GradientTape.batch_jacobian needs a target with a batch "
+                                 f"dimension and known other dimensions while tracing, got "
+                                 f"{format_shape(target.shape)}.")
+            example = tuple(target.shape[1:])
+            count = int(np.prod(example, dtype=np.int64))
+            rows = []
+            for index in range(count):  # element `index` of every example at once
+                one_hot = np.zeros(count, target.dtype)
+                one_hot[index] = 1
+                seed = broadcast_to(constant(one_hot.reshape((1,) + example)), shape_of(target))
+                rows.append(self._gradients(target, [source], seed,
+                                            UnconnectedGradients(unconnected_gradients))[0])
+        finally:
+            self._release_if_spent()
+        if rows and rows[0] is None:
+            return None
+        value = _value_of(source)
+        rows = [zeros_like(value) if row is None else row for row in rows]
+        stacked = stack(rows, axis=1)  # (batch, elements of one example, source example...)
+        return reshape(stacked, (-1,) + example + tuple(value.shape[1:]))
 
     def _claim_use(self, method: str) -> None:
         if self._used and not self._persistent:

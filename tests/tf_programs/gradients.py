@@ -168,3 +168,21 @@ def gradients_at_singular_points(tf):
         y = tf.reduce_sum(tf.nn.selu(at_zero))
     results.append(tape.gradient(y, at_zero).numpy())
     return results
+
+
+def batch_jacobian_and_jacobian_options(tf):
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0], [0.5, -1.0]], tf.float64)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = tf.stack([tf.sin(x[:, 0]) * x[:, 1], x[:, 0] ** 2, tf.reduce_sum(x, axis=1)], axis=1)
+    batch = tape.batch_jacobian(y, x)
+    full = tape.jacobian(y, x, experimental_use_pfor=False, parallel_iterations=2)
+
+    @tf.function
+    def traced(v):
+        with tf.GradientTape() as inner:
+            inner.watch(v)
+            w = tf.tanh(v) * v[:, :1]
+        return inner.batch_jacobian(w, v)
+
+    return batch.numpy(), full.numpy(), traced(x).numpy()

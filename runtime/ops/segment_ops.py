@@ -9,9 +9,9 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.errors import ShapeError
-from runtime.ops.array_ops import cast, concat, expand_dims, reshape, shape
+from runtime.ops.array_ops import cast, concat, expand_dims, reshape, shape, where
 from runtime.ops.dispatch import constant_value, convert_to_tensor
-from runtime.ops.math_ops import add
+from runtime.ops.math_ops import add, less
 from runtime.ops.reduce_ops import reduce_max
 from runtime.ops.scatter_ops import scatter_nd
 from runtime.tensor import Tensor, format_shape
@@ -34,11 +34,18 @@ def _ids(op_name: str, data, segment_ids) -> tuple[Tensor, Tensor, int]:
 def unsorted_segment_sum(data, segment_ids, num_segments) -> Tensor:
     """``result[k] = sum of data[i...] over the positions where segment_ids[i...] == k``, for
     ``k`` in ``[0, num_segments)``; segments without ids are zeros. The ids need not be
-    sorted. An id outside ``[0, num_segments)`` is an error (TensorFlow drops negative ids)."""
+    sorted. Rows with a negative id are dropped, as in TensorFlow (when ``num_segments`` is
+    known while tracing; otherwise a negative id is an error, as an id past the end is)."""
     data, ids, rank = _ids("unsorted_segment_sum", data, segment_ids)
     tail = data.shape[rank:]
     if isinstance(num_segments, Tensor) and constant_value(num_segments) is not None:
         num_segments = constant_value(num_segments).item()
+    if not isinstance(num_segments, Tensor) and None not in tail:
+        # Negative ids go to one row past the segments, which is then cut off.
+        count = int(num_segments)
+        dropped = where(less(ids, 0), cast(count, ids.dtype), ids)
+        rows = scatter_nd(expand_dims(dropped, -1), data, [count + 1] + list(tail))
+        return rows[:count]
     if None not in tail:
         out_shape = [num_segments] + list(tail)
     else:

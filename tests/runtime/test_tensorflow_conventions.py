@@ -65,3 +65,17 @@ def test_an_axis_may_be_a_0_d_tensor():
     assert tf.reduce_mean(x, axis=tf.constant(1)).numpy().tolist() == [1.0, 4.0]
     assert tf.reduce_sum(x, axis=tf.rank(x) - 1).numpy().tolist() == [3.0, 12.0]
     assert tf.reduce_max(x, axis=tf.constant(0)).numpy().tolist() == [3.0, 4.0, 5.0]
+
+
+@pytest.mark.parametrize("traced", [False, True], ids=["eager", "traced"])
+def test_unsorted_segment_sum_drops_rows_with_negative_ids(traced):
+    def sums(data, ids):
+        return rt.math.unsorted_segment_sum(data, ids, 3)
+    run = rt.function(sums) if traced else sums
+    data = rt.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]])
+    result = run(data, rt.constant([2, -1, 0, -3]))
+    assert result.numpy().tolist() == [[5.0, 6.0], [0.0, 0.0], [1.0, 2.0]]
+    with rt.GradientTape() as tape:
+        tape.watch(data)
+        total = rt.reduce_sum(sums(data, rt.constant([2, -1, 0, -3])))
+    assert tape.gradient(total, data).numpy().tolist() == [[1, 1], [0, 0], [1, 1], [0, 0]]

@@ -183,3 +183,22 @@ def conv2d_transpose_generator(tf):
     history = model.fit(noise, images[:, :5, :5], epochs=2, batch_size=2, shuffle=False,
                         verbose=0)
     return history.history, model.get_weights(), shapes, model.predict(noise[:1], verbose=0)
+
+
+def causal_dilated_conv1d_stack(tf):
+    x = np.random.default_rng(83).normal(size=(6, 10, 2)).astype("float32")
+    y = np.cumsum(x[:, :, :1], axis=1)
+    model = tf.keras.Sequential([
+        tf.keras.Input(shape=(10, 2)),
+        tf.keras.layers.Conv1D(4, 2, padding="causal", dilation_rate=1, activation="tanh"),
+        tf.keras.layers.Conv1D(4, 3, padding="causal", dilation_rate=2, activation="tanh"),
+        tf.keras.layers.Conv1D(1, 2, padding="causal", dilation_rate=4)])
+    deterministic_weights(model, seed=83)
+    before = model.predict(x[:2], verbose=0)
+    changed = x[:2].copy()
+    changed[:, 7:] += 5.0  # later steps must not change earlier outputs
+    after = model.predict(changed, verbose=0)
+    model.compile(tf.keras.optimizers.SGD(0.05), "mse")
+    history = model.fit(x, y, epochs=2, batch_size=3, shuffle=False, verbose=0)
+    return history.history, before, after[:, :7], model.output_shape, \
+        model.layers[1].get_config()["padding"]

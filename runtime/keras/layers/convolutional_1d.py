@@ -7,6 +7,7 @@ from runtime.keras.layers.base import Layer
 from runtime.keras.layers.convolutional import Conv2D, _channels_last, _padding
 from runtime.ops import nn
 from runtime.ops.array_ops import expand_dims, squeeze
+from runtime.ops.pad_ops import pad
 
 
 def _single(name: str, value) -> tuple[int]:
@@ -22,19 +23,26 @@ class Conv1D(Conv2D):
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
                  dilation_rate=1, groups=1, activation=None, use_bias=True, **kwargs):
-        if isinstance(padding, str) and padding.lower() == "causal":
-            raise NotImplementedError("Conv1D: padding='causal' is not supported yet by rt.keras "
-                                      "(pad the sequence on the left with ZeroPadding1D-like "
-                                      "rt.pad and use 'valid').")
-        super().__init__(filters, kernel_size, strides=strides, padding=padding,
+        # 'causal': step t sees steps up to t only, by zeros before the first step as many
+        # as the dilated kernel reaches back, then a 'valid' convolution.
+        self.causal = isinstance(padding, str) and padding.lower() == "causal"
+        super().__init__(filters, kernel_size, strides=strides,
+                         padding="valid" if self.causal else padding,
                          data_format=data_format, dilation_rate=dilation_rate, groups=groups,
                          activation=activation, use_bias=use_bias, **kwargs)
 
     _size = staticmethod(_single)
 
     def _convolve(self, inputs):
+        if self.causal:
+            reach = self.dilation_rate[0] * (self.kernel_size[0] - 1)
+            inputs = pad(inputs, [[0, 0], [reach, 0], [0, 0]])
         return nn.conv1d(inputs, self.kernel, self.strides[0], self.padding,
                          dilations=self.dilation_rate[0])
+
+    def get_config(self):
+        config = super().get_config()
+        return {**config, "padding": "causal"} if self.causal else config
 
 
 class _Pooling1D(Layer):

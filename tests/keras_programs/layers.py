@@ -115,7 +115,8 @@ def normalization_adapted_regression(tf):
     model.compile(tf.keras.optimizers.Adam(0.05), "mae")
     history = model.fit(features, target, epochs=3, batch_size=5, shuffle=False, verbose=0)
     return (history.history, model.get_weights(), normalizer.get_weights(),
-            single(features[:4, 2:]), fixed(features[:2]), inverted(np.ones((1, 2), "float32")))
+            single(features[:4, 2:]), fixed(features[:2]), inverted(np.ones((1, 2), "float32")),
+            normalizer.mean, normalizer.variance, single.mean, fixed.variance)
 
 
 def upsampling_padding_and_cropping_autoencoder(tf):

@@ -80,6 +80,21 @@ class Normalization(Layer):
         return (reshape(self.adapt_mean, self._broadcast_shape),
                 reshape(self.adapt_variance, self._broadcast_shape))
 
+    @property
+    def mean(self) -> Tensor:
+        """The mean it subtracts, shaped to broadcast against inputs (Keras 3's attribute)."""
+        return self._built_statistics("mean")[0]
+
+    @property
+    def variance(self) -> Tensor:
+        return self._built_statistics("variance")[1]
+
+    def _built_statistics(self, what: str):
+        if self._broadcast_shape is None:
+            raise AttributeError(f"{self.name} has no {what} yet: adapt it to data, or build it "
+                                 f"(call it on a batch), first.")
+        return self._statistics()
+
     def call(self, inputs):
         inputs = convert_to_tensor(inputs)
         if inputs.dtype != self.dtype:

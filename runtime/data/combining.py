@@ -1,15 +1,18 @@
-"""Datasets made of other datasets: ``zip``, ``concatenate`` and ``flat_map``."""
+"""Datasets made of other datasets: ``zip``, ``concatenate``, ``flat_map``, ``interleave``
+and ``choose_from_datasets``."""
 
 from __future__ import annotations
 
+import os
 from typing import Any, Callable, Iterator
 
-from runtime import tracing
+from runtime import dtypes
 from runtime.control_flow import cond
 from runtime.data import structure
-from runtime.data.node import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Node
+from runtime.data.node import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Node
 from runtime.data.plan import Plan, cannot_stage, index, is_static, length_min, length_sum
-from runtime.graph import Graph
+from runtime.data.transformations import count_arg, traced_call
+from runtime.errors import InvalidArgumentError
 from runtime.tensor import TensorSpec, join_shapes
 
 
@@ -122,24 +125,142 @@ class FlatMap(Node):
     def __init__(self, parent: Node, fn: Callable, node_of: Callable[[Any], Node]):
         self.inputs, self.fn, self.node_of = (parent,), fn, node_of
 
+    def made(self, element) -> Node:
+        """The node of the dataset ``fn`` makes from ``element``."""
+        made = structure.call_with_element(self.fn, element)
+        try:
+            return self.node_of(made)
+        except TypeError:
+            raise TypeError(f"Dataset.{self.label}: map_func must return a dataset, got "
+                            f"{type(made).__name__}. Make one with "
+                            f"tf.data.Dataset.from_tensors or from_tensor_slices.") from None
+
     def iterate(self) -> Iterator[Any]:
         for element in self.inputs[0].iterate():
-            yield from self.node_of(structure.call_with_element(self.fn, element)).iterate()
+            yield from self.made(element).iterate()
 
     def cardinality(self) -> int:
         return 0 if self.inputs[0].cardinality() == 0 else UNKNOWN_CARDINALITY
 
     def spec(self):
         """The spec of the dataset ``fn`` makes from placeholders (no element is computed)."""
-        spec = self.inputs[0].spec()
-        graph = Graph("flat_map_function")
-        placeholders = [graph.add_placeholder(s.dtype, s.shape, f"component_{i}")
-                        for i, s in enumerate(structure.flatten(spec))]
-        with tracing.building(graph):
-            made = structure.call_with_element(self.fn, structure.pack_like(spec, placeholders))
-            return self.node_of(made).spec()
+        return traced_call(self.fn, self.inputs[0].spec(), lambda made: self.node_of(made).spec())
 
     def plan(self) -> Plan:
-        raise cannot_stage("flat_map has no graph form yet (each element's dataset may have "
-                           "another length)", "Iterate over it in Python, or use unbatch when "
-                           "each element is a batch.")
+        raise cannot_stage(f"{self.label} has no graph form yet (each element's dataset may "
+                           f"have another length)", "Iterate over it in Python, or use unbatch "
+                           "when each element is a batch.")
+
+
+def default_cycle_length() -> int:
+    """``interleave``'s cycle length when none is given: as TensorFlow, the number of CPUs
+    this process may run on (so the order depends on the machine, there as here)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+_END = object()
+
+
+class Interleave(FlatMap):
+    """``interleave(fn, cycle_length, block_length)``: ``cycle_length`` of the datasets ``fn``
+    makes are open at once, and ``block_length`` elements are taken from each in turn; a
+    dataset that ends is replaced by the next input element's, in its slot. The order is
+    TensorFlow's deterministic one (``flat_map`` is ``cycle_length=1``)."""
+
+    label = "interleave"
+
+    def __init__(self, parent: Node, fn: Callable, node_of: Callable[[Any], Node],
+                 cycle_length, block_length):
+        super().__init__(parent, fn, node_of)
+        if cycle_length is None or cycle_length == AUTOTUNE:
+            cycle_length = default_cycle_length()
+        self.cycle, self.block = (count_arg("interleave", cycle_length),
+                                  count_arg("interleave", block_length))
+        for name, value in (("cycle_length", self.cycle), ("block_length", self.block)):
+            if value <= 0:
+                raise InvalidArgumentError(f"Dataset.interleave: {name} must be positive, got "
+                                           f"{value}.")
+
+    def iterate(self) -> Iterator[Any]:
+        inputs = self.inputs[0].iterate()
+        slots: list = [None] * self.cycle  # the open datasets' iterators
+        at = taken = opened = 0  # the slot, elements taken from it in this block, open slots
+        ended = False
+        while not ended or opened:
+            if slots[at] is None and not ended:
+                element = next(inputs, _END)
+                ended = element is _END
+                if not ended:
+                    slots[at] = iter(self.made(element).iterate())
+                    opened += 1
+                continue
+            element = _END if slots[at] is None else next(slots[at], _END)
+            if element is not _END:
+                taken += 1
+                if taken == self.block:
+                    at, taken = (at + 1) % self.cycle, 0
+                yield element
+                continue
+            if slots[at] is not None:
+                slots[at], opened = None, opened - 1
+            at, taken = (at + 1) % self.cycle, 0
+
+    def cardinality(self) -> int:
+        return UNKNOWN_CARDINALITY
+
+
+class ChooseFromDatasets(Node):
+    """``choose_from_datasets(datasets, choice_dataset)``: element ``k`` is the next element of
+    ``datasets[c]``, ``c`` the ``k``-th choice; an exhausted dataset ends it
+    (``stop_on_empty_dataset``) or its choices are skipped."""
+
+    label = "choose_from_datasets"
+
+    def __init__(self, nodes: list[Node], choices: Node, stop_on_empty_dataset: bool):
+        if not nodes:
+            raise ValueError("Dataset.choose_from_datasets needs at least one dataset.")
+        spec = choices.spec()
+        if structure.is_structure(spec) or spec.dtype != dtypes.int64 or spec.shape != ():
+            raise TypeError(f"Dataset.choose_from_datasets: the elements of choice_dataset must "
+                            f"be scalar int64 tensors, but are {spec}. Map them with "
+                            f"tf.cast(c, tf.int64).")
+        self.inputs, self.stop = tuple(nodes) + (choices,), bool(stop_on_empty_dataset)
+        self.spec()  # checks now that the datasets agree in structure and dtype
+
+    def iterate(self) -> Iterator[Any]:
+        *sources, choices = self.inputs
+        iterators = [iter(node.iterate()) for node in sources]
+        for choice in choices.iterate():
+            k = int(choice.numpy())
+            if not 0 <= k < len(sources):
+                raise InvalidArgumentError(
+                    f"Dataset.choose_from_datasets: choice_dataset gave {k}, but there are "
+                    f"{len(sources)} datasets (choices are 0 to {len(sources) - 1}).")
+            element = _END if iterators[k] is None else next(iterators[k], _END)
+            if element is not _END:
+                yield element
+                continue
+            iterators[k] = None
+            if self.stop or all(it is None for it in iterators):
+                return
+
+    def cardinality(self) -> int:
+        return UNKNOWN_CARDINALITY
+
+    def spec(self):
+        specs = [node.spec() for node in self.inputs[:-1]]
+        joined = specs[0]
+        for other in specs[1:]:
+            joined = _joined_spec(joined, other, "Dataset.choose_from_datasets")
+        return joined
+
+    def holds_symbolic(self) -> bool:
+        return any(node.holds_symbolic() for node in self.inputs)
+
+    def plan(self) -> Plan:
+        raise cannot_stage("choose_from_datasets has no graph form yet (each dataset's "
+                           "position depends on the choices before it)",
+                           "Iterate over it in Python, outside the traced function.")

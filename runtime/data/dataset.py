@@ -4,8 +4,8 @@ A Dataset is an immutable description of a pipeline (a ``Node``); each method re
 one. Iterating it in Python computes eager tensors; inside a traced function a converted
 ``for`` loop (or ``rt.data.dataset_loop``, or ``reduce``) runs it as one graph loop.
 
-Functions given to ``map``, ``filter``, ``flat_map`` and ``reduce`` run as given, eagerly per
-element in Python iteration and traced once into the loop of a graph. TensorFlow converts
+Functions given to ``map``, ``filter``, ``flat_map``, ``reduce`` and the others run as given,
+eagerly per element in Python iteration and traced once into the loop of a graph. TensorFlow converts
 them with AutoGraph; here they pass through ``runtime.conversion.converted``, which the
 transpiler sets up when it is imported (the runtime cannot import the transpiler).
 """
@@ -20,14 +20,20 @@ from runtime import dtypes, tracing
 from runtime.conversion import converted
 from runtime.data import structure
 from runtime.data.batching import Batch, PaddedBatch, Unbatch
-from runtime.data.combining import Concatenate, FlatMap, Zip
-from runtime.data.graph_loop import dataset_loop
+from runtime.data.combining import ChooseFromDatasets, Concatenate, FlatMap, Interleave, Zip
+from runtime.data.generator import FromGenerator, generator_args
+from runtime.data.generator import signature as generator_signature
+from runtime.data.graph_loop import dataset_loop, single_element, single_element_message
 from runtime.data.iteration import Iterator, NumpyIterator
 from runtime.data.node import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Node
+from runtime.data.options import Options, WithOptions, options_of
+from runtime.data.selecting import Shard, TakeWhile, Unique
 from runtime.data.shuffling import Shuffle
-from runtime.data.sources import Range, Tensors, TensorSlices
-from runtime.data.transformations import (Enumerate, Filter, Map, Passthrough, Repeat, Skip,
-                                          Take)
+from runtime.data.sources import Counter, Range, Tensors, TensorSlices
+from runtime.data.transformations import (Enumerate, Filter, Map, Passthrough, Repeat, Scan,
+                                          Skip, Take)
+from runtime.data.windowing import Window
+from runtime.errors import InvalidArgumentError
 from runtime.ops.dispatch import convert_to_tensor
 from runtime.tensor import EagerTensor
 
@@ -80,6 +86,29 @@ class Dataset:
         nodes = [_node_of(d) for d in structure.flatten(layout)]
         return Dataset(Zip(layout, nodes))
 
+    @staticmethod
+    def from_generator(generator: Callable, output_types=None, output_shapes=None, args=None,
+                       output_signature=None, name: str | None = None) -> "Dataset":
+        """The elements ``generator(*args)`` yields, converted to ``output_signature`` (or
+        ``output_types``/``output_shapes``) as TensorFlow converts them; each iteration calls
+        the generator anew. Python only: a graph loop cannot run it (see
+        ``runtime.data.generator``)."""
+        spec = generator_signature(output_signature, output_types, output_shapes)
+        return Dataset(FromGenerator(generator, spec, generator_args(args)))
+
+    @staticmethod
+    def counter(start=0, step=1, dtype=dtypes.int64, name: str | None = None) -> "Dataset":
+        """``start, start + step, ...`` forever (int64 unless ``dtype`` says otherwise)."""
+        return Dataset(Counter(start, step, dtype))
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset: "Dataset",
+                             stop_on_empty_dataset: bool = True) -> "Dataset":
+        """Element ``k`` from ``datasets[c]``, ``c`` the ``k``-th (int64) choice; an exhausted
+        dataset ends it, or with ``stop_on_empty_dataset=False`` its choices are skipped."""
+        return Dataset(ChooseFromDatasets([_node_of(d) for d in datasets],
+                                          _node_of(choice_dataset), stop_on_empty_dataset))
+
     # -- transformations ------------------------------------------------------------------
 
     def map(self, map_func: Callable, num_parallel_calls=None, deterministic=None,
@@ -93,6 +122,42 @@ class Dataset:
 
     def flat_map(self, map_func: Callable, name: str | None = None) -> "Dataset":
         return Dataset(FlatMap(self._node, converted(map_func), _node_of))
+
+    def interleave(self, map_func: Callable, cycle_length=None, block_length=None,
+                   num_parallel_calls=None, deterministic=None,
+                   name: str | None = None) -> "Dataset":
+        """The datasets ``map_func`` makes, ``cycle_length`` open at a time, ``block_length``
+        (default 1) elements from each in turn: TensorFlow's deterministic order. Without
+        ``cycle_length`` (or with ``AUTOTUNE``) it is the number of CPUs this process may use,
+        TensorFlow's default; parallel calls change nothing here (elements are computed in
+        order)."""
+        return Dataset(Interleave(self._node, converted(map_func), _node_of, cycle_length,
+                                  1 if block_length is None else block_length))
+
+    def window(self, size, shift=None, stride=1, drop_remainder: bool = False,
+               name: str | None = None) -> "Dataset":
+        """Windows of ``size`` elements (every ``stride``-th), one starting every ``shift``
+        (default ``size``) elements; each is a dataset per component. The last ones may be
+        shorter unless ``drop_remainder``. Use ``flat_map(lambda w: w.batch(size))`` to make
+        them tensors."""
+        return Dataset(Window(self._node, size, shift, stride, drop_remainder, Dataset))
+
+    def scan(self, initial_state, scan_func: Callable, name: str | None = None) -> "Dataset":
+        """``state, output = scan_func(state, element)`` over the elements; the outputs. The
+        state keeps its structure and dtypes."""
+        return Dataset(Scan(self._node, initial_state, converted(scan_func)))
+
+    def take_while(self, predicate: Callable, name: str | None = None) -> "Dataset":
+        """The elements before the first for which ``predicate`` is False."""
+        return Dataset(TakeWhile(self._node, converted(predicate)))
+
+    def shard(self, num_shards, index, name: str | None = None) -> "Dataset":
+        """Elements ``index, index + num_shards, index + 2 * num_shards, ...``."""
+        return Dataset(Shard(self._node, num_shards, index))
+
+    def unique(self, name: str | None = None) -> "Dataset":
+        """Each distinct element once, at its first occurrence (int32 or int64 elements)."""
+        return Dataset(Unique(self._node))
 
     def take(self, count, name: str | None = None) -> "Dataset":
         """The first ``count`` elements (all of them for -1)."""
@@ -144,6 +209,15 @@ class Dataset:
         """The same dataset: in-memory sources need no cache."""
         return Dataset(Passthrough(self._node, "cache"))
 
+    def with_options(self, options: Options, name: str | None = None) -> "Dataset":
+        """The same dataset, with ``options`` recorded: they tune how TensorFlow runs a
+        pipeline and change nothing here (see ``runtime.data.options``)."""
+        return Dataset(WithOptions(self._node, options))
+
+    def options(self) -> Options:
+        """The options given to ``with_options`` anywhere in the pipeline (later ones win)."""
+        return options_of(self._node)
+
     def apply(self, transformation_func: Callable[["Dataset"], "Dataset"]) -> "Dataset":
         return transformation_func(self)
 
@@ -159,8 +233,21 @@ class Dataset:
                                     names=["reduce_state"])
             return final
         for element in self:
-            state = _checked_state(state, reduce_func(state, element))
+            state = structure.checked_state("reduce", "reduce_func", state,
+                                            reduce_func(state, element))
         return state
+
+    def get_single_element(self, name: str | None = None) -> Any:
+        """The only element; an ``InvalidArgumentError`` if there is none or more than one.
+        Inside a traced function the element is computed in the graph (no loop)."""
+        if tracing.is_tracing():
+            return single_element(self)
+        elements = iter(self)
+        first = next(elements, _NOTHING)
+        if first is _NOTHING or next(elements, _NOTHING) is not _NOTHING:
+            raise InvalidArgumentError(single_element_message(
+                "is empty" if first is _NOTHING else "has more than one element"))
+        return first
 
     def __iter__(self) -> Iterator:
         return Iterator(self._node)
@@ -196,6 +283,14 @@ class Dataset:
         return f"<{type(self._node).__name__}Dataset element_spec={spec}>"
 
 
+_NOTHING = object()
+
+
+def get_single_element(dataset: Dataset) -> Any:
+    """``tf.data.experimental.get_single_element``: ``dataset.get_single_element()``."""
+    return dataset.get_single_element()
+
+
 def _bound(value):
     """A range bound as a Python int when it is concrete."""
     if isinstance(value, EagerTensor):
@@ -207,20 +302,4 @@ def _bound(value):
     return value
 
 
-def _checked_state(old, new):
-    """``reduce``'s new state, as tensors of the old state's structure and dtypes."""
-    new = structure.map_leaves(convert_to_tensor, new)
-    if not structure.same_structure(old, new):
-        raise TypeError(f"Dataset.reduce: reduce_func returned a state of structure "
-                        f"{structure.describe(new)}, but the initial state is "
-                        f"{structure.describe(old)}; it must keep the structure.")
-    for a, b in zip(structure.flatten(old), structure.flatten(new)):
-        if a.dtype != b.dtype:
-            raise TypeError(f"Dataset.reduce: reduce_func changed a state component from "
-                            f"{a.dtype.name} to {b.dtype.name}; the state must keep its "
-                            f"dtypes (give the initial state the right dtype, e.g. "
-                            f"np.int64(0)).")
-    return new
-
-
-__all__ = ["Dataset"]
+__all__ = ["Dataset", "get_single_element"]

@@ -13,9 +13,11 @@ from typing import Any, Callable, Sequence
 
 from runtime import tracing
 from runtime.control_flow import cond, while_loop
-from runtime.data.plan import Plan, index, run_stages
+from runtime.data.plan import Plan, cannot_stage, index, is_static, run_stages
+from runtime.errors import InvalidArgumentError
 from runtime.ops.array_ops import constant
-from runtime.ops.math_ops import logical_and
+from runtime.ops.io_ops import assert_
+from runtime.ops.math_ops import equal, logical_and
 from runtime.tensor import Tensor
 
 Body = Callable[[Any, tuple], tuple]
@@ -141,3 +143,29 @@ def dataset_loop(dataset, body: Callable[..., Any], state: Sequence = (),
 
 def _as_condition(value):
     return value if isinstance(value, Tensor) else constant(bool(value))
+
+
+def single_element(dataset) -> Any:
+    """``dataset.get_single_element()`` inside a traced function: the element at index 0,
+    after a check (when the graph runs, if the length is a tensor) that there is exactly one.
+
+    Raises:
+        StagingError: a filter (or another stage) decides which elements there are, which
+            only a loop finds out.
+    """
+    plan = dataset._node.plan()
+    if not plan.indexed:
+        raise cannot_stage("get_single_element needs the dataset's first element directly, "
+                           "but a filter, take_while, shard, or scan comes first",
+                           "Use reduce, or a for loop that keeps the element.")
+    if plan.unbounded or (is_static(plan.length) and plan.length != 1):
+        raise InvalidArgumentError(single_element_message(
+            "has more than one element" if plan.unbounded or plan.length > 1 else "is empty"))
+    if not is_static(plan.length):
+        assert_(equal(plan.length, 1), single_element_message("does not have one element"))
+    return plan.element_at(index(0))
+
+
+def single_element_message(what: str) -> str:
+    return (f"Dataset.get_single_element: the dataset {what}; it must have exactly one "
+            f"element. Use take(1) to keep the first, or batch to make all of them one element.")

@@ -1,4 +1,5 @@
-"""Datasets made from values in memory: ``from_tensor_slices``, ``from_tensors``, ``range``.
+"""Datasets made from values in memory: ``from_tensor_slices``, ``from_tensors``, ``range``,
+``counter``.
 
 Their elements are slices of tensors the dataset holds (eager, or symbolic when the dataset
 is built inside a traced function), so element ``i`` is a gather at ``i``: every source has
@@ -7,14 +8,16 @@ a graph form.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any, Iterator
 
 import numpy as np
 
 from runtime import dtypes
 from runtime.data import structure
-from runtime.data.node import UNKNOWN_CARDINALITY, Node, is_symbolic_leaf
+from runtime.data.node import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Node, is_symbolic_leaf
 from runtime.data.plan import Plan, index
+from runtime.data.transformations import count_arg
 from runtime.ops.array_ops import cast, gather, shape
 from runtime.ops.dispatch import convert_to_tensor
 from runtime.ops.math_ops import floordiv, maximum
@@ -138,10 +141,42 @@ class Range(Node):
             start_t, stop_t, step_t = index(start), index(stop), index(step)
             length = maximum(-floordiv(start_t - stop_t, step_t), 0)
 
-        def element_at(i):
-            return cast(start + i * step, self.dtype)
+        return _progression(length, start, step, self.dtype)
 
-        def slice_at(begin, end):
-            return cast(start + range_op(begin, end, dtype=dtypes.int64) * step, self.dtype)
 
-        return Plan(length, element_at, slice_at=slice_at)
+def _progression(length, start, step, dtype) -> Plan:
+    """The plan of ``start + i * step`` as ``dtype`` (``range``, ``counter``)."""
+
+    def element_at(i):
+        return cast(start + i * step, dtype)
+
+    def slice_at(begin, end):
+        return cast(start + range_op(begin, end, dtype=dtypes.int64) * step, dtype)
+
+    return Plan(length, element_at, slice_at=slice_at)
+
+
+class Counter(Node):
+    """``counter(start, step)``: ``start, start + step, ...`` forever, as ``dtype``."""
+
+    label = "counter"
+
+    def __init__(self, start, step, dtype):
+        self.start, self.step = count_arg("counter", start), count_arg("counter", step)
+        self.dtype = dtypes.as_dtype(dtype)
+
+    def iterate(self) -> Iterator[Any]:
+        for value in itertools.count(self.start, self.step):
+            yield EagerTensor(np.asarray(value).astype(self.dtype))
+
+    def cardinality(self) -> int:
+        return INFINITE_CARDINALITY
+
+    def spec(self):
+        return TensorSpec((), self.dtype)
+
+    def holds_symbolic(self) -> bool:
+        return False
+
+    def plan(self) -> Plan:
+        return _progression(None, self.start, self.step, self.dtype)

@@ -90,3 +90,20 @@ def call_with_element(fn: Callable, element, *leading) -> Any:
     if type(element) is tuple:
         return fn(*leading, *element)
     return fn(*leading, element)
+
+
+def checked_state(method: str, fn_name: str, old, new) -> Any:
+    """A state ``fn_name`` returned (``reduce``, ``scan``), as tensors of the old state's
+    structure and dtypes: a loop carries it, so it cannot change them."""
+    new = map_leaves(convert_to_tensor, new)
+    if not same_structure(old, new):
+        raise TypeError(f"Dataset.{method}: {fn_name} returned a state of structure "
+                        f"{describe(new)}, but the initial state is {describe(old)}; it must "
+                        f"keep the structure.")
+    for a, b in zip(flatten(old), flatten(new)):
+        if a.dtype != b.dtype:
+            raise TypeError(f"Dataset.{method}: {fn_name} changed a state component from "
+                            f"{a.dtype.name} to {b.dtype.name}; the state must keep its "
+                            f"dtypes (give the initial state the right dtype, e.g. "
+                            f"np.int64(0)).")
+    return new

@@ -1,5 +1,6 @@
 """Element-wise and counting transformations: ``map``, ``filter``, ``take``, ``skip``,
-``repeat``, ``enumerate``, and the no-ops ``prefetch`` and ``cache``.
+``repeat``, ``enumerate``, ``scan``, and the no-ops ``prefetch``, ``cache`` and
+``with_options``.
 
 In a graph loop, a transformation before the first ``filter`` rewrites ``element_at`` (and
 the length); after it, it becomes a ``Stage`` (see ``runtime.data.plan``).
@@ -7,6 +8,7 @@ the length); after it, it becomes a ``Stage`` (see ``runtime.data.plan``).
 
 from __future__ import annotations
 
+import contextvars
 import itertools
 from typing import Any, Callable, Iterator
 
@@ -14,11 +16,12 @@ import numpy as np
 
 from runtime import dtypes, tracing
 from runtime.data import structure
-from runtime.data.node import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Node
+from runtime.data.node import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Node, is_symbolic_leaf
 from runtime.data.plan import (Plan, Stage, cannot_stage, derived, index, is_static,
                                length_min, length_minus, length_times, replace_state, when,
                                wrap)
 from runtime.graph import Graph
+from runtime.ops.dispatch import convert_to_tensor
 from runtime.ops.array_ops import where
 from runtime.ops.array_ops import range as range_op
 from runtime.tensor import EagerTensor, Tensor, TensorSpec, format_shape
@@ -28,30 +31,56 @@ from runtime.tensor import EagerTensor, Tensor, TensorSpec, format_shape
 _FOREVER = 2 ** 62
 
 
-def traced_spec(fn: Callable, spec) -> Any:
-    """The structure of ``fn``'s result, traced on placeholders of ``spec`` in a scratch
-    graph (as TensorFlow finds it: without computing any element). Inside a trace the scratch
-    graph is a child of the traced one, so ``fn`` may use the traced function's tensors."""
+def traced_call(fn: Callable, spec, describe: Callable[[Any], Any]) -> Any:
+    """``describe(fn(element))`` for an element of placeholders of ``spec``, traced in a scratch
+    graph (as TensorFlow finds a function's result: without computing any element). Inside a
+    trace the scratch graph is a child of the traced one, so ``fn`` may use the traced
+    function's tensors. ``describe`` runs in the scratch graph too (it may trace more)."""
     outer = tracing.current_graph() if tracing.is_tracing() else None
     graph = Graph("dataset_function" if outer is None else f"{outer.name}/dataset_function",
                   parent=outer)
-    placeholders = [graph.add_placeholder(s.dtype, s.shape, f"component_{i}")
-                    for i, s in enumerate(structure.flatten(spec))]
-    with tracing.building(graph):
-        result = structure.to_tensors(
-            structure.call_with_element(fn, structure.pack_like(spec, placeholders)))
-    return structure.spec_of(result)
+    token = _spec_only.set(True)
+    try:
+        with tracing.building(graph):
+            return describe(structure.call_with_element(fn, placeholder_element(graph, spec)))
+    finally:
+        _spec_only.reset(token)
+
+
+def placeholder_element(graph: Graph, spec) -> Any:
+    """An element of ``spec`` made of ``graph``'s placeholders; a ``DatasetSpec`` leaf (the
+    elements of ``window``) becomes a dataset of placeholders."""
+    leaves = []
+    for k, leaf in enumerate(structure.flatten(spec)):
+        if hasattr(leaf, "placeholder"):
+            leaves.append(leaf.placeholder(graph, f"component_{k}"))
+        else:
+            leaves.append(graph.add_placeholder(leaf.dtype, leaf.shape, f"component_{k}"))
+    return structure.pack_like(spec, leaves)
+
+
+def traced_spec(fn: Callable, spec) -> Any:
+    """The structure of ``fn``'s result (a spec of ``TensorSpec``s), without computing it."""
+    return traced_call(fn, spec, lambda result: structure.spec_of(structure.to_tensors(result)))
+
+
+# Methods whose count does not change the element spec: ``fn`` in ``flat_map(lambda x:
+# D.from_tensors(x).repeat(x))`` may use the element as one, traced on a placeholder.
+_SPEC_NEUTRAL = frozenset({"take", "skip", "repeat"})
+_spec_only = contextvars.ContextVar("spec_only", default=False)
 
 
 def count_arg(method: str, count) -> int:
     """A count as a Python int; tensors must be concrete (the dataset's length is fixed when
-    it is made)."""
+    it is made), but for a dataset made while ``traced_call`` finds a spec."""
     if isinstance(count, EagerTensor):
         count = count.numpy()
     if isinstance(count, np.ndarray) and count.ndim == 0:
         count = count.item()
     if isinstance(count, (int, np.integer)) and not isinstance(count, bool):
         return int(count)
+    if isinstance(count, Tensor) and _spec_only.get() and method in _SPEC_NEUTRAL:
+        return 1  # a stand-in: this node is made only to read its element spec
     if isinstance(count, Tensor):
         raise TypeError(f"Dataset.{method}: the count is a symbolic tensor; a dataset's counts "
                         f"must be known when it is made. Pass a Python int (or build the "
@@ -84,7 +113,7 @@ class Map(Node):
         return derived(parent, stages=parent.stages + (stage,))
 
 
-def predicate_truth(value, concrete: bool):
+def predicate_truth(value, concrete: bool, method: str = "filter"):
     """The predicate's result as a Python bool (eagerly) or a bool scalar tensor; any other
     type is refused, as in TensorFlow (a number is not silently compared with 0)."""
     if isinstance(value, (bool, np.bool_)):
@@ -93,7 +122,7 @@ def predicate_truth(value, concrete: bool):
         return bool(value.numpy()) if concrete else value
     described = (f"a {value.dtype.name} tensor of shape {format_shape(value.shape)}"
                  if isinstance(value, Tensor) else f"{type(value).__name__} {value!r}")
-    raise ValueError(f"Dataset.filter: the predicate must return a scalar bool tensor, got "
+    raise ValueError(f"Dataset.{method}: the predicate must return a scalar bool tensor, got "
                     f"{described}. Compare explicitly, e.g. `x > 0`, or reduce with "
                     f"rt.reduce_all.")
 
@@ -244,8 +273,9 @@ class Repeat(Node):
                 "reshuffle_each_iteration=False, or run the epochs as an outer Python loop.")
         if any(stage.initial for stage in parent.stages):
             raise cannot_stage(
-                "it repeats a take, skip or enumerate that follows a filter (their counters "
-                "would have to restart each repetition)",
+                "it repeats a take, skip, enumerate, shard, take_while or scan that follows a "
+                "filter, or a scan (their counters or state would have to restart each "
+                "repetition)",
                 "Move repeat before the filter, or iterate the repetitions in an outer loop.")
         n = parent.length
         if self.count > 0:
@@ -284,6 +314,54 @@ class Enumerate(Node):
             return rest((counter + start, element), replace_state(states, k, (counter + 1,)))
 
         return derived(parent, stages=parent.stages + (Stage(run, (index(0),)),))
+
+
+class Scan(Node):
+    """``scan(initial_state, scan_func)``: ``state, output = scan_func(state, element)`` for each
+    element in turn; the outputs are the elements. The state keeps its structure and dtypes.
+
+    In a graph loop the state is carried by the loop (a stage's own values), so a scan is
+    staged wherever it stands."""
+
+    label = "scan"
+
+    def __init__(self, parent: Node, initial_state, fn: Callable):
+        self.inputs, self.fn = (parent,), fn
+        self.initial = structure.map_leaves(convert_to_tensor, initial_state)
+
+    def step(self, state, element) -> tuple:
+        """``(new_state, output)``, both as tensors, the state checked against the old one."""
+        result = structure.to_tensors(self.fn(state, element))
+        if not (type(result) is tuple and len(result) == 2):
+            raise TypeError(f"Dataset.scan: scan_func must return a pair (new_state, "
+                            f"output_element), got {structure.describe(result)}. Return "
+                            f"`state, element`.")
+        return structure.checked_state("scan", "scan_func", state, result[0]), result[1]
+
+    def iterate(self) -> Iterator[Any]:
+        state = self.initial
+        for element in self.inputs[0].iterate():
+            state, output = self.step(state, element)
+            yield output
+
+    def spec(self):
+        state_spec = structure.spec_of(self.initial)
+        return traced_call(self.step, (state_spec, self.inputs[0].spec()),
+                           lambda result: structure.spec_of(result[1]))
+
+    def holds_symbolic(self) -> bool:
+        return super().holds_symbolic() or any(
+            is_symbolic_leaf(leaf) for leaf in structure.flatten(self.initial))
+
+    def plan(self) -> Plan:
+        parent = self.inputs[0].plan()
+
+        def run(element, states, user, rest, k):
+            state, output = self.step(structure.pack_like(self.initial, states[k]), element)
+            return rest(output, replace_state(states, k, tuple(structure.flatten(state))))
+
+        stage = Stage(run, tuple(structure.flatten(self.initial)))
+        return derived(parent, stages=parent.stages + (stage,))
 
 
 class Passthrough(Node):

@@ -127,6 +127,31 @@ def structure_of(structure) -> Any:
     return "*"
 
 
+def assert_same_structure(first, second, check_types: bool = True) -> None:
+    """Raises unless both nest alike: a ``ValueError`` when their nesting or lengths differ,
+    a ``TypeError`` when only the kinds of sequences do (a list against a tuple), unless
+    ``check_types`` is False (TensorFlow's rules)."""
+    if structure_of(first) == structure_of(second):
+        return
+    if _kinds_erased(structure_of(first)) == _kinds_erased(structure_of(second)):
+        if not check_types:
+            return
+        raise TypeError(f"The two structures nest alike but their sequences are of different "
+                        f"types: {describe_structure(first)} and {describe_structure(second)}. "
+                        f"Convert one, or pass check_types=False.")
+    raise ValueError(f"The two structures do not nest alike: {describe_structure(first)} and "
+                     f"{describe_structure(second)}.")
+
+
+def _kinds_erased(description):
+    """``structure_of``'s description with lists and tuples alike."""
+    if isinstance(description, tuple) and description and description[0] in ("list", "tuple"):
+        return ("sequence", tuple(_kinds_erased(item) for item in description[1]))
+    if isinstance(description, tuple) and description and description[0] == "dict":
+        return ("dict", tuple((key, _kinds_erased(item)) for key, item in description[1]))
+    return description
+
+
 def describe_structure(structure) -> str:
     """Readable nesting, e.g. ``(*, [*, *])`` or ``{'a': *}``; leaves in ``flatten`` order."""
     if isinstance(structure, dict):

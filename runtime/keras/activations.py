@@ -51,7 +51,7 @@ def softplus(x):
 
 
 def softsign(x):
-    return x / (_math.abs(x) + 1.0)
+    return _nn.softsign(x)
 
 
 def swish(x):

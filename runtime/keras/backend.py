@@ -16,4 +16,19 @@ def floatx() -> str:
     return "float32"
 
 
+def epsilon() -> float:
+    """The fuzz factor losses and metrics use (clipping probabilities, dividing)."""
+    return 1e-7
+
+
+def image_data_format() -> str:
+    """Images are channels last, the only layout the layers take."""
+    return "channels_last"
+
+
+def int_shape(x) -> tuple:
+    """The static shape of a tensor, variable or Keras tensor, None for unknown dimensions."""
+    return tuple(x.shape)
+
+
 __getattr__ = _missing("keras.backend")

@@ -247,6 +247,24 @@ class ModelCheckpoint(Callback):
         self.model.save_weights(path)
 
 
+class TensorBoard(Callback):
+    """Accepted so that programs run, but it records nothing: TensorBoard's event files need
+    TensorFlow's summary writer, which the runtime does not have. It says so once, when
+    training starts; CSVLogger writes the same per-epoch logs to a file."""
+
+    def __init__(self, log_dir="logs", histogram_freq=0, write_graph=True, write_images=False,
+                 write_steps_per_second=False, update_freq="epoch", profile_batch=0,
+                 embeddings_freq=0, embeddings_metadata=None):
+        super().__init__()
+        self.log_dir = os.fspath(log_dir)
+
+    def on_train_begin(self, logs=None):
+        warnings.warn(f"TensorBoard writes no logs under rt.keras (TensorBoard's event files "
+                      f"need TensorFlow's summary writer); nothing goes to {self.log_dir!r}. "
+                      f"Use keras.callbacks.CSVLogger for a file of each epoch's logs.",
+                      UserWarning, stacklevel=2)
+
+
 class ReduceLROnPlateau(Callback):
     """Multiplies the learning rate by ``factor`` once ``monitor`` has not improved by more
     than ``min_delta`` for ``patience`` epochs (not below ``min_lr``), then waits ``cooldown``

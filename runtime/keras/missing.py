@@ -12,7 +12,7 @@ _TABLE = {
     DTypePolicy FloatDTypePolicy Function InputSpec Operation Quantizer RematScope
     StatelessScope SymbolicScope Variable applications config constraints datasets device
     distillation distribution dtype_policies export legacy mixed_precision name_scope ops
-    preprocessing quantizers random remat tree version visualization wrappers
+    quantizers random remat tree version visualization wrappers
     """,
     "keras.layers": """
     AdaptiveAveragePooling1D AdaptiveAveragePooling2D AdaptiveAveragePooling3D
@@ -56,7 +56,7 @@ _TABLE = {
     CosineDecayRestarts deserialize serialize
     """,
     "keras.callbacks": """
-    BackupAndRestore OrbaxCheckpoint ProgbarLogger RemoteMonitor SwapEMAWeights TensorBoard
+    BackupAndRestore OrbaxCheckpoint ProgbarLogger RemoteMonitor SwapEMAWeights
     """,
     "keras.initializers": """
     STFT STFTInitializer deserialize serialize stft
@@ -84,9 +84,9 @@ _TABLE = {
     binary_focal_crossentropy cast cast_to_floatx categorical_crossentropy
     categorical_focal_crossentropy clip concatenate constant conv1d conv2d conv2d_transpose
     conv3d cos count_params ctc_batch_cost ctc_decode ctc_label_dense_to_sparse cumprod
-    cumsum depthwise_conv2d dot dropout dtype elu epsilon equal eval exp expand_dims eye
+    cumsum depthwise_conv2d dot dropout dtype elu equal eval exp expand_dims eye
     flatten foldl foldr gather get_uid get_value gradients greater greater_equal
-    hard_sigmoid image_data_format in_top_k int_shape is_float_dtype is_int_dtype
+    hard_sigmoid in_top_k is_float_dtype is_int_dtype
     is_keras_tensor is_sparse l2_normalize less less_equal log map_fn max maximum mean min
     minimum moving_average_update name_scope ndim not_equal one_hot ones ones_like
     permute_dimensions pool2d pool3d pow prod random_bernoulli random_normal

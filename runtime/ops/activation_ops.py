@@ -1,6 +1,6 @@
 """The activations of ``rt.nn`` that compose from existing ops (TensorFlow's formulas), so
 each has its gradient without a rule of its own: ``elu``, ``selu``, ``gelu``, ``silu``/
-``swish``, ``relu6``."""
+``swish``, ``softsign``, ``relu6``."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import math
 
 from runtime.ops.array_ops import where
 from runtime.ops.dispatch import convert_to_tensor
-from runtime.ops.math_ops import (add, exp, greater, greater_equal, less, minimum, multiply,
-                                  sigmoid, subtract, tanh)
+from runtime.ops.math_ops import (abs, add, divide, exp, greater, greater_equal, less,  # noqa: A004
+                                  minimum, multiply, sigmoid, subtract, tanh)
 from runtime.ops.nn_ops import _floating
 from runtime.ops.special_math_ops import erf
 from runtime.tensor import Tensor
@@ -52,6 +52,12 @@ def silu(features, beta: float = 1.0) -> Tensor:
 
 
 swish = silu
+
+
+def softsign(features) -> Tensor:
+    """``features / (|features| + 1)``: a tanh-like curve that approaches ±1 polynomially."""
+    x = _floating("softsign", features)
+    return divide(x, add(abs(x), 1.0))
 
 
 def relu6(features) -> Tensor:

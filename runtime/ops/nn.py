@@ -1,6 +1,6 @@
 """``rt.nn``: neural-network helpers."""
 
-from runtime.ops.activation_ops import elu, gelu, relu6, selu, silu, swish
+from runtime.ops.activation_ops import elu, gelu, relu6, selu, silu, softsign, swish
 from runtime.ops.conv_ops import conv1d, conv2d
 from runtime.ops.dropout_ops import dropout
 from runtime.ops.math_ops import sigmoid, tanh
@@ -17,5 +17,5 @@ __all__ = ["avg_pool2d", "batch_normalization", "bias_add", "conv1d", "conv2d", 
            "elu", "embedding_lookup", "gelu", "l2_loss", "l2_normalize", "leaky_relu",
            "log_softmax", "max_pool2d", "moments", "relu", "relu6", "selu", "sigmoid",
            "sigmoid_cross_entropy_with_logits", "silu", "softmax",
-           "softmax_cross_entropy_with_logits", "softplus",
+           "softmax_cross_entropy_with_logits", "softplus", "softsign",
            "sparse_softmax_cross_entropy_with_logits", "swish", "tanh", "top_k"]

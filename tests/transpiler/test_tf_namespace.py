@@ -370,3 +370,35 @@ def test_functions_given_to_map_fn_and_scan_are_converted_as_in_tensorflow():
     mapped, scanned = apply(tf.constant([1.0, 3.0, 2.0, 5.0]))
     assert mapped.numpy().tolist() == [1.0, 0.0, 2.0, 0.0]
     assert scanned.numpy().tolist() == [1.0, 14.0, 16.0, 31.0]
+
+
+def test_names_programs_use_at_their_start():
+    assert tf.__version__.startswith("2.") and tf.version.VERSION == tf.__version__
+    tf.get_logger().setLevel("ERROR")  # what programs do first
+    assert tf.keras.backend.epsilon() == 1e-7 and tf.keras.backend.image_data_format() == \
+        "channels_last"
+    assert tf.keras.backend.int_shape(tf.keras.Input((3,))) == (None, 3)
+    assert tf.keras.preprocessing.sequence.pad_sequences([[1, 2], [3]]).tolist() == \
+        [[1, 2], [0, 3]]
+    layer = tf.keras.layers.Dense(2, kernel_initializer=tf.constant_initializer(0.5),
+                                  bias_initializer=tf.zeros_initializer())
+    assert layer(np.ones((1, 3), np.float32)).numpy().tolist() == [[1.5, 1.5]]
+    np.testing.assert_allclose(tf.nn.softsign(tf.constant([-2.0, 3.0])).numpy(),
+                               [-2 / 3, 0.75], rtol=1e-6)
+
+
+def test_assert_same_structure_tells_nesting_from_sequence_types():
+    tf.nest.assert_same_structure([1, (2, 3)], [4, (5, 6)])
+    tf.nest.assert_same_structure([1, 2], (1, 2), check_types=False)
+    with pytest.raises(TypeError, match="different types"):
+        tf.nest.assert_same_structure([1, 2], (1, 2))
+    with pytest.raises(ValueError, match="do not nest alike"):
+        tf.nest.assert_same_structure({"a": 1}, {"b": 1})
+
+
+def test_tensorboard_callback_is_accepted_and_says_it_records_nothing():
+    model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    with pytest.warns(UserWarning, match="TensorBoard writes no logs"):
+        model.fit(np.ones((4, 2)), np.ones((4, 1)), verbose=0,
+                  callbacks=[tf.keras.callbacks.TensorBoard(log_dir="unused")])

@@ -7,6 +7,9 @@ name with no equivalent raises an ``AttributeError`` that names it; the README's
 programs" section has the table.
 """
 
+import logging as _logging
+import types as _types
+
 import runtime as _rt
 from runtime import data, keras  # noqa: F401  (tf.data, tf.keras)
 from transpiler import api as _api
@@ -16,6 +19,24 @@ from transpiler.tf._names import export as _export, missing as _missing
 
 function = _api.function
 optimizers = keras.optimizers
+
+# The TensorFlow version whose API this namespace follows (its programs are checked against it).
+__version__ = "2.21.0"
+version = _types.SimpleNamespace(VERSION=__version__)
+
+
+def get_logger() -> _logging.Logger:
+    """The logger TensorFlow's messages go to (programs set its level; nothing here logs)."""
+    return _logging.getLogger("tensorflow")
+
+
+# TensorFlow 2's initializer names: Keras' initializers.
+constant_initializer = keras.initializers.Constant
+zeros_initializer = keras.initializers.Zeros
+ones_initializer = keras.initializers.Ones
+random_normal_initializer = keras.initializers.RandomNormal
+random_uniform_initializer = keras.initializers.RandomUniform
+glorot_uniform_initializer = keras.initializers.GlorotUniform
 
 _export(globals(), _rt, """
     DType GradientTape IndexedSlices Module Tensor TensorArray TensorShape TensorSpec

@@ -14,6 +14,6 @@ _export(globals(), _rt.math, """
     square squared_difference subtract tan tanh top_k truncatediv unsorted_segment_sum
     scalar_mul=multiply truediv=divide
 """)
-_export(globals(), _rt.nn, "log_softmax softmax softplus")
+_export(globals(), _rt.nn, "log_softmax softmax softplus softsign")
 
 __getattr__ = _missing("tf.math")

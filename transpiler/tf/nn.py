@@ -7,7 +7,7 @@ _export(globals(), _rt.nn, """
     avg_pool2d batch_normalization bias_add conv1d conv2d dropout elu embedding_lookup gelu
     l2_loss l2_normalize leaky_relu log_softmax max_pool2d moments relu relu6 selu sigmoid
     sigmoid_cross_entropy_with_logits silu softmax softmax_cross_entropy_with_logits softplus
-    sparse_softmax_cross_entropy_with_logits swish tanh top_k
+    softsign sparse_softmax_cross_entropy_with_logits swish tanh top_k
 """)
 
 __getattr__ = _missing("tf.nn")

@@ -12,7 +12,7 @@ import string
 import numpy as np
 
 from runtime.errors import GradientError, ShapeError
-from runtime.ops.array_ops import expand_dims, ones_like
+from runtime.ops.array_ops import EYE, expand_dims, ones_like
 from runtime.ops.dispatch import apply_op, convert_to_tensor
 from runtime.ops.math_ops import multiply
 from runtime.ops.registry import OpDef, register
@@ -83,21 +83,46 @@ def _einsum_infer(*operands, equation):
     return dtype, tuple([sizes[c] for c in head] + middle + [sizes[c] for c in tail])
 
 
+def _unrepeated(subs: str, x, equation: str) -> tuple[str, list[str], list]:
+    """``subs`` with each repeat of a letter renamed to a fresh letter, and the identity
+    matrices that tie each fresh letter to its original: ``x[i, i]`` is
+    ``sum over k of x[i, k] * eye[i, k]``, so the operand's gradient is that of one whose
+    letters are all distinct, with the identities as more operands (a diagonal's gradient
+    lands on the diagonal)."""
+    unused = iter(c for c in string.ascii_letters if c not in equation)
+    renamed, ties, identities, seen = "", [], [], set()
+    body = subs.replace("...", "")
+    positions = _labels(subs, x.ndim)
+    letter_dims = [d for d, label in zip(x.shape, positions) if label != "..."]
+    for c, dim in zip(body, letter_dims):
+        if c not in seen:
+            seen.add(c)
+            renamed += c
+            continue
+        if dim is None:
+            raise GradientError(f"einsum: the gradient of {equation!r} through the repeated "
+                                f"subscript {c!r} needs that dimension's size while tracing.")
+        fresh = next(unused)
+        renamed += fresh
+        ties.append(c + fresh)
+        identities.append(apply_op(EYE, (), {"n": dim, "m": dim, "dtype": x.dtype}))
+    if "..." in subs:  # the ellipsis back where it was
+        head = len(subs.split("...")[0])
+        renamed = renamed[:head] + "..." + renamed[head:]
+    return renamed, ties, identities
+
+
 def _einsum_grad(node, dy):
     equation = node.attrs["equation"]
     inputs, output = _parse(equation, len(node.inputs))
     grads = []
     for i, x in enumerate(node.inputs):
-        subs = inputs[i]
-        letters = subs.replace("...", "")
-        if len(set(letters)) != len(letters):
-            raise GradientError(f"einsum: the gradient of {equation!r} is not defined for an "
-                                f"operand with a repeated subscript ({subs!r}).")
-        others = [s for j, s in enumerate(inputs) if j != i]
+        subs, ties, identities = _unrepeated(inputs[i], x, equation)
+        others = [s for j, s in enumerate(inputs) if j != i] + ties
         available = set(output + "".join(others))
         target = "".join(c for c in subs if c == "." or c in available)
         grad = einsum(",".join([output] + others) + "->" + target,
-                      dy, *[v for j, v in enumerate(node.inputs) if j != i])
+                      dy, *[v for j, v in enumerate(node.inputs) if j != i], *identities)
         if target != subs:  # letters summed away: broadcast back over them
             labels = _labels(subs, x.ndim)
             for position, label in enumerate(labels):

@@ -84,3 +84,4 @@ def test_selu_takes_the_positive_sides_slope_at_zero(traced):
     np.testing.assert_allclose(result, [scale, scale, scale, scale * alpha * np.exp(-0.5)],
                                rtol=1e-15)
     np.testing.assert_array_equal(rt.nn.selu(x).numpy()[:3], [0.0, 0.0, 1e-300 * scale])
+

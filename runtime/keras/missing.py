@@ -69,7 +69,7 @@ _TABLE = {
     OrthogonalRegularizer orthogonal_regularizer
     """,
     "keras.utils": """
-    Config CustomObjectScope FeatureSpace Progbar PyDataset Sequence array_to_img
+    Config CustomObjectScope FeatureSpace Progbar array_to_img
     audio_dataset_from_directory bounding_boxes custom_object_scope deserialize_keras_object
     disable_interactive_logging enable_interactive_logging get_custom_objects get_file
     get_registered_name get_registered_object get_source_inputs image_dataset_from_directory

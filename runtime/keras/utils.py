@@ -1,4 +1,4 @@
-"""``keras.utils``: ``set_random_seed``, ``to_categorical``, ``pad_sequences``."""
+"""``keras.utils``: ``set_random_seed``, ``to_categorical``, ``pad_sequences``, ``PyDataset``."""
 
 from __future__ import annotations
 
@@ -64,6 +64,42 @@ def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre", truncati
         else:
             result[index, -len(kept):] = kept
     return result
+
+
+class PyDataset:
+    """The base class of batch sources written in Python: a subclass gives ``__len__`` (the
+    number of batches) and ``__getitem__(index)`` (batch ``index``: ``x``, ``(x, y)`` or
+    ``(x, y, sample_weight)``), and may override ``on_epoch_end``. ``fit``, ``evaluate`` and
+    ``predict`` take it like a dataset, its batches in order; ``workers`` and
+    ``use_multiprocessing`` are accepted and change nothing (the batches are made in this
+    thread)."""
+
+    def __init__(self, workers=1, use_multiprocessing=False, max_queue_size=10):
+        self.workers, self.use_multiprocessing = workers, use_multiprocessing
+        self.max_queue_size = max_queue_size
+
+    def __len__(self) -> int:
+        raise NotImplementedError(f"{type(self).__name__} must define __len__ (its number of "
+                                  f"batches).")
+
+    def __getitem__(self, index):
+        raise NotImplementedError(f"{type(self).__name__} must define __getitem__(index), "
+                                  f"returning batch number index.")
+
+    @property
+    def num_batches(self) -> int:
+        return len(self)
+
+    def on_epoch_end(self) -> None:
+        """Called after each pass over all the batches (reshuffle the samples here)."""
+
+    def __iter__(self):
+        for index in range(len(self)):
+            yield self[index]
+        self.on_epoch_end()
+
+
+Sequence = PyDataset  # its Keras 2 name
 
 
 def clear_session() -> None:

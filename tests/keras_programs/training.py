@@ -155,3 +155,29 @@ def steps_in_evaluate_predict_and_validation(tf):
             model.evaluate(dataset.repeat(), steps=3, verbose=1),
             model.predict(dataset, steps=2, verbose=0), model.predict(x, batch_size=5, steps=1,
                                                                      verbose=1))
+
+
+def fit_evaluate_predict_on_a_py_dataset(tf):
+    x, y = data(12, 3, seed=23)
+
+    class Batches(tf.keras.utils.PyDataset):
+        def __init__(self, with_labels=True, **kwargs):
+            super().__init__(**kwargs)
+            self.with_labels, self.epochs_ended = with_labels, 0
+
+        def __len__(self):
+            return 3
+
+        def __getitem__(self, index):
+            part = slice(4 * index, 4 * index + 4)
+            return (x[part], y[part]) if self.with_labels else x[part]
+
+        def on_epoch_end(self):
+            self.epochs_ended += 1
+
+    model = _regressor(tf, 23)
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    batches = Batches()
+    history = model.fit(batches, epochs=2, verbose=0, shuffle=False)
+    return (history.history, model.get_weights(), model.evaluate(Batches(), verbose=0),
+            model.predict(Batches(with_labels=False), verbose=0), batches.epochs_ended >= 2)

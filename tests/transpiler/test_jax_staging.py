@@ -131,6 +131,76 @@ def test_a_loop_over_an_empty_array_runs_no_iteration():
         assert float(_jit(sum_of_rows)(xs[1:])) == float(sum_of_rows(xs[1:]))
 
 
+def zipped_and_enumerated(x, y):
+    total = 0.0
+    for i, (a, b) in enumerate(zip(x, y * 2)):
+        total += a * b * i
+    for (i, a), b in zip(enumerate(x, 1), y):
+        if a > 2.5:
+            break
+        total += a * b * i
+    for i, ((j, a), b) in enumerate(zip(enumerate(x), y[1:])):
+        total += a * b * i * j
+    return total
+
+
+def test_enumerate_of_zip_and_zip_of_enumerate():
+    # Each was refused: "'TensorZip' object is not iterable".
+    f = _jit(zipped_and_enumerated)
+    for x, y in (([1.0, 2.0, 3.0], [0.5, -1.0, 4.0]), ([3.0, 1.0, 2.0], [2.0, 2.0, 2.0])):
+        x, y = np.asarray(x, np.float32), np.asarray(y, np.float32)
+        assert float(f(x, y)) == pytest.approx(zipped_and_enumerated(x, y))
+
+
+def stepped_sum(n, step):
+    total = 0
+    for i in range(0, n, step):
+        total += i
+    return total
+
+
+def zero_step_sum(n):
+    total = 0
+    for i in range(0, n, 0):
+        total += i
+    return total
+
+
+def test_a_range_with_a_step_of_zero_fails_as_in_python():
+    # Python: ValueError("range() arg 3 must not be zero"); a traced step is checked when the
+    # function runs (a step of 0 used to run no iteration and give 0).
+    f = _jit(stepped_sum)
+    for n, step in ((7, 2), (-7, -3), (3, 5)):
+        assert int(f(jnp.int32(n), jnp.int32(step))) == stepped_sum(n, step)
+    for n in (5, -5):
+        with pytest.raises(Exception, match=r"range\(\) arg 3 must not be zero: the for loop "
+                                            r"at test_jax_staging.py:\d+"):
+            f(jnp.int32(n), jnp.int32(0)).block_until_ready()
+    with pytest.raises(ValueError, match=r"range\(\) arg 3 must not be zero: the for loop at "
+                                         r"test_jax_staging.py:\d+"):
+        _jit(zero_step_sum)(jnp.int32(7))
+
+
+def total_of_first(x, n):
+    total = 0
+    for i in range(n):
+        total += x[i]
+    return total
+
+
+def test_a_python_int_a_loop_makes_a_float_fails_when_the_loop_runs_zero_times():
+    # Python keeps the int 0 then; the traced loop has one type for 'total', float32 (as the
+    # PyTorch backend, which checks the same; it used to give 0.0).
+    f = _jit(total_of_first)
+    x = np.asarray([1.0, 2.0, 3.0], np.float32)
+    for n in (1, 3):
+        assert float(f(x, jnp.int32(n))) == total_of_first(x, n)
+    with pytest.raises(Exception, match=r"the for loop at test_jax_staging.py:\d+ ran zero "
+                                        r"times, so 'total' keeps the Python number it had "
+                                        r"before it, which each iteration makes a float32 array"):
+        f(x, jnp.int32(0)).block_until_ready()
+
+
 def rows_added_to_a_number(xs):
     acc = 0.0
     for i, row in enumerate(xs):

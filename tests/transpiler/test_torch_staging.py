@@ -26,6 +26,7 @@ pytestmark = pytest.mark.filterwarnings(
 
 from tests.torch_programs import Calls  # noqa: E402
 import transpiler  # noqa: E402
+from runtime.errors import GraphTypeError  # noqa: E402
 from transpiler import convert  # noqa: E402
 
 
@@ -400,17 +401,38 @@ def test_none_and_strings_as_arguments_of_a_compiled_function():
         assert torch.equal(compiled(*args, **kwargs), with_optional_bias(*args, **kwargs))
 
 
-def test_a_refusal_under_torch_compile_keeps_its_message():
-    # Dynamo reports any error of the opaque call as its own; the refusal is the root cause.
-    with pytest.raises(Exception) as caught:
+def halved_while_above_one(n):
+    x = n
+    while x > 1:
+        x = x / 2
+    return x
+
+
+halved_converted = convert(halved_while_above_one)
+
+
+def plus_one_of_halved(n):
+    return halved_converted(n) + 1
+
+
+def test_a_refusal_under_torch_compile_is_the_error_the_user_sees():
+    # Dynamo reports an error of an opaque call as its own ("Unsupported output type for
+    # nonstrict_trace-ed function"), the refusal hidden in its suppressed context.
+    with pytest.raises(GraphTypeError,
+                       match=r"^'the value' is 'big' in the true branch and 'small' in the false "
+                             r"branch of the conditional expression on a traced PyTorch tensor "
+                             r"at test_torch_staging.py:\d+"):
         torch.compile(convert(label_by_value), fullgraph=True, backend="aot_eager")(_t(1.0))
-    causes, error = [], caught.value
-    while error is not None:
-        causes.append(error)
-        error = error.__cause__ or error.__context__
-    assert re.search(r"'the value' is 'big' in the true branch and 'small' in the false branch "
-                     r"of the conditional expression on a traced PyTorch tensor at "
-                     r"test_torch_staging.py:\d+", str(causes[-1]))
+    # Called from a compiled function, which Dynamo traces into.
+    with pytest.raises(GraphTypeError,
+                       match=r"^'x' has dtype int64 before an iteration of the while loop at "
+                             r"test_torch_staging.py:\d+ and dtype float32 after it"):
+        torch.compile(plus_one_of_halved, fullgraph=True, backend="aot_eager")(_t(9))
+
+
+def test_without_fullgraph_a_refusal_is_a_graph_break_that_runs_as_python():
+    compiled = torch.compile(convert(halved_while_above_one), backend="aot_eager")
+    assert float(compiled(_t(9))) == halved_while_above_one(_t(9))
 
 
 def test_many_converted_functions_each_compile_as_their_own_function():
@@ -688,6 +710,67 @@ def test_a_python_int_a_loop_makes_a_float_fails_when_the_loop_runs_zero_times()
     with pytest.raises(RuntimeError, match=r"the for loop at test_torch_staging.py:\d+ ran zero "
                                            r"times, so 'total' keeps the Python number"):
         exported(x, _t(0))
+
+
+def prefix_sum(xs, n):
+    total = xs[0] * 0
+    for i in range(n):
+        total = total + xs[i]
+    return total
+
+
+def test_indexing_by_a_loop_counter_compiles_with_inductor():
+    # The one extra Inductor compile of this file (slow on two cores): Inductor lowers the
+    # read of the counter as an integer only where the trace bound its symbol to the node.
+    compiled = torch.compile(convert(prefix_sum), fullgraph=True)
+    xs = _t([1.0, 2.0, 3.0])
+    for n in (0, 2, 3):
+        assert float(compiled(xs, _t(n))) == float(prefix_sum(xs, _t(n)))
+
+
+def stepped_sum(n, step):
+    total = 0
+    for i in range(0, n, step):
+        total += i
+    return total
+
+
+def zero_step_sum(n):
+    total = 0
+    for i in range(0, n, 0):
+        total += i
+    return total
+
+
+def test_a_range_with_a_step_of_zero_fails_as_in_python():
+    # Python: ValueError("range() arg 3 must not be zero"); a traced step is checked when the
+    # program runs (a step of 0 used to run no iteration and give 0).
+    _check_both(stepped_sum, [(_t(7), _t(2)), (_t(-7), _t(-3)), (_t(3), _t(5))])
+    exported = torch.export.export(Calls(convert(stepped_sum)), (_t(7), _t(2))).module()
+    for n in (5, -5):
+        with pytest.raises(RuntimeError, match=r"range\(\) arg 3 must not be zero: the for loop "
+                                               r"at test_torch_staging.py:\d+"):
+            exported(_t(n), _t(0))
+    with pytest.raises(ValueError, match=r"range\(\) arg 3 must not be zero: the for loop at "
+                                         r"test_torch_staging.py:\d+"):
+        torch.export.export(Calls(convert(zero_step_sum)), (_t(7),))
+
+
+def zipped_and_enumerated(x, y):
+    total = 0.0
+    for i, (a, b) in enumerate(zip(x, y * 2)):
+        total += a * b * i
+    for (i, a), b in zip(enumerate(x, 1), y):
+        if a > 2.5:
+            break
+        total += a * b * i
+    return total
+
+
+def test_enumerate_of_zip_and_zip_of_enumerate():
+    # Each was refused: "'TensorZip' object is not iterable".
+    _check_both(zipped_and_enumerated, [(_t([1.0, 2.0, 3.0]), _t([0.5, -1.0, 4.0])),
+                                        (_t([3.0, 1.0, 2.0]), _t([2.0, 2.0, 2.0]))])
 
 
 def assigned_in_one_branch(x):

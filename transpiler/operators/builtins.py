@@ -19,7 +19,7 @@ from runtime.ops.array_ops import checked_cast
 from runtime.ops.io_ops import FormattedValue
 from transpiler import trace_events
 from transpiler.operators import staging
-from transpiler.operators.control_flow import TensorEnumerate, TensorZip
+from transpiler.operators.tensor_sequences import TensorEnumerate, TensorZip, is_sequence
 from transpiler.operators.formatting import StagedText, flatten_print_values
 
 
@@ -247,15 +247,21 @@ def _extreme_engine(args):
 
 
 def enumerate_(iterable, start=0):
-    if staging.backend_for(iterable) is not None:
+    if _staged_sequence(iterable):
         return TensorEnumerate(iterable, start)
     return builtins.enumerate(iterable, start)
 
 
 def zip_(*iterables, **kwargs):
-    if not kwargs and iterables and all(staging.backend_for(i) is not None for i in iterables):
+    if not kwargs and iterables and all(map(_staged_sequence, iterables)):
         return TensorZip(iterables)
     return builtins.zip(*iterables, **kwargs)
+
+
+def _staged_sequence(iterable) -> bool:
+    """Whether a loop over ``iterable`` (and so over an enumerate or zip of it) is staged: a
+    tensor an engine stages, or an enumerate or zip of such tensors (``enumerate(zip(x, y))``)."""
+    return is_sequence(iterable) or staging.backend_for(iterable) is not None
 
 
 # The builtins generated code replaces, by name.

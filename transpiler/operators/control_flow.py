@@ -27,6 +27,7 @@ from runtime.staged_list import StagedList
 from runtime.source_location import Location, translate, user_location
 from transpiler.operators import staging
 from transpiler.operators.places import Place
+from transpiler.operators.tensor_sequences import is_sequence, item_at, length_of, tensors_of
 from transpiler import trace_events
 from transpiler.errors import UnsupportedSyntaxError
 from transpiler.generated_sources import is_generated
@@ -899,10 +900,8 @@ def _for_backend(iterable):
     if isinstance(iterable, StagedList) or (isinstance(iterable, rt.data.Dataset)
                                             and tracing.is_tracing()):
         return staging.backend_for_runtime()
-    if isinstance(iterable, TensorEnumerate):
-        return staging.backend_for(iterable.tensor)
-    if isinstance(iterable, TensorZip):
-        return staging.backend_for_any(iterable.tensors)
+    if is_sequence(iterable):
+        return staging.backend_for_any(tensors_of(iterable))
     if isinstance(iterable, staging.StagedRange):
         return staging.backend_for_bounds((iterable.start, iterable.limit, iterable.delta))
     return staging.backend_for(iterable)
@@ -941,6 +940,22 @@ def graph_for_stmt(iterable, extra_test: Callable | None, body: Callable[[Any], 
         set_state(final)
 
 
+def kept_number_message(loop: str, name: str, made: str) -> str:
+    """What a staged loop that ran zero times says of ``name``, a Python number before it that
+    each iteration makes ``made`` (another kind: ``total = 0``, then ``total += x[i]``, a
+    float): Python keeps the number there, and one traced value cannot be both."""
+    return (f"{loop} ran zero times, so '{name}' keeps the Python number it had before it, "
+            f"which each iteration makes {made}; one traced value cannot be both. Give "
+            f"'{name}' a value of the loop's kind before it (0.0 for a float).")
+
+
+def zero_step_message() -> str:
+    """What a staged ``for`` loop over a range whose step is 0 says (Python's ``range`` raises
+    ``ValueError`` with the words this message starts with)."""
+    return (f"range() arg 3 must not be zero: the for loop{_where()} iterates over a range "
+            f"whose step is 0, which Python refuses. Give range a step other than 0.")
+
+
 def _as_condition(value):
     if isinstance(value, rt.Tensor):
         return value
@@ -963,30 +978,6 @@ def _range_continues(index, limit, delta):
     return rt.logical_or(positive, negative)
 
 
-class TensorEnumerate:
-    """``enumerate(tensor)`` inside converted code: iterated by a graph loop."""
-
-    def __init__(self, tensor, start: int = 0):
-        self.tensor, self.start = tensor, start
-
-
-class TensorZip:
-    """``zip(tensor, ...)`` inside converted code: iterated by a graph loop."""
-
-    def __init__(self, tensors: Sequence):
-        self.tensors = list(tensors)
-
-
-def python_iterable(iterable):
-    """What ``for x in iterable`` iterates as Python does (an engine's loop over the rows of a
-    tensor whose length is known while tracing, unrolled)."""
-    if isinstance(iterable, TensorEnumerate):
-        return enumerate(iterable.tensor, iterable.start)
-    if isinstance(iterable, TensorZip):
-        return zip(*iterable.tensors)
-    return iterable
-
-
 def _length(tensor):
     if tensor.shape is not None and tensor.shape and tensor.shape[0] is not None:
         return tensor.shape[0]
@@ -997,18 +988,11 @@ def _length(tensor):
 
 def _tensor_loop_of(iterable):
     """``(start, limit, delta, item_of_index)`` for iterables that need a graph loop."""
-    if isinstance(iterable, TensorEnumerate):
-        tensor, start = iterable.tensor, iterable.start
-        return 0, _length(tensor), 1, lambda i: (_as_python_int(i + start), tensor[i])
+    if is_sequence(iterable):
+        return (0, length_of(iterable, _length, rt.minimum), 1,
+                lambda i: item_at(iterable, i, _as_python_int))
     if isinstance(iterable, StagedList):
         return 0, iterable.size(), 1, lambda i: iterable[i]
-    if isinstance(iterable, TensorZip):
-        tensors = iterable.tensors
-        lengths = [_length(t) for t in tensors]
-        limit = lengths[0]
-        for other in lengths[1:]:
-            limit = rt.minimum(limit, other)
-        return 0, limit, 1, lambda i: tuple(t[i] for t in tensors)
     if not is_symbolic(iterable):
         return None
     node = iterable.node

@@ -22,6 +22,7 @@ from transpiler.operators.staging.jax_conditionals import staged_cond
 from transpiler.operators.staging.jax_lists import JaxList
 from transpiler.operators.staging.jax_loops import Loop, continues, refuse_staged_lists, sequence
 from transpiler.operators.staging.jax_values import condition
+from transpiler.operators.tensor_sequences import python_iterable
 
 
 class JaxBackend(StagedExpressions):
@@ -92,7 +93,7 @@ class JaxBackend(StagedExpressions):
                 # then ``acc = acc + row``): one JAX loop cannot carry it, but the number of
                 # elements is known, so the loop runs as Python, element by element.
                 set_state(before)
-                cf._python_for(cf.python_iterable(iterable), None, body, get_state, set_state,
+                cf._python_for(python_iterable(iterable), None, body, get_state, set_state,
                                names)
                 return
         set_state(final)

@@ -24,7 +24,7 @@ import runtime as rt
 from runtime import nest
 from runtime.control_flow import Unset
 from transpiler.operators import control_flow as cf
-from transpiler.operators.control_flow import TensorEnumerate, TensorZip
+from transpiler.operators.tensor_sequences import is_sequence, item_at, length_of
 from transpiler.operators.staging import StagedRange, is_jax_tracer, jax_lists
 from transpiler.operators.staging.jax_values import (condition, describe, is_array, spec_of,
                                                      staged, weak, zeros_like)
@@ -62,6 +62,9 @@ class Loop:
         self.exits_early, self.staged = exits_early, tuple(staged)
         self.added: dict[int, int | None] = {}  # appends per iteration to each carried list
         self.produced: dict[int, object] = {}  # return values without arrays the body set
+        # Python numbers an iteration makes another kind (``total = 0``, then ``total += x[i]``,
+        # a float), with their type after it: found while the body is traced.
+        self.kind_changed: dict[str, jax.ShapeDtypeStruct] = {}
 
     # The state as the loop carries it: the array leaves of every variable, in order; the
     # static leaves stay those of ``self.initial``.
@@ -106,6 +109,8 @@ class Loop:
                     f"{self.construct}{self.location} and {tuple(new_spec.shape)} after it; a "
                     f"JAX loop variable keeps its shape. Pad it to its final shape before the "
                     f"loop.")
+            if old_spec.weak_type and _kind(old_spec) != _kind(new_spec):
+                self.kind_changed.setdefault(path, new_spec)  # ``total = 0``, then a float
             if old_spec.dtype != new_spec.dtype and not old_spec.weak_type:
                 raise rt.errors.GraphTypeError(
                     f"'{path}' has {describe(old_spec)} before an iteration of the "
@@ -171,7 +176,7 @@ class Loop:
         (``bounded_while``, as TensorFlow differentiates bounded while loops); otherwise a
         ``while_loop`` (counting the iterations when ``maximum_iterations`` is traced)."""
         maximum, bound, counted = self.maximum, self.bound, self.counted
-        flag = bool(self.first_set_inside)
+        flag = bool(self.first_set_inside) or self._numbers_may_stay()
 
         @staged
         def cond_fun(carry):
@@ -203,14 +208,32 @@ class Loop:
             final = _refusing_reverse_mode(final, self.construct, self.location)
         lead_values, carried, ran, _ = final
         if flag:
-            listed = ", ".join(f"'{name}'" for name in self.first_set_inside)
-            message = (f"the {self.construct}{self.location} ran zero times, so {listed}, first "
-                       f"assigned inside it, has no value after it. Give it a value before the "
-                       f"loop.")
-            jax.debug.callback(_check_ran, ran, message)
+            self._check_ran(ran)
         state = self._returned_after(self._unpacked(carried))
         return jax_lists.after_loop(state, self.initial, self.added,
                                     bound if not self.exits_early else None)
+
+    def _numbers_may_stay(self) -> bool:
+        """Whether a loop variable may leave the loop as the Python number it entered with: the
+        loop may run zero times, and a variable enters as a Python number (weak), which an
+        iteration may make another kind (found only when the body is traced)."""
+        if self.bound is not None and self.bound > 0 and not self.exits_early:
+            return False
+        return any(spec_of(leaf).weak_type for leaf in self._carried(self.initial))
+
+    def _check_ran(self, ran) -> None:
+        """When the function runs, the loop must have run once for the variables first assigned
+        in it to have a value, and for the Python numbers it makes another kind to have it."""
+        loop = f"the {self.construct}{self.location}"
+        if self.first_set_inside:
+            listed = ", ".join(f"'{name}'" for name in self.first_set_inside)
+            jax.debug.callback(_raise_unless, ran, (
+                f"{loop} ran zero times, so {listed}, first assigned inside it, has no value "
+                f"after it. Give it a value before the loop."))
+        for name, spec in self.kind_changed.items():
+            made = describe(spec) if spec.weak_type else \
+                f"a {np.dtype(spec.dtype).name} array"
+            jax.debug.callback(_raise_unless, ran, cf.kept_number_message(loop, name, made))
 
     def _returned_after(self, state: tuple) -> tuple:
         """``state`` with each return value that is no array (a `return` without a value in
@@ -348,9 +371,17 @@ except ImportError:  # pragma: no cover - another JAX version: JAX's own message
     _LinearizeTracer = None
 
 
-def _check_ran(ran, message: str) -> None:
-    if not np.all(np.asarray(ran)):
+def _raise_unless(holds, message: str) -> None:
+    """A run-time check (a ``jax.debug.callback``): raises ``ValueError(message)`` unless
+    ``holds`` is true (everywhere, under ``vmap``)."""
+    if not np.all(np.asarray(holds)):
         raise ValueError(message)
+
+
+def _kind(spec: jax.ShapeDtypeStruct) -> str:
+    """A dtype's kind as Python's numbers tell them apart (bool, int, float, complex)."""
+    kind = np.dtype(spec.dtype).kind
+    return "i" if kind == "u" else kind
 
 
 def sequence(iterable):
@@ -365,16 +396,24 @@ def sequence(iterable):
                     f".astype(jnp.int32) if a whole number is meant.")
         dtype = jnp.result_type(*[b for b in bounds if is_jax_tracer(b)])
         start, limit = (jnp.asarray(b, dtype) for b in bounds[:2])
-        delta = bounds[2] if isinstance(bounds[2], int) else jnp.asarray(bounds[2], dtype)
-        return start, limit, delta, weak, None
-    if isinstance(iterable, TensorEnumerate):
-        array, offset = iterable.tensor, iterable.start
-        return 0, _length(array), 1, lambda i: (weak(i + offset), array[i]), _length(array)
-    if isinstance(iterable, TensorZip):
-        length = min(_length(array) for array in iterable.tensors)
-        arrays = iterable.tensors
-        return 0, length, 1, lambda i: tuple(array[i] for array in arrays), length
+        return start, limit, _nonzero_step(bounds[2], dtype), weak, None
+    if is_sequence(iterable):
+        length = length_of(iterable, _length, min)
+        return 0, length, 1, lambda i: item_at(iterable, i, weak), length
     return 0, _length(iterable), 1, lambda i: iterable[i], _length(iterable)
+
+
+def _nonzero_step(delta, dtype):
+    """A range's step: a Python int when it is known while tracing (0 is refused at once, as
+    Python refuses it), else an array of ``dtype`` checked when the function runs (a callback
+    raises if it is 0; ``continues`` then ends the loop, so that it cannot run forever)."""
+    if not is_jax_tracer(delta):
+        if int(delta) == 0:
+            raise ValueError(cf.zero_step_message())
+        return int(delta)
+    delta = jnp.asarray(delta, dtype)
+    jax.debug.callback(_raise_unless, delta != 0, cf.zero_step_message())
+    return delta
 
 
 def _length(array) -> int:
@@ -386,4 +425,4 @@ def _length(array) -> int:
 def continues(index, limit, delta):
     if isinstance(delta, int):
         return index < limit if delta > 0 else index > limit
-    return jnp.where(delta > 0, index < limit, index > limit)
+    return jnp.where(delta > 0, index < limit, jnp.logical_and(delta < 0, index > limit))

@@ -18,6 +18,8 @@ import torch
 from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
 from torch.utils import _pytree as pytree
 
+import runtime as rt
+from runtime.source_location import user_traceback
 from transpiler.operators.staging import torch_indexing
 
 # What an opaque call takes and returns must be tensors, numbers and containers of them; a
@@ -53,17 +55,85 @@ def _run_traced(fn: Callable, *args, **kwargs):
     call returns, and a staged ``if x.item() > 0.5`` makes one that only its condition uses."""
     shape_env = getattr(torch._guards.detect_fake_mode(), "shape_env", None)
     if shape_env is None:
-        with torch_indexing.IndexingByIntegerTensors():
-            return fn(*args, **kwargs)
+        return _called_showing_errors(fn, *args, **kwargs)
     first_new = len(shape_env.pending_fresh_unbacked_symbols)
-    with torch_indexing.IndexingByIntegerTensors():
-        result = fn(*args, **kwargs)
+    result = _called_showing_errors(fn, *args, **kwargs)
     held = set().union(*(free_unbacked_symbols(leaf) for leaf in pytree.tree_leaves(result)
                          if isinstance(leaf, (torch.Tensor, torch.SymInt, torch.SymFloat,
                                               torch.SymBool))))
     pending = shape_env.pending_fresh_unbacked_symbols
     pending[first_new:] = [symbol for symbol in pending[first_new:] if symbol in held]
     return result
+
+
+def _called_showing_errors(fn: Callable, *args, **kwargs):
+    """``fn(*args, **kwargs)`` with integer tensors indexing as symbolic integers, where an error
+    that Dynamo would hide reaches the user as itself (see ``_past_dynamo``)."""
+    try:
+        with torch_indexing.IndexingByIntegerTensors():
+            return fn(*args, **kwargs)
+    except Exception as error:  # noqa: BLE001 - re-raised, as itself or as its carrier
+        carried = _past_dynamo(error)
+        if carried is None:
+            raise
+    raise carried
+
+
+def _past_dynamo(error: Exception) -> Exception | None:
+    """``error`` as an exception Dynamo lets through, when Dynamo would otherwise hide it and
+    cannot fall back to running the call as Python; None to leave it to Dynamo.
+
+    Dynamo runs an opaque call on fake tensors to learn what it returns, and reports any error
+    of that run as its own ("Unsupported output type for nonstrict_trace-ed function"), with
+    the real one, which names the user's variable, construct and line, suppressed in its
+    context. Only an ``IndexError`` passes through as itself (PyTorch 2.13 re-raises it so that
+    a bad dimension reaches the user). So the error is raised again as an instance of a class
+    deriving from both its own class and ``IndexError``: ``except GraphTypeError`` (or
+    ``TypeError``) still catches it, and its message, cause and traceback (the user's frames)
+    are its own. Where graph breaks are allowed (``fullgraph=False``), Dynamo's graph break
+    runs the call as Python on real tensors, which gives Python's result: that stays. PyTorch's
+    own errors (a data-dependent guard, an operator without a fake kernel) stay Dynamo's, which
+    come with hints."""
+    if isinstance(error, IndexError) or type(error).__module__.split(".")[0] == "torch" \
+            or not _graph_breaks_are_errors():
+        return None
+    carrier = _carrier_class(type(error))
+    if carrier is None:
+        return None
+    carried = carrier.__new__(carrier, *error.args)
+    carried.__dict__.update(getattr(error, "__dict__", {}))
+    carried.__cause__, carried.__context__ = error.__cause__, error.__context__
+    carried.__suppress_context__ = error.__suppress_context__
+    filtered = user_traceback(error) if rt.config.traceback_filtering() else error.__traceback__
+    return carried.with_traceback(filtered)
+
+
+_carriers: dict[type, type | None] = {}
+
+
+def _carrier_class(kind: type) -> type | None:
+    """``kind`` and ``IndexError`` in one class, shown under ``kind``'s name; None where the two
+    cannot be combined (an ``OSError``, whose instances are laid out differently)."""
+    if kind not in _carriers:
+        try:
+            _carriers[kind] = type(kind.__name__, (kind, IndexError), {
+                "__module__": kind.__module__, "__qualname__": kind.__qualname__,
+                "__doc__": f"{kind.__name__}, raised so that torch.compile reports it as itself."})
+        except TypeError:
+            _carriers[kind] = None
+    return _carriers[kind]
+
+
+def _graph_breaks_are_errors() -> bool:
+    """Whether Dynamo is tracing with graph breaks refused (``fullgraph=True``, or
+    ``error_on_graph_break``): then it cannot run the call as Python instead."""
+    try:
+        from torch._dynamo.symbolic_convert import InstructionTranslator
+        tracer = InstructionTranslator.current_tx()
+    except (ImportError, AttributeError):  # another PyTorch version, or Dynamo is not tracing
+        return False
+    return tracer is not None and bool(getattr(tracer, "one_graph", False)
+                                       or getattr(tracer, "error_on_graph_break", False))
 
 
 def _boxed(value):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 
 import torch
+from torch.fx.experimental.proxy_tensor import get_proxy_mode
 from torch.overrides import TorchFunctionMode
 
 _GETITEM = torch.Tensor.__getitem__
@@ -64,13 +65,23 @@ def select_integers(x: torch.Tensor, index) -> torch.Tensor:
         elif item is Ellipsis:
             position += x.dim() - consumed
     result = x[tuple(slice(None) if _is_integer_scalar(item) else item for item in items)]
-    fake_mode = torch._guards.detect_fake_mode()
-    shape_env = getattr(fake_mode, "shape_env", None)
-    # The symbols stay inside: no shape of the result depends on them.
-    with shape_env.ignore_fresh_unbacked_symbols() if shape_env else contextlib.nullcontext():
+    with _unreturned_symbols():
         for position, item in reversed(selected):
             result = result.select(position, _non_negative(item, result.shape[position]))
     return result
+
+
+def _unreturned_symbols():
+    """The context for reading indices as symbolic ints (``.item()``), whose symbols no shape of
+    the result holds. A trace being recorded binds each symbol to the node that reads it
+    (``node.meta["unbacked_bindings"]``), which Inductor needs to lower that node, so there
+    they are kept. Otherwise (Dynamo running a converted function on fake tensors to learn
+    what it returns) nothing would bind them, and a symbol that the result does not hold is
+    an error: there they are ignored."""
+    shape_env = getattr(torch._guards.detect_fake_mode(), "shape_env", None)
+    if shape_env is None or get_proxy_mode() is not None:
+        return contextlib.nullcontext()
+    return shape_env.ignore_fresh_unbacked_symbols()
 
 
 def _non_negative(index: torch.Tensor, size) -> torch.SymInt:

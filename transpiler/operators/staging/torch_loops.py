@@ -29,6 +29,7 @@ from transpiler.operators.staging.torch_lifting import (Captured, as_output, bin
                                                         stand_ins, substituting, unaliased)
 from transpiler.operators.staging.torch_values import (Spec, as_tensor, condition, is_carried,
                                                        kind, number, same_shape, same_static)
+from transpiler.operators.tensor_sequences import python_iterable
 from transpiler.operators.variables import Undefined, UndefinedReturnValue
 
 _RANK = {"b": 0, "i": 1, "f": 2, "c": 3}
@@ -256,10 +257,8 @@ class _Loop:
                                      f"value after it. Give it a value before the loop.")
         for name, dtype in self.kind_changed.items():
             shown = str(dtype).replace("torch.", "")
-            torch._assert_async(ran, (
-                f"{where} '{name}' keeps the Python number it had before it, which each "
-                f"iteration makes a {shown} tensor; one traced value cannot be both. Give "
-                f"'{name}' a value of the loop's kind before it (0.0 for a float)."))
+            torch._assert_async(ran, cf.kept_number_message(
+                f"the {self.construct}{self.location}", name, f"a {shown} tensor"))
 
 
 def _retyped(spec: Spec, dtype) -> Spec:
@@ -311,7 +310,7 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts, *, m
         # Rows of a traced tensor: their number is known while tracing.
         if isinstance(iterable, torch.Tensor) and iterable.dim() == 0:
             raise TypeError(f"cannot iterate over a scalar tensor{cf._where()}.")
-        cf._python_for(cf.python_iterable(iterable), extra_test, body, get_state, set_state,
+        cf._python_for(python_iterable(iterable), extra_test, body, get_state, set_state,
                        names)
         return
     cf._reject_mutations(mutates, "a for loop", cf._ONCE_PER_TRACE)
@@ -323,8 +322,9 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts, *, m
         def test(index):
             if isinstance(delta, int):
                 more = index < limit if delta > 0 else index > limit
-            else:
-                more = torch.where(delta > 0, index < limit, index > limit)
+            else:  # a step of 0 stops the loop at once (its check fails the run)
+                more = torch.where(delta > 0, index < limit,
+                                   torch.logical_and(delta < 0, index > limit))
             if extra_test is None:
                 return more
             return torch.logical_and(more, condition(extra_test(), "the for loop"))
@@ -358,6 +358,11 @@ def _bounds(staged: StagedRange):
     if isinstance(delta, torch.Tensor) and not is_torch_traced(delta):
         delta = int(delta)
     if isinstance(delta, int) and delta == 0:
-        raise ValueError(f"range() arg 3 must not be zero{cf._where()}.")
+        raise ValueError(cf.zero_step_message())
+    if isinstance(delta, torch.Tensor):  # known only when the program runs: checked then
+        torch._assert_async(delta != 0, cf.zero_step_message())
+    elif not isinstance(delta, int):  # a symbolic int of the trace
+        message = cf.zero_step_message()
+        torch._check(delta != 0, lambda: message)
     return start.reshape(()).to(dtype), bounds[1], delta
 

@@ -27,7 +27,7 @@ from runtime.module import Module
 from runtime.introspection import executing_eagerly, get_static_value, is_tensor
 from runtime.ops import debugging, linalg, math, nn, random
 from runtime.ops.array_ops import (cast, clip_by_value, concat, constant, convert_to_tensor,
-                                   expand_dims, eye, fill, getitem, identity, ones,
+                                   expand_dims, fill, getitem, identity, ones,
                                    ones_like, range, rank, reshape, shape, size, squeeze, stack,
                                    transpose, unstack, where, zeros, zeros_like)
 from runtime.ops.broadcast_ops import broadcast_to
@@ -46,7 +46,7 @@ from runtime.ops.operators import install as _install_operators
 from runtime.ops.reduce_ops import (argmax, argmin, reduce_all, reduce_any, reduce_max,
                                     reduce_mean, reduce_min, reduce_prod, reduce_sum)
 from runtime.ops.reduce_ops import reduce_logsumexp
-from runtime.ops.layout_ops import (boolean_mask, linspace, meshgrid, newaxis, one_hot, repeat,
+from runtime.ops.layout_ops import (boolean_mask, eye, linspace, meshgrid, newaxis, one_hot, repeat,
                                     reverse, roll, sequence_mask, slice, split,  # noqa: A004
                                     tile)
 from runtime.ops.math_composites import add_n

@@ -477,20 +477,6 @@ EYE = register(OpDef("eye", lambda n, m, dtype: np.eye(n, m, dtype=dtype),
                      lambda n, m, dtype: (dtype, (n, m)), gradient=NOT_DIFFERENTIABLE))
 
 
-def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32):
-    """The identity matrix (ones on the diagonal), repeated along ``batch_shape`` if given."""
-    if isinstance(num_rows, SymbolicTensor) or isinstance(num_columns, SymbolicTensor):
-        raise TypeError("eye: num_rows and num_columns must be known while tracing (Python ints).")
-    rows = int(num_rows)
-    matrix = apply_op(EYE, (), {"n": rows, "m": rows if num_columns is None else int(num_columns),
-                                "dtype": dtypes.as_dtype(dtype)})
-    if batch_shape is None:
-        return matrix
-    from runtime.ops.broadcast_ops import broadcast_to  # it imports this module
-    batch = static_shape_arg("eye", batch_shape)
-    return broadcast_to(matrix, tuple(batch) + tuple(matrix.shape))
-
-
 def _range_infer(start, limit, delta, dtype):
     values = [constant_value(v) for v in (start, limit, delta)]
     if any(v is None for v in values):
@@ -689,5 +675,5 @@ GETITEM.define_gradient(_getitem_gradient)
 __all__ = [
     "constant", "convert_to_tensor", "reshape", "transpose", "concat", "stack", "unstack",
     "squeeze", "expand_dims", "gather", "getitem", "cast", "fill", "zeros", "ones", "zeros_like",
-    "ones_like", "eye", "range", "where", "clip_by_value", "identity", "shape", "size", "rank",
+    "ones_like", "range", "where", "clip_by_value", "identity", "shape", "size", "rank",
 ]

@@ -12,14 +12,15 @@ import numpy as np
 from runtime import dtypes
 from runtime.errors import ShapeError
 from runtime.ops import array_ops
-from runtime.ops.array_ops import (cast, concat, expand_dims, gather, reshape, shape, size, where)
+from runtime.ops.array_ops import (EYE, cast, concat, expand_dims, gather, reshape, shape, size,
+                                   where)
 from runtime.ops.broadcast_ops import broadcast_to
-from runtime.ops.dispatch import constant_value, convert_to_tensor
+from runtime.ops.dispatch import apply_op, constant_value, convert_to_tensor
 from runtime.ops.indexing import getitem
 from runtime.ops.math_ops import add, divide, equal, floordiv, less, mod, multiply, subtract
 from runtime.ops.reduce_ops import reduce_max
-from runtime.ops.shapes import normalize_axis
-from runtime.tensor import Tensor, format_shape
+from runtime.ops.shapes import normalize_axis, static_shape_arg
+from runtime.tensor import SymbolicTensor, Tensor, format_shape
 
 newaxis = None  # x[:, rt.newaxis] adds a dimension, as NumPy's None does
 
@@ -163,6 +164,20 @@ def repeat(input, repeats, axis: int | None = None) -> Tensor:  # noqa: A002
                          f"element of dimension {axis} of shape {format_shape(x.shape)}.")
     index = np.repeat(np.arange(dim, dtype=np.int64), counts if len(counts) == dim else counts[0])
     return gather(x, index, axis=axis)
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32):
+    """The identity matrix (ones on the diagonal), repeated along ``batch_shape`` if given."""
+    if isinstance(num_rows, SymbolicTensor) or isinstance(num_columns, SymbolicTensor):
+        raise TypeError("eye: num_rows and num_columns must be known while tracing (Python ints).")
+    rows = int(num_rows)
+    columns = rows if num_columns is None else int(num_columns)
+    matrix = apply_op(EYE, (), {"n": rows, "m": columns,
+                                "dtype": dtypes.as_dtype(dtype)})
+    if batch_shape is None:
+        return matrix
+    batch = static_shape_arg("eye", batch_shape)
+    return broadcast_to(matrix, tuple(batch) + tuple(matrix.shape))
 
 
 def linspace(start, stop, num: int, axis: int = 0) -> Tensor:

@@ -108,7 +108,7 @@ def test_utils_to_categorical_and_set_random_seed():
 
 
 @pytest.mark.parametrize("module, name", [("layers", "ConvLSTM2D"), ("utils", "plot_model"),
-                                          ("", "applications"), ("backend", "epsilon")])
+                                          ("", "applications"), ("backend", "set_epsilon")])
 def test_a_missing_keras_name_is_named_in_the_error(module, name):
     namespace = getattr(tf.keras, module) if module else tf.keras
     qualified = f"keras.{module}.{name}" if module else f"keras.{name}"

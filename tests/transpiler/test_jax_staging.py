@@ -19,6 +19,7 @@ jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
 import runtime as rt  # noqa: E402
+from tests.transpiler.staging_samples import stepped_sum, zero_step_sum  # noqa: E402
 from transpiler import convert, set_loop_options  # noqa: E402
 
 
@@ -152,20 +153,6 @@ def test_enumerate_of_zip_and_zip_of_enumerate():
         assert float(f(x, y)) == pytest.approx(zipped_and_enumerated(x, y))
 
 
-def stepped_sum(n, step):
-    total = 0
-    for i in range(0, n, step):
-        total += i
-    return total
-
-
-def zero_step_sum(n):
-    total = 0
-    for i in range(0, n, 0):
-        total += i
-    return total
-
-
 def test_a_range_with_a_step_of_zero_fails_as_in_python():
     # Python: ValueError("range() arg 3 must not be zero"); a traced step is checked when the
     # function runs (a step of 0 used to run no iteration and give 0).
@@ -174,10 +161,10 @@ def test_a_range_with_a_step_of_zero_fails_as_in_python():
         assert int(f(jnp.int32(n), jnp.int32(step))) == stepped_sum(n, step)
     for n in (5, -5):
         with pytest.raises(Exception, match=r"range\(\) arg 3 must not be zero: the for loop "
-                                            r"at test_jax_staging.py:\d+"):
+                                            r"at staging_samples.py:\d+"):
             f(jnp.int32(n), jnp.int32(0)).block_until_ready()
     with pytest.raises(ValueError, match=r"range\(\) arg 3 must not be zero: the for loop at "
-                                         r"test_jax_staging.py:\d+"):
+                                         r"staging_samples.py:\d+"):
         _jit(zero_step_sum)(jnp.int32(7))
 
 

@@ -25,6 +25,8 @@ pytestmark = pytest.mark.filterwarnings(
     "ignore:`torch.jit.script_method` is deprecated:DeprecationWarning")
 
 from tests.torch_programs import Calls  # noqa: E402
+from tests.transpiler.staging_samples import (stepped_sum, zero_step_sum,  # noqa: E402
+                                              zipped_and_enumerated)
 import transpiler  # noqa: E402
 from runtime.errors import GraphTypeError  # noqa: E402
 from transpiler import convert  # noqa: E402
@@ -728,20 +730,6 @@ def test_indexing_by_a_loop_counter_compiles_with_inductor():
         assert float(compiled(xs, _t(n))) == float(prefix_sum(xs, _t(n)))
 
 
-def stepped_sum(n, step):
-    total = 0
-    for i in range(0, n, step):
-        total += i
-    return total
-
-
-def zero_step_sum(n):
-    total = 0
-    for i in range(0, n, 0):
-        total += i
-    return total
-
-
 def test_a_range_with_a_step_of_zero_fails_as_in_python():
     # Python: ValueError("range() arg 3 must not be zero"); a traced step is checked when the
     # program runs (a step of 0 used to run no iteration and give 0).
@@ -749,22 +737,11 @@ def test_a_range_with_a_step_of_zero_fails_as_in_python():
     exported = torch.export.export(Calls(convert(stepped_sum)), (_t(7), _t(2))).module()
     for n in (5, -5):
         with pytest.raises(RuntimeError, match=r"range\(\) arg 3 must not be zero: the for loop "
-                                               r"at test_torch_staging.py:\d+"):
+                                               r"at staging_samples.py:\d+"):
             exported(_t(n), _t(0))
     with pytest.raises(ValueError, match=r"range\(\) arg 3 must not be zero: the for loop at "
-                                         r"test_torch_staging.py:\d+"):
+                                         r"staging_samples.py:\d+"):
         torch.export.export(Calls(convert(zero_step_sum)), (_t(7),))
-
-
-def zipped_and_enumerated(x, y):
-    total = 0.0
-    for i, (a, b) in enumerate(zip(x, y * 2)):
-        total += a * b * i
-    for (i, a), b in zip(enumerate(x, 1), y):
-        if a > 2.5:
-            break
-        total += a * b * i
-    return total
 
 
 def test_enumerate_of_zip_and_zip_of_enumerate():

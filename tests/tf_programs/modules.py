@@ -1,5 +1,7 @@
 """tf.Module models with tf.function methods, trained with loops."""
 
+import numpy as np
+
 
 def dense_module(tf):
     class Dense(tf.Module):
@@ -134,3 +136,42 @@ def checkpoint_like_assign(tf):
     c = Counter()
     means = [c.add(tf.constant(v)) for v in (1.0, 2.0, 6.0)]
     return means, c.step, c.add.experimental_get_tracing_count()
+
+
+def checkpoint_manager_saves_and_restores_a_training_run(tf):
+    import os
+    import tempfile
+
+    x = np.arange(12, dtype=np.float32).reshape(4, 3) / 10
+    y = np.ones((4, 2), np.float32)
+
+    def make():
+        model = tf.keras.Sequential([tf.keras.Input((3,)),
+                                     tf.keras.layers.Dense(2, kernel_initializer="ones")])
+        return model, tf.keras.optimizers.Adam(0.1)
+
+    def step(model, optimizer):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean((model(x) - y) ** 2)
+        gradients = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+        return float(loss)
+
+    with tempfile.TemporaryDirectory() as directory:
+        model, optimizer = make()
+        manager = tf.train.CheckpointManager(tf.train.Checkpoint(model=model, optimizer=optimizer),
+                                             directory, max_to_keep=2)
+        before = manager.latest_checkpoint
+        for _ in range(3):
+            step(model, optimizer)
+        first = manager.save()
+        after = [step(model, optimizer) for _ in range(3)]
+        manager.save()
+        manager.save()
+        kept = [os.path.basename(path) for path in manager.checkpoints]
+        restored, fresh_optimizer = make()
+        tf.train.Checkpoint(model=restored, optimizer=fresh_optimizer).restore(
+            os.path.join(directory, "ckpt-2"))
+        again = [step(restored, fresh_optimizer) for _ in range(2)]
+        return (before, os.path.basename(first), kept,
+                os.path.basename(tf.train.latest_checkpoint(directory)), after, again)

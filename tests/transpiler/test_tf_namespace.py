@@ -402,3 +402,18 @@ def test_tensorboard_callback_is_accepted_and_says_it_records_nothing():
     with pytest.warns(UserWarning, match="TensorBoard writes no logs"):
         model.fit(np.ones((4, 2)), np.ones((4, 1)), verbose=0,
                   callbacks=[tf.keras.callbacks.TensorBoard(log_dir="unused")])
+
+
+def test_summaries_are_accepted_and_written_nowhere():
+    with pytest.warns(UserWarning, match="tf.summary writes no event files"):
+        writer = tf.summary.create_file_writer("unused-logs")
+
+    @tf.function
+    def logged_step(x):
+        tf.summary.scalar("x", x, step=1)
+        return x * 2
+
+    with writer.as_default():
+        assert tf.summary.scalar("loss", 0.5, step=0) is False
+        assert float(logged_step(tf.constant(2.0))) == 4.0
+    writer.flush()

@@ -14,7 +14,7 @@ import runtime as _rt
 from runtime import data, keras  # noqa: F401  (tf.data, tf.keras)
 from transpiler import api as _api
 from transpiler.tf import (autograph, config, debugging, dtypes, errors, linalg, math,  # noqa: F401
-                           nest, nn, random, test, train)
+                           nest, nn, random, summary, test, train)
 from transpiler.tf._names import export as _export, missing as _missing
 
 function = _api.function

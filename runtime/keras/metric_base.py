@@ -1,5 +1,5 @@
 """The base of ``rt.keras.metrics``: ``Metric`` (a running, weighted mean held in variables),
-``MeanMetricWrapper`` (a metric from a per-sample function) and ``Mean``."""
+``MeanMetricWrapper`` (a metric from a per-sample function), ``Mean`` and ``Sum``."""
 
 from __future__ import annotations
 
@@ -108,3 +108,18 @@ class Mean(Metric):
 
     def update_state(self, values, sample_weight=None) -> None:
         self.accumulate(values, sample_weight)
+
+
+class Sum(Metric):
+    """The running sum of the values given to ``update_state(values, sample_weight=None)``
+    (weighted by ``sample_weight``)."""
+
+    def update_state(self, values, sample_weight=None) -> None:
+        values = cast(convert_to_tensor(values), self.dtype)
+        if sample_weight is not None:
+            values = values * broadcast_to(cast(convert_to_tensor(sample_weight), self.dtype),
+                                           shape_of(values))
+        self.total.assign_add(reduce_sum(values))
+
+    def result(self):
+        return self.total.value()

@@ -14,7 +14,7 @@ from runtime.keras import label_shapes
 from runtime.keras import losses as _losses
 from runtime.keras.confusion_metrics import (AUC, FalseNegatives, FalsePositives,  # noqa: F401
                                              Precision, Recall, TrueNegatives, TruePositives)
-from runtime.keras.metric_base import Mean, MeanMetricWrapper, Metric  # noqa: F401
+from runtime.keras.metric_base import Mean, MeanMetricWrapper, Metric, Sum  # noqa: F401
 from runtime.keras.missing import missing as _missing
 from runtime.ops.array_ops import cast, convert_to_tensor, reshape
 from runtime.ops.layout_ops import one_hot
@@ -204,6 +204,19 @@ class LogCoshError(Metric):
         super().__init__(name, dtype)
 
 
+def cosine_similarity(y_true, y_pred, axis=-1):
+    """The cosine of the angle between label and prediction (1: same direction); the loss of
+    the same name is its negative."""
+    return -_losses.cosine_similarity(y_true, y_pred, axis=axis)
+
+
+class CosineSimilarity(Metric):
+    fn = staticmethod(cosine_similarity)
+
+    def __init__(self, name="cosine_similarity", dtype=None, axis=-1):
+        super().__init__(name, dtype, axis=axis)
+
+
 class BinaryCrossentropy(Metric):
     fn = staticmethod(binary_crossentropy)
 
@@ -248,6 +261,7 @@ _FUNCTIONS = {"mse": mean_squared_error, "mean_squared_error": mean_squared_erro
               "kld": _losses.kld, "kl_divergence": _losses.kld, "poisson": _losses.poisson,
               "hinge": _losses.hinge, "squared_hinge": _losses.squared_hinge,
               "categorical_hinge": _losses.categorical_hinge, "logcosh": _losses.log_cosh,
+              "cosine_similarity": cosine_similarity,
               "top_k_categorical_accuracy": top_k_categorical_accuracy,
               "sparse_top_k_categorical_accuracy": sparse_top_k_categorical_accuracy}
 

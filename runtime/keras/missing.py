@@ -42,9 +42,9 @@ _TABLE = {
     categorical_generalized_cross_entropy circle ctc deserialize dice serialize tversky
     """,
     "keras.metrics": """
-    BinaryIoU ConcordanceCorrelation CosineSimilarity F1Score FBetaScore IoU MeanIoU
+    BinaryIoU ConcordanceCorrelation F1Score FBetaScore IoU MeanIoU
     OneHotIoU OneHotMeanIoU PearsonCorrelation PrecisionAtRecall R2Score RecallAtPrecision
-    SensitivityAtSpecificity SpecificityAtSensitivity Sum binary_focal_crossentropy
+    SensitivityAtSpecificity SpecificityAtSensitivity binary_focal_crossentropy
     categorical_focal_crossentropy concordance_correlation deserialize pearson_correlation
     serialize
     """,

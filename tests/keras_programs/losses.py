@@ -204,3 +204,17 @@ def binary_crossentropy_metric_refuses_mismatched_ranks(tf):
     metric = tf.keras.metrics.BinaryCrossentropy()
     metric.update_state(np.array([0.0, 1.0], "float32"), np.array([[0.2], [0.7]], "float32"))
     return float(metric.result())
+
+
+def cosine_similarity_and_sum_metrics(tf):
+    y_true = np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 1.0], [1.0, 1.0, 1.0]], "float32")
+    y_pred = np.array([[0.5, 0.5, 1.0], [1.0, 2.0, 0.0], [-1.0, 0.5, 2.0]], "float32")
+    cosine = tf.keras.metrics.CosineSimilarity()
+    cosine.update_state(y_true, y_pred)
+    cosine.update_state(y_true[:2], y_pred[:2], sample_weight=[0.5, 2.0])
+    total = tf.keras.metrics.Sum()
+    total.update_state([1.0, 2.0, 3.5])
+    total.update_state([[1.0, 2.0]], sample_weight=[[0.5, 3.0]])
+    x, y = data(12, 4, outputs=2, seed=38)
+    history = _fit(tf, _dense(tf, 2, seed=38), "mse", x, y, metrics=["cosine_similarity"])
+    return float(cosine.result()), float(total.result()), history

@@ -13,6 +13,21 @@
   loop's other inputs (a module's parameters) from one iteration to the one before through
   the gradients of the loop variables only when those need one: each float loop variable
   enters the loop needing a gradient.
+
+Whether an operator is differentiated is decided while it is traced. Under ``torch.compile``
+that is whether an operand needs a gradient then (Dynamo recompiles when that changes). The
+module ``torch.export`` gives is called with tensors that may need gradients where the example
+inputs and parameters it was traced with need none, so under ``torch.export`` every operator
+with a float operand is made differentiable, and the zero a loop variable takes its gradient
+from is made from all of them.
+
+Inductor compiles the branches of a ``cond`` and the bodies of a ``while_loop`` in a backward
+graph as if their inputs were the backward graph's (``GraphLowering.make_subgraph`` takes the
+backward's donated buffers by position), so a branch may write its result over an input that
+is still needed, a module's parameter among them: the gradients are wrong and the parameter
+changes. So when a staged operator is differentiated under ``torch.compile``, AOTAutograd's
+donated buffers (``torch._functorch.config.donated_buffer``) are turned off, for this process;
+they only save memory in backward graphs.
 """
 
 from __future__ import annotations
@@ -20,6 +35,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 import torch
+import torch._functorch.config
 from torch._higher_order_ops.cond import cond_op
 from torch._higher_order_ops.while_loop import while_loop_op
 
@@ -33,28 +49,39 @@ def _encodable(dtype: torch.dtype) -> bool:
     return dtype == torch.int64 or dtype in _IN_FLOAT64
 
 
-def _differentiated(operands: Sequence) -> bool:
-    """Whether an operator taking ``operands`` is differentiated: gradients are on and one
-    of them needs its gradient."""
-    return torch.is_grad_enabled() and any(
-        isinstance(operand, torch.Tensor) and operand.requires_grad for operand in operands)
+def _may_need_grad(value) -> bool:
+    """Whether ``value`` is a float tensor whose gradient may be asked for when the program
+    runs: one that needs it while traced, or under ``torch.export`` any float tensor."""
+    return isinstance(value, torch.Tensor) and value.dtype.is_floating_point and (
+        value.requires_grad or torch.compiler.is_exporting())
+
+
+def differentiated(operands: Sequence) -> bool:
+    """Whether an operator taking ``operands`` is differentiated: gradients are on (or it is
+    exported) and one of them may need its gradient. Under ``torch.compile``, turns
+    Inductor's reuse of a backward graph's inputs off when it is (see above)."""
+    exporting = torch.compiler.is_exporting()
+    if not ((exporting or torch.is_grad_enabled()) and any(map(_may_need_grad, operands))):
+        return False
+    if not exporting and torch._functorch.config.donated_buffer:
+        torch._functorch.config.donated_buffer = False
+    return True
 
 
 def needed(operands: Sequence, dtypes: Sequence[torch.dtype]) -> bool:
     """Whether a ``cond`` with these operands and output dtypes must give floats: it is
     differentiated and an output cannot be."""
-    return any(map(_encodable, dtypes)) and _differentiated(operands)
+    return differentiated(operands) and any(map(_encodable, dtypes))
 
 
 def while_loop(cond_fn: Callable, body_fn: Callable, carried: tuple, operands: tuple) -> tuple:
     """``while_loop_op(cond_fn, body_fn, carried, operands)``; when it is differentiated, with
     its float variables needing a gradient, inside a ``cond`` on its test."""
-    if not _differentiated((*carried, *operands)):
+    if not differentiated((*carried, *operands)):
         return while_loop_op(cond_fn, body_fn, carried, operands)
-    anchor = next((value for value in (*carried, *operands) if isinstance(value, torch.Tensor)
-                   and value.requires_grad and value.dtype.is_floating_point), None)
-    if anchor is not None:
-        carried = tuple(_differentiable(value, anchor) for value in carried)
+    anchors = [value for value in (*carried, *operands) if _may_need_grad(value)]
+    zeros: dict[torch.dtype, torch.Tensor] = {}
+    carried = tuple(_differentiable(value, anchors, zeros) for value in carried)
     count, dtypes = len(carried), [value.dtype for value in carried]
     floats_only = needed((*carried, *operands), dtypes)
 
@@ -71,14 +98,22 @@ def while_loop(cond_fn: Callable, body_fn: Callable, carried: tuple, operands: t
     return tuple(decoded(outputs, dtypes) if floats_only else outputs)
 
 
-def _differentiable(value: torch.Tensor, anchor: torch.Tensor) -> torch.Tensor:
+def _differentiable(value: torch.Tensor, anchors: Sequence[torch.Tensor],
+                    zeros: dict) -> torch.Tensor:
     """``value`` as a loop variable whose gradient the loop's gradient pass computes: it
     carries the gradient of the inputs it takes from one iteration to the one before. A float
-    that needs none becomes itself minus a zero made from ``anchor``, an input that needs one
-    (the same value, -0.0 and NaN included; a graph keeps it, as it would not keep a flag)."""
-    if value.dtype.is_floating_point and not value.requires_grad:
-        return value - anchor.reshape(-1)[:0].sum().to(value.dtype)
-    return value
+    that needs none becomes itself minus a zero made from ``anchors``, the inputs that may
+    need one (the same value, -0.0 and NaN included; a graph keeps it, as it would not keep a
+    flag). ``zeros`` keeps the zero of each dtype, made once."""
+    if not value.dtype.is_floating_point or value.requires_grad:
+        return value
+    if value.dtype not in zeros:
+        parts = [anchor.reshape(-1)[:0].sum() for anchor in anchors]
+        # No conversion where the dtypes agree: torch.export checks the dtype a conversion
+        # starts from when the program runs, which would tie it to the example's dtype.
+        parts = [part if part.dtype == value.dtype else part.to(value.dtype) for part in parts]
+        zeros[value.dtype] = sum(parts[1:], parts[0])
+    return value - zeros[value.dtype]
 
 
 def encoded(leaves: Sequence[torch.Tensor]) -> list:

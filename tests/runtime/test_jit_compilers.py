@@ -44,7 +44,9 @@ def on_each_compiler(fn, *args, decorate=rt.function):
         assert c_leaf.dtype == numba_leaf.dtype and c_leaf.tobytes() == numba_leaf.tobytes()
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+# float32 only: float64 takes the same code paths in both writers, and each dtype's step
+# costs 15 s of Numba compiling.
+@pytest.mark.parametrize("dtype", ["float32"])
 def test_a_training_step_gives_numbas_bits(dtype: str):
     rng = np.random.default_rng(3)
     w1, w2 = (rng.standard_normal(shape).astype(dtype) for shape in ((5, 7), (7, 3)))

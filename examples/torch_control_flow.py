@@ -37,12 +37,23 @@ class Clip(torch.nn.Module):
         return clipped_steps(x, limit)
 
 
+def control_flow_ops(module: torch.fx.GraphModule) -> list[str]:
+    """The control-flow operators of ``module`` and of the graphs nested in it (a loop that
+    may be differentiated is the true branch of a ``cond``)."""
+    found = set()
+    for node in module.graph.nodes:
+        if isinstance(node.target, torch._ops.HigherOrderOperator):
+            found.add(node.target.name())
+    for child in module.children():
+        if isinstance(child, torch.fx.GraphModule):
+            found.update(control_flow_ops(child))
+    return sorted(found)
+
+
 def main() -> None:
     example = (torch.ones(4), torch.tensor(3.0))
     program = torch.export.export(Clip(), example)
-    ops = sorted({node.target.name() for node in program.graph.nodes
-                  if isinstance(node.target, torch._ops.HigherOrderOperator)})
-    print("exported program's control flow:", ", ".join(ops))
+    print("exported program's control flow:", ", ".join(control_flow_ops(program.graph_module)))
     model = program.module()
     for scale, limit in ((1.0, 3.0), (1.0, 10.0), (8.0, 1.0)):
         x = torch.full((4,), scale)

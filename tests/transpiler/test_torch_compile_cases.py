@@ -11,6 +11,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+# PyTorch's own deprecation of torch.jit.script_method, raised inside torch when inductor loads.
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:`torch.jit.script_method` is deprecated:DeprecationWarning")
+
 from tests.torch_programs import Calls  # noqa: E402
 from transpiler import convert  # noqa: E402
 

@@ -24,4 +24,6 @@ def zipped_and_enumerated(x, y):
         if a > 2.5:
             break
         total += a * b * i
+    for i, ((j, a), b) in enumerate(zip(enumerate(x), y[1:])):
+        total += a * b * i * j
     return total

@@ -19,7 +19,8 @@ jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
 import runtime as rt  # noqa: E402
-from tests.transpiler.staging_samples import stepped_sum, zero_step_sum  # noqa: E402
+from tests.transpiler.staging_samples import (stepped_sum, zero_step_sum,  # noqa: E402
+                                              zipped_and_enumerated)
 from transpiler import convert, set_loop_options  # noqa: E402
 
 
@@ -130,19 +131,6 @@ def test_a_loop_over_an_empty_array_runs_no_iteration():
         xs = np.arange(length, dtype=np.float32)
         assert float(_jit(sum_of_rows)(xs)) == float(sum_of_rows(xs))
         assert float(_jit(sum_of_rows)(xs[1:])) == float(sum_of_rows(xs[1:]))
-
-
-def zipped_and_enumerated(x, y):
-    total = 0.0
-    for i, (a, b) in enumerate(zip(x, y * 2)):
-        total += a * b * i
-    for (i, a), b in zip(enumerate(x, 1), y):
-        if a > 2.5:
-            break
-        total += a * b * i
-    for i, ((j, a), b) in enumerate(zip(enumerate(x), y[1:])):
-        total += a * b * i * j
-    return total
 
 
 def test_enumerate_of_zip_and_zip_of_enumerate():

@@ -179,3 +179,29 @@ def dtype_and_shape_api(tf):
             i.dtype.is_integer, i.dtype == tf.int32, tf.float32.as_numpy_dtype.__name__,
             x.numpy().tolist(), int(tf.size(x)), tf.rank(x), x.shape[0], x.ndim,
             tf.as_dtype("float64").name, x.dtype.size, tf.float32.max > 1e38)
+
+
+def dtype_objects(tf):
+    """TensorFlow's dtype objects: limits for masking, kinds, NumPy types, names, equality."""
+    scores = tf.constant([[0.5, 2.0, -1.0], [1.0, 0.0, 3.0]])
+    mask = tf.constant([[True, False, True], [False, True, True]])
+    masked = tf.where(mask, scores, tf.float32.min)
+    kinds = [(d.name, d.is_floating, d.is_integer, d.is_unsigned, d.is_bool, d.is_complex,
+              d.size, d.as_datatype_enum)
+             for d in (tf.float16, tf.float32, tf.float64, tf.int8, tf.int32, tf.int64,
+                       tf.uint8, tf.bool, tf.complex64)]
+    limits = [tf.int8.min, tf.int8.max, tf.uint8.limits, tf.int64.min, tf.float64.max,
+              tf.float16.min, tf.bool.limits]
+    try:
+        tf.bool.min
+        bool_min = "no error"
+    except TypeError:
+        bool_min = "TypeError"
+    as_dtypes = [tf.as_dtype(name) == tf.as_dtype(name) for name in ("float32", "double")]
+    scores_dtype = tf.as_dtype(scores.dtype)
+    return (tf.nn.softmax(masked).numpy(), kinds, limits, bool_min, as_dtypes,
+            scores_dtype.is_floating, scores_dtype.max, scores.dtype == tf.float32,
+            tf.float32 == tf.float64, tf.as_dtype("half").name, tf.complex128.real_dtype.name,
+            tf.float32.as_numpy_dtype(1.5), {tf.float32: "f", tf.int32: "i"}[scores.dtype],
+            str(tf.int64), repr(tf.float32), tf.zeros([2], tf.float64.as_numpy_dtype).dtype.name,
+            tf.float32.is_compatible_with(tf.float32), tf.float32.base_dtype.name)

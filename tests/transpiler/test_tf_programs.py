@@ -32,7 +32,8 @@ KNOWN_DIFFERENCES = {
         "Python's print of a tensor in a converted function prints its value on every call "
         "here; TensorFlow prints the symbolic tensor once, when tracing", None),
     "basics.dtype_and_shape_api": (
-        "dtypes are NumPy's: no is_floating, is_integer, as_numpy_dtype, size, max", None),
+        "a tensor's dtype is NumPy's: x.dtype has no is_floating, is_integer or size "
+        "(tf.float32 and tf.as_dtype(x.dtype) have them: basics.dtype_objects)", None),
 }
 
 

@@ -39,24 +39,27 @@ random_uniform_initializer = keras.initializers.RandomUniform
 glorot_uniform_initializer = keras.initializers.GlorotUniform
 
 _export(globals(), _rt, """
-    DType GradientTape IndexedSlices Module Tensor TensorArray TensorShape TensorSpec
+    GradientTape IndexedSlices Module Tensor TensorArray TensorShape TensorSpec
     UnconnectedGradients Variable
-    abs acos add add_n argmax argmin argsort as_dtype asin atan atan2 bool boolean_mask
-    broadcast_to case cast clip_by_global_norm clip_by_norm clip_by_value complex128 complex64
+    abs acos add add_n argmax argmin argsort asin atan atan2 boolean_mask
+    broadcast_to case cast clip_by_global_norm clip_by_norm clip_by_value
     concat cond constant convert_to_tensor cos cosh cumsum custom_gradient divide einsum equal
-    executing_eagerly exp expand_dims eye fill float16 float32 float64 floor gather gather_nd
-    get_static_value greater greater_equal identity int16 int32 int64 int8 is_tensor less
+    executing_eagerly exp expand_dims eye fill floor gather gather_nd
+    get_static_value greater greater_equal identity is_tensor less
     less_equal linspace logical_and logical_not logical_or map_fn matmul maximum meshgrid
     minimum multiply negative newaxis norm not_equal one_hot ones ones_like pad pow
     range rank reduce_all reduce_any reduce_logsumexp reduce_max reduce_mean reduce_min
     reduce_prod reduce_sum repeat reshape reverse roll round scan scatter_nd searchsorted
     sequence_mask shape sigmoid sign sin sinh size slice sort split sqrt square squeeze stack
     stop_gradient subtract switch_case tan tanh tensor_scatter_nd_add tensor_scatter_nd_update
-    tensordot tile transpose truediv truncatediv uint8 unique unstack where while_loop zeros
+    tensordot tile transpose truediv truncatediv unique unstack where while_loop zeros
     zeros_like
-    double=float64 half=float16 print=print_tensors
+    print=print_tensors
 """)
-_export(globals(), _rt.dtypes, "uint16 uint32 uint64")
+_export(globals(), dtypes, """
+    DType as_dtype bool complex64 complex128 double float16 float32 float64 half int8 int16
+    int32 int64 uint8 uint16 uint32 uint64
+""")
 _export(globals(), _rt.math, "scalar_mul=multiply")
 _export(globals(), _rt.debugging, "assert_equal assert_less")
 

@@ -21,6 +21,17 @@ class OutOfRangeError(OpError):
     (eagerly, Python's ``StopIteration``), as TensorFlow raises it."""
 
 
+class IntegerDivisionByZeroError(InvalidArgumentError, ZeroDivisionError):
+    """An integer division or remainder had a zero divisor. NumPy would give 0 with a warning;
+    Python raises ZeroDivisionError and TensorFlow InvalidArgumentError, and this is both."""
+
+    @classmethod
+    def in_op(cls, op: str) -> IntegerDivisionByZeroError:
+        return cls(f"integer division by zero in {op}: a divisor is 0. Python and TensorFlow "
+                   f"raise here (NumPy would give 0); make sure the divisor is not 0, or divide "
+                   f"floats.")
+
+
 class AssertionFailedError(InvalidArgumentError, AssertionError):
     """``rt.assert_`` (and a converted ``assert``) found its condition false. It is also an
     AssertionError, so code that catches what a Python ``assert`` raises still catches it."""

@@ -15,8 +15,8 @@ from types import TracebackType
 from typing import Callable
 
 from runtime import numpy_warnings
-from runtime.errors import (AssertionFailedError, InvalidArgumentError, LoopLimitError,
-                            OutOfRangeError)
+from runtime.errors import (AssertionFailedError, IntegerDivisionByZeroError,
+                            InvalidArgumentError, LoopLimitError, OutOfRangeError)
 from runtime.graph import Graph, Node
 from runtime.plan_control_flow import LoopLimit
 from runtime.plan_emitter import Emitter
@@ -62,7 +62,10 @@ class Plan:
         if isinstance(error, (AssertionFailedError, OutOfRangeError)):
             translated = type(error)(f"{error}\n  Assertion created at {where}")
         else:
-            translated = InvalidArgumentError(
+            # A kernel of the compiled tier raises Python's ZeroDivisionError.
+            kind = IntegerDivisionByZeroError if isinstance(error, ZeroDivisionError) \
+                else InvalidArgumentError
+            translated = kind(
                 f"{node.op.name} (node {node.value_name(0) if node.outputs else '%' + str(node.id)}) "
                 f"failed while running the graph: {error}\n  The op was created at {where}")
         translated.node = node

@@ -23,6 +23,7 @@ import warnings
 import numpy as np
 
 from runtime import source_location
+from runtime.errors import IntegerDivisionByZeroError
 
 try:  # NumPy 2: the error state is a context variable of ufunc settings
     from numpy._core._ufunc_config import _extobj_contextvar, _get_extobj_dict, _make_extobj
@@ -35,7 +36,8 @@ _CATEGORIES = ("divide", "over", "under", "invalid")
 
 
 def _report(kind: str, flag: int) -> None:
-    """NumPy's ``"call"`` handler: the warning NumPy would have given, at the user's line."""
+    """NumPy's ``"call"`` handler: the warning NumPy would have given, at the user's line; an
+    integer division by zero raises instead (Python and TensorFlow raise, NumPy gives 0)."""
     frame, op = sys._getframe(1), None
     while frame is not None:
         lines = frame.f_globals.get(PLAN_LINES)
@@ -43,6 +45,8 @@ def _report(kind: str, flag: int) -> None:
             node = lines.get(frame.f_lineno)
             if node is not None:
                 op = op or _kernel_name(node.op.name, node.op.kernel)
+                if kind == "divide by zero" and _integer(node.outputs[0].dtype):
+                    raise IntegerDivisionByZeroError.in_op(op)
                 location = node.location
                 if location is not None and location.readable and location.lineno > 0:
                     source_location.warn_at(location, f"{kind} encountered in {op}",
@@ -51,6 +55,8 @@ def _report(kind: str, flag: int) -> None:
         elif frame.f_code is _KERNEL_CODE:
             local = frame.f_locals
             op = op or _kernel_name(local["name"], local["kernel"])
+            if kind == "divide by zero" and _integer_result(local["kernel"], local["arrays"]):
+                raise IntegerDivisionByZeroError.in_op(op)
         elif source_location.is_user_frame(frame):
             break
         frame = frame.f_back
@@ -59,6 +65,22 @@ def _report(kind: str, flag: int) -> None:
         warnings.warn(message, RuntimeWarning, stacklevel=2)
     else:
         source_location.warn_in_frame(frame, message, RuntimeWarning)
+
+
+def _integer(dtype) -> bool:
+    return dtype.kind in "iu"
+
+
+def _integer_result(kernel, arrays) -> bool:
+    """Whether an eager kernel computes integers from these inputs (a ufunc's loop says; the
+    other kernels divide in floats or ignore the flag themselves)."""
+    if not isinstance(kernel, np.ufunc) or kernel.nout != 1:
+        return False
+    try:
+        *_, result = kernel.resolve_dtypes(tuple(np.asarray(a).dtype for a in arrays) + (None,))
+    except (TypeError, ValueError):
+        return False
+    return _integer(result)
 
 
 def _kernel_name(op_name: str, kernel) -> str:

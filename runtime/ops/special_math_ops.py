@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from runtime.errors import IntegerDivisionByZeroError
 from runtime.ops.dispatch import apply_op
 from runtime.ops.math_ops import (add, divide, exp, kernel_inputs, multiply, negative, sigmoid,
                                   sqrt, square, subtract)
@@ -97,9 +98,11 @@ def _log_sigmoid_kernel(x):
 
 
 def _truncatediv_kernel(x, y):
-    """Division rounded toward zero (C's); an integer division by zero gives 0, as ``//``."""
+    """Division rounded toward zero (C's); an integer division by zero raises, as ``//``."""
     if x.dtype.kind in "fc":
         return np.trunc(x / y)
+    if not np.all(y):
+        raise IntegerDivisionByZeroError.in_op("truncatediv")
     with np.errstate(divide="ignore", over="ignore"):
         quotient = np.floor_divide(x, y)
         remainder = np.remainder(x, y)

@@ -179,6 +179,10 @@ def zero_division_python_divisor(x, d):
     return x // d
 
 
+def zero_division_tensor_divisor(x, d):
+    return x % d + x // d
+
+
 def unbound_local_on_python_flag(x, flag):
     if flag:
         y = x * 2
@@ -237,10 +241,9 @@ CASES = [
     case(attribute_modified_in_if, PAIRS),
     case(dict_built_and_read, SMALL),
     case(raise_on_python_value, [(3, 1), (3, -1), (0, 0)], tensor_params=(0,)),
-    # Integer division by zero raises in Python but not in NumPy-style graphs, where NumPy
-    # warns instead (expected here, where Python raises; never where Python gives a value).
-    case(zero_division_python_divisor, [(7, 2), (-7, 3), (7, 0)], tensor_params=(0,),
-         graph_exceptions=False, allowed_warnings="^divide by zero encountered in floor_divide$"),
+    # Integer division by zero raises in graphs too (NumPy alone would give 0 and warn).
+    case(zero_division_python_divisor, [(7, 2), (-7, 3), (7, 0)], tensor_params=(0,)),
+    case(zero_division_tensor_divisor, [(7, 2), (-7, 3), (7, 0), (0, 0)]),
     case(unbound_local_on_python_flag, [(3, True), (3, False)], tensor_params=(0,)),
     case(raise_inside_python_loop, [(0, 5, 3), (0, 5, 9), (2, 0, 0)], tensor_params=(0,)),
     case(assert_on_python_value, [(3, 2), (3, -1)], tensor_params=(0,)),

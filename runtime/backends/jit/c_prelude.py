@@ -132,22 +132,32 @@ static inline int64_t wrapping_mul(int64_t a, int64_t b) { return (int64_t)((uin
 static inline int64_t wrapping_neg(int64_t a) { return (int64_t)((uint64_t)0 - (uint64_t)a); }
 static inline int64_t wrapping_abs(int64_t a) { return a < 0 ? wrapping_neg(a) : a; }
 
-/* NumPy's integer // and %: 0 for a zero divisor, MIN // -1 wraps, results rounded down. */
+/* NumPy's integer // and %: MIN // -1 wraps, results rounded down. A zero divisor gives 0 and
+   sets zero_divisor, which makes the kernel raise ZeroDivisionError when it ends (as the plan
+   raises; kernels run holding the GIL, and each clears the flag when it starts). */
+static int zero_divisor = 0;
 static inline int64_t int_floordiv(int64_t a, int64_t b) {
-    if (b == 0) return 0;
+    if (b == 0) { zero_divisor = 1; return 0; }
     if (b == -1) return wrapping_neg(a);
     int64_t q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
     return q;
 }
-static inline uint64_t uint_floordiv(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
+static inline uint64_t uint_floordiv(uint64_t a, uint64_t b) {
+    if (b == 0) { zero_divisor = 1; return 0; }
+    return a / b;
+}
 static inline int64_t int_mod(int64_t a, int64_t b) {
-    if (b == 0 || b == -1) return 0;
+    if (b == 0) { zero_divisor = 1; return 0; }
+    if (b == -1) return 0;
     int64_t r = a % b;
     if (r != 0 && ((r < 0) != (b < 0))) r += b;
     return r;
 }
-static inline uint64_t uint_mod(uint64_t a, uint64_t b) { return b == 0 ? 0 : a % b; }
+static inline uint64_t uint_mod(uint64_t a, uint64_t b) {
+    if (b == 0) { zero_divisor = 1; return 0; }
+    return a % b;
+}
 static inline int64_t truncated_mean(int64_t total, int64_t count) {
     int64_t q = (int64_t)((uint64_t)wrapping_abs(total) / (uint64_t)count);
     return total < 0 ? wrapping_neg(q) : q;

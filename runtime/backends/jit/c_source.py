@@ -177,9 +177,15 @@ class _Translator:
                 + "\n".join(declarations) + "\n    PyObject* result = NULL;\n"
                 + f"    if (nargs != {count}) {{ PyErr_SetString(PyExc_TypeError, "
                   f"\"the kernel takes {count} operands\"); return NULL; }}\n"
+                + "    zero_divisor = 0;\n"
                 + "".join(arguments)
                 + "\n".join(self.lines) + "\n"
-                + "fail:\n" + releases + "    return result;\n}\n")
+                + "fail:\n" + releases
+                + "    if (zero_divisor && result != NULL) {\n"
+                  "        Py_CLEAR(result);\n"
+                  "        PyErr_SetString(PyExc_ZeroDivisionError, \"integer division by zero\");\n"
+                  "    }\n"
+                + "    return result;\n}\n")
 
     # -- statements -----------------------------------------------------------------------
 

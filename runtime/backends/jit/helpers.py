@@ -44,11 +44,13 @@ def wrapping_abs(a):
     return wrapping_neg(a) if a < 0 else np.int64(a)
 
 
+# A zero divisor raises, as the plan does (runtime.numpy_warnings): Python's error, which the
+# plan running the kernel reports with the op (runtime.executor).
 @_jit
 def int_floordiv(a, b):
-    """NumPy's signed integer ``//``: 0 for a zero divisor, ``MIN // -1`` wraps to MIN."""
+    """NumPy's signed integer ``//``: ``MIN // -1`` wraps to MIN."""
     if b == 0:
-        return np.int64(0)
+        raise ZeroDivisionError("integer division by zero")
     if b == -1:
         return wrapping_neg(a)
     return np.int64(a // b)
@@ -56,16 +58,18 @@ def int_floordiv(a, b):
 
 @_jit
 def uint_floordiv(a, b):
-    """NumPy's unsigned ``//``: 0 for a zero divisor."""
+    """NumPy's unsigned ``//``."""
     if b == 0:
-        return a - a
+        raise ZeroDivisionError("integer division by zero")
     return a // b
 
 
 @_jit
 def int_mod(a, b):
-    """NumPy's integer ``%``: 0 for a zero divisor (and for ``MIN % -1``)."""
-    if b == 0 or (b < 0 and b == -1):
+    """NumPy's integer ``%`` (0 for ``MIN % -1``)."""
+    if b == 0:
+        raise ZeroDivisionError("integer division by zero")
+    if b < 0 and b == -1:
         return a - a
     return a % b
 

@@ -205,3 +205,36 @@ def dtype_objects(tf):
             tf.float32.as_numpy_dtype(1.5), {tf.float32: "f", tf.int32: "i"}[scores.dtype],
             str(tf.int64), repr(tf.float32), tf.zeros([2], tf.float64.as_numpy_dtype).dtype.name,
             tf.float32.is_compatible_with(tf.float32), tf.float32.base_dtype.name)
+
+
+def module_functions_named_like_list_methods(tf):
+    """tf.add, tf.math.add, tf.sort and tf.reverse in loops and branches on tensors: calls of
+    a module's functions, not changes to a Python object (``list.sort``, ``set.add``)."""
+    @tf.function
+    def running(m):
+        out = tf.zeros([2])
+        for i in tf.range(tf.shape(m)[0]):
+            out = tf.add(out, m[i])
+            out = tf.math.add(out, 0.5)
+        if tf.reduce_sum(out) > 0:
+            out = tf.reverse(tf.sort(out), [0])
+        while tf.reduce_max(out) < 100.0:
+            out = tf.math.multiply(out, 2.0)
+        return out
+
+    return running(tf.constant([[1.0, 3.0], [2.0, -1.0], [0.5, 0.5]]))
+
+
+def loops_over_float_ranges(tf):
+    """``for t in tf.range(...)`` with float bounds and steps, up and down, in a graph loop."""
+    @tf.function
+    def total(start, limit, delta):
+        s = tf.constant(0.0)
+        count = tf.constant(0)
+        for t in tf.range(start, limit, delta):
+            s += t
+            count += 1
+        return s, count
+
+    return [total(*bounds) for bounds in [(0.0, 1.0, 0.25), (1.0, 0.0, -0.25), (0.0, 2.5, 1.0),
+                                          (0.5, 3.0, 0.5), (0.0, 1.0, 0.1), (2.0, 2.0, 0.5)]]

@@ -645,3 +645,18 @@ def test_a_list_in_an_unbounded_loop_asks_for_maximum_iterations():
                                          r"test_jax_staging.py:\d+, .*no bound.*"
                                          r"set_loop_options\(maximum_iterations=N\)"):
         _jit(unbounded_list)(jnp.int32(3))
+
+
+def sorted_twice(x, n):
+    for _ in range(n):
+        x = jnp.sort(x) + 1.0
+    if x.sum() > 0:
+        x = jnp.flip(jnp.sort(x))
+    return x
+
+
+def test_a_module_s_function_named_like_a_list_method_changes_no_object():
+    """``jnp.sort(x)`` in a traced loop or branch is not ``list.sort``: nothing to refuse."""
+    got = _jit(sorted_twice)(jnp.asarray([3.0, 1.0, 2.0], jnp.float32), jnp.int32(2))
+    assert got.tolist() == sorted_twice(np.asarray([3.0, 1.0, 2.0], np.float32), 2).tolist() \
+        == [5.0, 4.0, 3.0]

@@ -11,6 +11,10 @@ the state flows in and out of the graph op, and errors name the user's variables
 from __future__ import annotations
 
 import dis
+import re
+import sys
+import types
+from types import FrameType
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -140,6 +144,19 @@ def _raised_by_control_flow(traceback) -> bool:
 _ONCE_PER_TRACE = "its body is traced once, however many times the loop runs in the graph"
 
 
+def _object_mutations(mutates: Sequence[str], frame: FrameType) -> tuple[str, ...]:
+    """The calls of ``mutates`` that may change an object: the converter names every
+    ``x.add(...)``, but where ``x`` is a module in the converted code's ``frame`` (``tf.add``,
+    ``tf.math.add``, ``np.sort``) the call changes nothing."""
+    def on_module(call: str) -> bool:
+        base = re.match(r"[A-Za-z_][A-Za-z_0-9]*", call).group()
+        for namespace in (frame.f_locals, frame.f_globals, frame.f_builtins):
+            if base in namespace:
+                return isinstance(namespace[base], types.ModuleType)
+        return False
+    return tuple(call for call in mutates if not on_module(call))
+
+
 def _reject_mutations(mutates: Sequence[str], construct: str, why: str) -> None:
     if mutates:
         calls = ", ".join(f"{m}(...)" for m in mutates)
@@ -227,6 +244,8 @@ def if_stmt(cond, body: Callable, orelse: Callable, get_state: GetState = _no_st
     ``staged`` the lists the branches only append to, carried as staged lists.
     """
     orelse = orelse or _no_branch
+    if mutates:
+        mutates = _object_mutations(mutates, sys._getframe(1))
     backend = staging.backend_for(cond)
     if backend is None:
         taken = python_truth(cond, "an if statement")
@@ -396,6 +415,8 @@ def while_stmt(test: Callable, body: Callable, get_state: GetState = _no_state,
     ``staged`` names the lists the body only appends to, carried as staged lists.
     """
     opts = opts or {}
+    if mutates:
+        mutates = _object_mutations(mutates, sys._getframe(1))
     first = _initial_test(test)
     with unroll_watch("while loop") as watch:
         while (backend := _while_backend(first)) is None:
@@ -886,6 +907,8 @@ def for_stmt(iterable, extra_test: Callable | None, body: Callable[[Any], None],
     """``for item in iterable: body(item)``, stopping when ``extra_test()`` is false (break,
     return). A graph loop over a symbolic range or tensor; unrolled over Python iterables."""
     opts = opts or {}
+    if mutates:
+        mutates = _object_mutations(mutates, sys._getframe(1))
     backend = _for_backend(iterable)
     if backend is None:
         _python_for(iterable, extra_test, body, get_state, set_state, names)
@@ -1020,11 +1043,14 @@ def _as_python_int(value):
 
 
 def _static(value):
-    """A range step known while tracing, as a Python int (``range`` casts its bounds, so a
-    constant step arrives as a cast of a constant)."""
+    """A range step known while tracing, as a Python number (``range`` casts its bounds, so a
+    constant step arrives as a cast of a constant): an int, or a float for a range of floats
+    (``rt.range(0.0, 1.0, 0.25)``)."""
     source = value.node.inputs[0] if is_symbolic(value) and value.node.op is CAST else value
     known = constant_value(source)
-    return int(known) if known is not None and known.ndim == 0 else value
+    if known is None or known.ndim != 0:
+        return value
+    return float(known) if known.dtype.kind == "f" else int(known)
 
 
 def _python_for(iterable, extra_test, body, get_state, set_state, names) -> None:

@@ -32,7 +32,16 @@ class Checkpoint:
         if root is not None:
             objects["root"] = root
         self._objects = objects
-        self.save_counter = 0
+        # A variable, as in TensorFlow (``int(ckpt.save_counter)``, ``.numpy()``).
+        self.save_counter = Variable(np.int64(0), trainable=False, name="save_counter")
+
+    def __getattr__(self, name: str):
+        """The objects given by keyword: ``ckpt.step.assign_add(1)``."""
+        objects = self.__dict__.get("_objects", {})
+        if name in objects:
+            return objects[name]
+        raise AttributeError(f"this Checkpoint has no {name!r}: it holds "
+                             f"{', '.join(objects) or 'no objects'}.")
 
     def _variables(self) -> dict[str, list[Variable]]:
         return {key: _variables_of(value) for key, value in self._objects.items()}
@@ -49,8 +58,8 @@ class Checkpoint:
         return prefix
 
     def save(self, file_prefix) -> str:
-        self.save_counter += 1
-        return self.write(f"{os.fspath(file_prefix)}-{self.save_counter}")
+        self.save_counter.assign_add(1)
+        return self.write(f"{os.fspath(file_prefix)}-{int(self.save_counter.numpy())}")
 
     def read(self, save_path) -> "RestoreStatus":
         path = _prefix(save_path) + ".npz"
@@ -80,7 +89,7 @@ class Checkpoint:
             return RestoreStatus(None, [])
         match = _FILE.match(os.path.basename(_prefix(save_path)) + ".npz")
         if match:
-            self.save_counter = int(match["number"])
+            self.save_counter.assign(int(match["number"]))
         return self.read(save_path)
 
     def _build_optimizers(self, saved: dict) -> None:
@@ -138,7 +147,7 @@ class CheckpointManager:
 
     def save(self, checkpoint_number=None) -> str:
         if checkpoint_number is not None:
-            self._checkpoint.save_counter = int(checkpoint_number) - 1
+            self._checkpoint.save_counter.assign(int(checkpoint_number) - 1)
         path = self._checkpoint.save(os.path.join(self.directory, self._name))
         if self.max_to_keep is not None:
             for old in self.checkpoints[:-self.max_to_keep]:

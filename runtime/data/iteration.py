@@ -18,6 +18,7 @@ import numpy as np
 from runtime import tracing
 from runtime.data import structure
 from runtime.data.node import Node
+from runtime.errors import OutOfRangeError
 from runtime.ops.io_ops import assert_
 from runtime.variables import Variable
 
@@ -98,7 +99,12 @@ class Iterator:
         return element
 
     def get_next(self) -> Any:
-        return next(self)
+        """The next element; past the end ``OutOfRangeError``, as TensorFlow raises it (the
+        ``while True: try: it.get_next() except tf.errors.OutOfRangeError`` loop)."""
+        try:
+            return next(self)
+        except StopIteration:
+            raise OutOfRangeError("End of sequence: the iterator has no more elements.") from None
 
     @property
     def element_spec(self) -> Any:

@@ -104,3 +104,16 @@ def dataset_element_spec_and_len(tf):
     spec_x, spec_y = ds.element_spec
     return (spec_x.shape.as_list(), spec_x.dtype.name, spec_y.dtype.name, len(ds),
             tf.data.experimental.cardinality(ds).numpy())
+
+
+def get_next_until_out_of_range(tf):
+    """``iterator.get_next()`` past the end raises ``tf.errors.OutOfRangeError``, which the
+    classic input loop catches."""
+    iterator = iter(tf.data.Dataset.range(5).map(lambda x: x * x).batch(2))
+    batches = []
+    while True:
+        try:
+            batches.append(iterator.get_next())
+        except tf.errors.OutOfRangeError:
+            break
+    return batches

@@ -175,3 +175,24 @@ def checkpoint_manager_saves_and_restores_a_training_run(tf):
         again = [step(restored, fresh_optimizer) for _ in range(2)]
         return (before, os.path.basename(first), kept,
                 os.path.basename(tf.train.latest_checkpoint(directory)), after, again)
+
+
+def checkpoint_step_counter(tf):
+    """The checkpoint guide's loop: a step variable held by the checkpoint, read back as
+    ``ckpt.step``, and ``save_counter`` a variable that a restore sets."""
+    import os
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as directory:
+        ckpt = tf.train.Checkpoint(step=tf.Variable(1), scale=tf.Variable(2.0))
+        manager = tf.train.CheckpointManager(ckpt, directory, max_to_keep=3)
+        saved = []
+        for _ in range(4):
+            ckpt.step.assign_add(1)
+            ckpt.scale.assign(ckpt.scale * 1.5)
+            if int(ckpt.step) % 2 == 0:
+                saved.append((os.path.basename(manager.save()), int(ckpt.save_counter)))
+        fresh = tf.train.Checkpoint(step=tf.Variable(0), scale=tf.Variable(0.0))
+        fresh.restore(manager.latest_checkpoint)
+        return (saved, int(fresh.step), float(fresh.scale), int(fresh.save_counter),
+                ckpt.save_counter.numpy())

@@ -23,8 +23,8 @@ from runtime.ops.array_ops import cast, checked_cast, convert_to_tensor, reshape
 from runtime.ops.dispatch import constant_in_graph
 from runtime.ops.registry import COND, WHILE_LOOP
 from runtime.source_location import user_location
-from runtime.tensor import (EagerTensor, SymbolicTensor, Tensor, TensorSpec, format_shape,
-                            join_shapes, shape_is_subtype)
+from runtime.tensor import (EagerTensor, SymbolicTensor, Tensor, TensorShape, TensorSpec,
+                            format_shape, join_shapes, shape_is_subtype)
 
 
 def _where() -> str:
@@ -444,13 +444,18 @@ def _loop_specs(init, shape_invariants, loop_vars, var_names) -> tuple[list[Tens
             specs.append(TensorSpec(value.shape, value.dtype))
             continue
         shape = invariant.shape if isinstance(invariant, TensorSpec) else (
-            None if invariant is Ellipsis else tuple(invariant))
+            None if invariant is Ellipsis or _unknown_rank(invariant) else tuple(invariant))
         if not shape_is_subtype(value.shape, shape):
             raise ShapeError(
                 f"'{name}' enters the loop with shape {format_shape(value.shape)}, which does not "
                 f"fit its shape invariant {format_shape(shape)}{_where()}.")
         specs.append(TensorSpec(shape, value.dtype))
     return specs, [invariant is not None for invariant in invariants]
+
+
+def _unknown_rank(invariant) -> bool:
+    """``TensorShape(None)``: any shape, of any rank."""
+    return isinstance(invariant, TensorShape) and invariant.rank is None
 
 
 def _flatten_invariants(invariants, structure) -> list:

@@ -244,6 +244,11 @@ class Function:
                                             else None)
                 except (TypeError, ValueError, OverflowError):
                     array = None
+            elif value is array and array.dtype != spec.dtype and not (
+                    array.dtype.kind in "fc" and spec.dtype.kind in "iub"):
+                # A NumPy array takes the signature's dtype, as in TensorFlow (float64 data
+                # into a float32 signature); floats never truncate into integers.
+                array = array.astype(spec.dtype)
             if array is None or not spec.is_compatible_with(TensorSpec(array.shape, array.dtype)):
                 got = (f"a tensor of dtype {array.dtype.name} and shape {format_shape(array.shape)}"
                        if array is not None else f"{type(value).__name__} {value!r}")

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from runtime import dtypes, tracing
+from runtime import tracing
 from runtime.ops.array_ops import (cast, constant, convert_to_tensor, gather, getitem, reshape,
                                    shape as shape_of)
 from runtime.ops.broadcast_ops import broadcast_to
@@ -210,9 +210,7 @@ class Variable:
         positions = getitem(constant(np.arange(_size(self.shape), dtype=np.int64)
                                      .reshape(self.shape)), key)
         flat = reshape(self.value(), [-1])
-        if not isinstance(value, Tensor):
-            value = convert_to_tensor(value, self.dtype
-                                      if isinstance(value, dtypes.PYTHON_SCALARS) else None)
+        value = self._as_value(value)
         if value.dtype != self.dtype:
             raise TypeError(f"cannot assign a {value.dtype.name} value to a slice of variable "
                             f"{self.name!r} of dtype {self.dtype.name}; use rt.cast.")
@@ -244,9 +242,23 @@ class Variable:
     def assign_sub(self, delta) -> "Variable":
         return self._assign(delta, "sub")
 
+    def _as_value(self, value) -> Tensor:
+        """What is assigned, as a tensor. Python values and lists and NumPy arrays take the
+        variable's dtype, as in TensorFlow (``v.assign([1, 2])`` on a float variable), except
+        floats into an integer variable (that would truncate: rt.cast says so); a tensor
+        keeps its own, which must be the variable's."""
+        if isinstance(value, Tensor) or hasattr(value, "_read_value_for_op"):
+            return value if isinstance(value, Tensor) else convert_to_tensor(value)
+        if isinstance(value, (np.ndarray, np.generic)):
+            if value.dtype.kind in "fc" and self.dtype.kind in "iub":
+                raise TypeError(f"cannot assign a {value.dtype.name} array to variable "
+                                f"{self.name!r} of dtype {self.dtype.name}: it would truncate; "
+                                f"use rt.cast (or np.round) first.")
+            return convert_to_tensor(np.asarray(value).astype(self.dtype))
+        return convert_to_tensor(value, self.dtype)
+
     def _assign(self, value, mode: str) -> "Variable":
-        if not isinstance(value, Tensor):
-            value = convert_to_tensor(value, self.dtype if isinstance(value, dtypes.PYTHON_SCALARS) else None)
+        value = self._as_value(value)
         self._check_compatible(value)
         apply_op(ASSIGN, (value,), {"variable": self, "mode": mode})
         return self

@@ -48,7 +48,13 @@ def test_assign_checks_dtype_and_shape():
     variable = rt.Variable([1, 2], name="counts")
     with pytest.raises(TypeError, match=re.escape(
             "cannot assign a float32 value to variable 'counts' of dtype int32; use rt.cast.")):
+        variable.assign(rt.constant([1.5, 2.0]))
+    with pytest.raises(TypeError, match=re.escape(
+            "cannot convert [1.5, 2.0] to a tensor of dtype int32: Python floats do not become")):
         variable.assign([1.5, 2.0])
+    with pytest.raises(TypeError, match="cannot assign a float64 array to variable 'counts' of "
+                                        "dtype int32: it would truncate"):
+        variable.assign(np.array([1.5, 2.0]))
     with pytest.raises(ValueError, match=re.escape(
             "cannot assign a value of shape (3,) to variable 'counts' of shape (2,).")):
         variable.assign([1, 2, 3])

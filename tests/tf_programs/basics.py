@@ -238,3 +238,47 @@ def loops_over_float_ranges(tf):
 
     return [total(*bounds) for bounds in [(0.0, 1.0, 0.25), (1.0, 0.0, -0.25), (0.0, 2.5, 1.0),
                                           (0.5, 3.0, 0.5), (0.0, 1.0, 0.1), (2.0, 2.0, 0.5)]]
+
+
+def shape_invariant_of_unknown_rank(tf):
+    """``tf.TensorShape(None)`` as a loop variable's shape invariant: any shape at all."""
+    @tf.function
+    def grow(n):
+        m = tf.zeros([2, 2])
+        for _ in tf.range(n):
+            tf.autograph.experimental.set_loop_options(shape_invariants=[(m, tf.TensorShape(None))])
+            m = tf.pad(m, [[1, 1], [1, 1]])
+        return m
+
+    return grow(tf.constant(2)).shape.as_list(), grow(tf.constant(0)).shape.as_list()
+
+
+def constants_refuse_floats_for_integer_dtypes(tf):
+    """``tf.constant(2.5, tf.int32)`` raises (nothing truncates silently); NumPy values cast."""
+    import numpy as np
+
+    refused = []
+    for value, dtype in [(2.5, tf.int32), ([1.7, -1.7], tf.int64), (2.0, tf.int32)]:
+        try:
+            tf.constant(value, dtype)
+            refused.append(False)
+        except TypeError:
+            refused.append(True)
+    return refused, tf.constant(np.array([1.5, -2.5]), tf.int32), tf.constant([1, 2], tf.float64)
+
+
+def input_signature_converts_numpy_arrays(tf):
+    """NumPy arrays passed to a function with an input_signature take its dtype (float64 data
+    into a float32 signature, int64 into float32); a tensor of another dtype is refused."""
+    import numpy as np
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def scaled(x):
+        return x * 2
+
+    refused = False
+    try:
+        scaled(tf.constant([1.0], tf.float64))
+    except (TypeError, ValueError):
+        refused = True
+    return scaled(np.array([1.0, 2.5])), scaled(np.array([1, 2])), refused

@@ -156,3 +156,28 @@ def slices_and_scatter_updates_of_variables(tf):
         count(tf.constant(i))
     counts.scatter_nd_update([[1]], tf.constant([7], tf.int64))
     return v.numpy(), counts.numpy()
+
+
+def assigning_python_lists_and_numpy_arrays(tf):
+    """Values that are not tensors take the variable's dtype when assigned (NumPy float64
+    data into a float32 variable, a list of Python ints into a float one), eagerly and in a
+    tf.function."""
+    import numpy as np
+
+    v = tf.Variable([1.0, 2.0])
+    v.assign(np.array([0.5, 1.5]))
+    first = v.numpy().copy()
+    v.assign_add(np.ones(2))
+    v.assign_sub([1, 1])
+    second = v.numpy().copy()
+    v[0].assign(np.float64(7.0))
+
+    @tf.function
+    def update(delta):
+        v.assign_add(np.array([0.25, 0.25]) * 2)
+        v.assign([3, 4])
+        return v.read_value() + delta
+
+    counts = tf.Variable(0, dtype=tf.int64)
+    counts.assign_add(np.int32(3))
+    return first, second, v.numpy().copy(), update(tf.constant(1.0)), counts.numpy()

@@ -1,6 +1,8 @@
 """Python control flow under torch.export and torch.compile, through `transpiler.convert`.
 
     python examples/torch_control_flow.py          # needs: pip install "eager2graph[torch]"
+    python examples/torch_control_flow.py --quick  # torch.compile with backend="aot_eager":
+                                                   # the same graph, no Inductor code generation
 
 A model whose forward halves its input while the sum is above a limit: a `while` on a tensor's
 value, which plain PyTorch cannot export ("Could not guard on data-dependent expression") and
@@ -10,6 +12,8 @@ number of times; gradients flow through both.
 """
 
 from __future__ import annotations
+
+import sys
 
 try:
     import torch
@@ -62,7 +66,8 @@ def main() -> None:
         print(f"x = {scale} * ones(4), limit {limit}: steps {int(got_steps)}, "
               f"x[0] {float(got_x[0]):.3f}; same as Python: "
               f"{int(got_steps) == want_steps and torch.allclose(got_x, want_x)}")
-    compiled = torch.compile(clipped_steps, fullgraph=True)  # no graph break
+    backend = "aot_eager" if "--quick" in sys.argv[1:] else "inductor"
+    compiled = torch.compile(clipped_steps, fullgraph=True, backend=backend)  # no graph break
     x = torch.full((4,), 8.0, requires_grad=True)
     got_x, got_steps = compiled(x, torch.tensor(1.0))
     got_x.sum().backward()

@@ -29,6 +29,8 @@ class Data:
             return
         if x is None:
             raise ValueError("no input data given (x is None).")
+        for name, value in (("x", x), ("y", y), ("sample_weight", sample_weight)):
+            _refuse_lists_of_numbers(name, value)
         self.batch_size = batch_size or 32
         self.x = nest.map_structure(_as_array, x)
         self.y = None if y is None else nest.map_structure(_as_array, y)
@@ -107,6 +109,15 @@ def class_weights_of(y, class_weight: dict):
 def is_dataset(x) -> bool:
     return x is not None and not isinstance(x, (np.ndarray, Tensor, list, tuple, dict)) \
         and hasattr(x, "__iter__")
+
+
+def _refuse_lists_of_numbers(name: str, value) -> None:
+    # Keras 3 refuses them too: a list stands for one array per input or output of the model.
+    if isinstance(value, (list, tuple)) and any(
+            isinstance(leaf, (int, float, complex, np.generic)) for leaf in nest.flatten(value)):
+        raise ValueError(f"{name} is a Python list (or tuple) of numbers; Keras takes NumPy "
+                         f"arrays, tensors or datasets, a list holding one array per input or "
+                         f"output of the model. Convert it with np.array({name}).")
 
 
 def _as_array(value) -> np.ndarray:

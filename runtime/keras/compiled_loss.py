@@ -146,10 +146,8 @@ def output_names(model, y_pred) -> list[str]:
     keys of a dict of predictions, else ``output_1``, ``output_2``, ..."""
     if isinstance(y_pred, dict):
         return sorted(y_pred)
-    graph = model.__dict__.get("_graph")
-    if graph is not None:
-        names = [t._step.layer.name if t._step is not None and t._step.layer is not None
-                 else t.name for t in nest.flatten(graph.outputs)]
+    if model.__dict__.get("_graph") is not None:
+        names = model.output_names
         if len(set(names)) == len(names):
             return names
     return [f"output_{i + 1}" for i in range(len(y_pred))]

@@ -4,7 +4,9 @@
 done to it. Two kinds of steps are recorded, in the order they happen:
 
 * a layer called on Keras tensors (``Dense(10)(x)``): the layer is built from the input's
-  shape and the call recorded as one step;
+  shape and the call recorded as one step. Its ``call`` runs once on the probes (below) to
+  learn the output's shape, and whatever layers that call reaches (a model's own layers, when
+  a model is used as a layer; a custom layer's sub-layers) run eagerly on the probes' values;
 * any ``rt`` op applied to a Keras tensor or to a value computed from one (``rt.split(x, 5,
   axis=1)``, ``x[:, 0]``, ``x * 2``), as Keras 2 allowed with ``tf`` ops.
 
@@ -109,10 +111,15 @@ class Step:
         return [leaf for leaf in nest.flatten((self.args, self.kwargs))
                 if isinstance(leaf, KerasTensor)]
 
-    def run(self, values: dict):
+    def run(self, values: dict, training=None):
+        """Runs the step on ``values`` (by Keras tensor id) and adds its outputs to them. A
+        ``training`` given to the model replaces the one written in the layer's call, as in
+        Keras 3: ``base(x, training=False)`` runs in training mode inside ``fit``."""
         resolve = lambda leaf: values[id(leaf)] if isinstance(leaf, KerasTensor) else leaf  # noqa: E731
         args = nest.map_structure(resolve, self.args)
         kwargs = nest.map_structure(resolve, self.kwargs)
+        if training is not None and "training" in kwargs:
+            kwargs["training"] = training
         if self.layer is not None:
             result = self.layer(*args, **kwargs)
         else:
@@ -225,9 +232,19 @@ def close_inputs(inputs) -> None:
 # -- layers called on Keras tensors --------------------------------------------------------
 
 
+class _Probing(threading.local):
+    """How many layers' calls on probes are running in this thread: the layers they call
+    (a model's layers, a custom layer's sub-layers) run eagerly on the probes' values."""
+
+    depth = 0
+
+
+_probing = _Probing()
+
+
 def _symbolic_call(layer, args, kwargs):
-    if not _by_probe or not is_symbolic((args, kwargs)):  # no Keras tensor exists: not symbolic
-        return layer_base._NOT_SYMBOLIC
+    if _probing.depth or not _by_probe or not is_symbolic((args, kwargs)):
+        return layer_base._NOT_SYMBOLIC  # no Keras tensor, or inside a layer's call on probes
     args = nest.map_structure(_symbolic_or_value, args)
     kwargs = nest.map_structure(_symbolic_or_value, kwargs)
     first = args[0] if args else kwargs.get("inputs")
@@ -245,9 +262,11 @@ def _symbolic_call(layer, args, kwargs):
     # negative probe value) would name the user's line for a value that does not exist.
     with recording.paused(), np.errstate(all="ignore"):
         layer_base.push_training(False)
+        _probing.depth += 1
         try:
             result = layer.call(*nest.map_structure(probe, args), **_call_kwargs(layer, probe_kwargs))
         finally:
+            _probing.depth -= 1
             layer_base.pop_training()
     step = Step(args, kwargs, None, layer=layer)
     leaves = nest.flatten(result)
@@ -351,12 +370,12 @@ class Graph:
         keys = sorted(operations, key=lambda key: (-operation_depth[key], first_reached[key]))
         return [operations[key] for key in keys if isinstance(operations[key], layer_base.Layer)]
 
-    def __call__(self, inputs):
+    def __call__(self, inputs, training=None):
         flat_inputs = nest.flatten(self.inputs)
         given = _match_inputs(self.inputs, inputs)
         values = {id(tensor): value for tensor, value in zip(flat_inputs, given)}
         for step in self.steps:
-            step.run(values)
+            step.run(values, training)
         return nest.map_structure(lambda t: values[id(t)], self.outputs)
 
 

@@ -53,7 +53,7 @@ _TABLE = {
     deserialize legacy serialize
     """,
     "keras.optimizers.schedules": """
-    CosineDecayRestarts deserialize serialize
+    CosineDecayRestarts
     """,
     "keras.callbacks": """
     BackupAndRestore OrbaxCheckpoint ProgbarLogger RemoteMonitor SwapEMAWeights
@@ -74,9 +74,9 @@ _TABLE = {
     disable_interactive_logging enable_interactive_logging get_custom_objects get_file
     get_registered_name get_registered_object get_source_inputs image_dataset_from_directory
     img_to_array is_interactive_logging_enabled is_keras_tensor legacy load_img model_to_dot
-    normalize pack_x_y_sample_weight plot_model register_keras_serializable save_img
+    normalize plot_model register_keras_serializable save_img
     serialize_keras_object split_dataset standardize_dtype text_dataset_from_directory
-    timeseries_dataset_from_array unpack_x_y_sample_weight
+    timeseries_dataset_from_array
     """,
     "keras.backend": """
     abs all any arange argmax argmin backend batch_dot batch_flatten batch_get_value

@@ -12,9 +12,10 @@ from runtime.autodiff import recording
 from runtime.keras import functional
 from runtime.keras.layers import base as layer_base
 from runtime.keras.layers.base import Layer
+from runtime.keras.layers.input_layer import InputLayer
 from runtime.keras import layers as layers_module
-from runtime.keras.saving import (FORMAT, load_weights, model_config, read_model, save_model,
-                                  save_weights)
+from runtime.keras.saving import (FORMAT, functional_config, load_weights, model_config,
+                                  read_model, save_model, save_weights, sequential_config)
 from runtime.keras.summary import summary_text
 from runtime.keras.training import Trainer
 from runtime.tensor import EagerTensor
@@ -49,7 +50,7 @@ class Model(Trainer, Layer):
         if graph is None:
             raise NotImplementedError(f"{type(self).__name__} must define call(self, inputs, "
                                       f"training=None), or be built with Model(inputs, outputs).")
-        return graph(inputs)
+        return graph(inputs, training)
 
     @property
     def input(self):
@@ -62,6 +63,16 @@ class Model(Trainer, Layer):
     def output(self):
         graph = self.__dict__.get("_graph")
         return graph.outputs if graph is not None else Layer.output.fget(self)
+
+    @property
+    def output_names(self) -> list[str]:
+        """A functional model's output names, as Keras 3 gives them: the name of the layer
+        (or op) that made each output."""
+        graph = self.__dict__.get("_graph")
+        if graph is None:  # Keras 3's Sequential and subclassed models have none either
+            raise AttributeError(f"{self.name} has no output_names: only a functional model "
+                                 f"(Model(inputs, outputs)) has them.")
+        return [_maker_name(tensor) for tensor in nest.flatten(graph.outputs)]
 
     @property
     def input_shape(self):
@@ -139,6 +150,21 @@ class Model(Trainer, Layer):
     load_weights = load_weights
     save = save_model
 
+    def get_config(self) -> dict:
+        """A functional model's name and graph (``saving.functional_config``); a subclassed
+        model's, as any layer's, its constructor's arguments."""
+        config = Layer.get_config(self)
+        if self._saving_kind() == "Functional":
+            config.update(functional_config(self))
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None) -> "Model":
+        """The model ``get_config`` described, with new weights."""
+        if "steps" not in config:
+            return super().from_config(config)
+        return _functional_from_config(config, dict(custom_objects or {}))
+
     def to_json(self, **kwargs) -> str:
         """The model's structure as JSON (``keras.models.model_from_json`` rebuilds it)."""
         return json.dumps({"format": FORMAT, **model_config(self)}, **kwargs)
@@ -159,18 +185,23 @@ class Sequential(Model):
             self.add(layer)
 
     def add(self, layer) -> None:
+        """Puts ``layer`` on top. An ``Input`` (or ``InputLayer``) first gives the input
+        shape, and so does a first layer that states one (``input_shape=``, or a model that
+        has one)."""
         tensor = functional.keras_tensor_of(layer)
-        if tensor is not None:
+        if tensor is not None or isinstance(layer, InputLayer):
             if self._sequential:
-                raise ValueError("an Input can only come first in a Sequential model.")
-            self._input_shape = tensor.shape
-            functional.close_inputs([tensor])
+                raise ValueError("an Input can only come first in a Sequential model; start a "
+                                 "new Sequential with it.")
+            if tensor is not None:
+                functional.close_inputs([tensor])
+            self._input_shape = tuple(tensor.shape if tensor is not None else layer.batch_shape)
             return
         if not isinstance(layer, Layer):
             raise TypeError(f"Sequential.add takes a layer, got {type(layer).__name__}.")
         layer._sequential_owner = weakref.ref(self)
-        if not self._sequential and layer._batch_input_shape is not None:
-            self._input_shape = layer._batch_input_shape
+        if not self._sequential and self._input_shape is None:
+            self._input_shape = _stated_input_shape(layer)
         self._sequential.append(layer)
         self.built = False
         if self._input_shape is None:
@@ -200,6 +231,14 @@ class Sequential(Model):
             self._input_shape = tuple(input_shape)
         if self._input_shape is not None and not self.built:
             self._probe_output = self._probe_call(self._input_shape)
+        self.built = True
+
+    def _build_for(self, inputs) -> None:
+        # Keras 3 builds a Sequential model without an Input on the first batch's shape,
+        # batch size included: that is its input_shape from then on.
+        shape = getattr(inputs, "shape", None)
+        if self._input_shape is None and shape is not None:
+            self._input_shape = tuple(shape)
         self.built = True
 
     @property
@@ -240,6 +279,23 @@ class Sequential(Model):
     def _saving_kind(self) -> str | None:
         return "Sequential" if type(self).call is Sequential.call else None
 
+    def get_config(self) -> dict:
+        """Keras 3's: the name, ``trainable``, dtype, ``layers`` (an ``InputLayer`` first when
+        the input shape is known) and ``build_input_shape``."""
+        return {**Layer.get_config(self), **sequential_config(self)}
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None) -> "Sequential":
+        """The model ``get_config`` described, with new weights."""
+        custom_objects = dict(custom_objects or {})
+        model = cls(name=config["name"], trainable=config.get("trainable", True))
+        for entry in config["layers"]:
+            model.add(_deserialize(entry, custom_objects))
+        shape = config.get("build_input_shape")
+        if shape is not None and not model.built:
+            model.build(tuple(shape))
+        return model
+
 
 def _shapes_of(tensors: list):
     shapes = [tuple(tensor.shape) for tensor in tensors]
@@ -275,38 +331,38 @@ def clone_model(model, input_tensors=None, clone_function=None, **kwargs):
 
 
 def model_from_config(config: dict, custom_objects=None):
-    """A ``Sequential`` or functional model rebuilt from the structure ``save`` writes."""
-    custom_objects = dict(custom_objects or {})
+    """The model (or layer) a ``{"class_name": ..., "config": ...}`` dict describes, as
+    ``model_config`` and ``to_json`` write it, with new weights."""
+    return _deserialize(config, dict(custom_objects or {}))
 
-    def layer(entry):
-        name = entry["class_name"]
-        cls = custom_objects.get(name) or getattr(layers_module, name, None)
-        if cls is None:
-            raise ValueError(f"unknown layer class {name!r}: pass it to load_model in "
-                             f"custom_objects={{{name!r}: {name}}}.")
-        return cls.from_config({k: tuple(v) if isinstance(v, list) else v
-                                for k, v in entry["config"].items()})
 
-    if config["class_name"] == "Sequential":
-        model = Sequential(name=config["name"])
-        if config["input_shape"] is not None:
-            model.add(functional.Input(batch_shape=tuple(config["input_shape"])))
-        for entry in config["layers"]:
-            model.add(layer(entry))
-        return model
-    layers = [layer(entry) for entry in config["layers"]]
+def _deserialize(entry: dict, custom_objects: dict):
+    name = entry["class_name"]
+    model_class = {"Sequential": Sequential, "Functional": Model}.get(name)
+    if model_class is not None:
+        return model_class.from_config(entry["config"], custom_objects)
+    cls = custom_objects.get(name) or getattr(layers_module, name, None)
+    if cls is None:
+        raise ValueError(f"unknown layer class {name!r}: pass it to load_model in "
+                         f"custom_objects={{{name!r}: {name}}}.")
+    return cls.from_config({k: tuple(v) if isinstance(v, list) else v
+                            for k, v in entry["config"].items()})
+
+
+def _functional_from_config(config: dict, custom_objects: dict) -> Model:
+    layers = [_deserialize(entry, custom_objects) for entry in config["layers"]]
     # Keras inputs record every eager op until a Model takes them: a failure below must close
     # them, or recording would go on after load_model raised.
     inputs = [functional.Input(batch_shape=tuple(i["shape"]), dtype=i["dtype"], name=i["name"])
               for i in config["inputs"]]
     try:
-        return _functional_from_config(config, layers, inputs)
+        return _functional_model(config, layers, inputs)
     except BaseException:
         functional.close_inputs(inputs)
         raise
 
 
-def _functional_from_config(config: dict, layers: list, inputs: list):
+def _functional_model(config: dict, layers: list, inputs: list) -> Model:
     outputs: list[list] = []
 
     def decode(value):
@@ -325,7 +381,31 @@ def _functional_from_config(config: dict, layers: list, inputs: list):
         outputs.append(nest.flatten(result))
     results = [decode(ref) for ref in config["outputs"]]
     return Model(inputs=inputs if len(inputs) > 1 else inputs[0],
-                 outputs=results[0] if config["single_output"] else results, name=config["name"])
+                 outputs=results[0] if config["single_output"] else results,
+                 name=config["name"], trainable=config.get("trainable", True))
+
+
+def _stated_input_shape(layer: Layer):
+    """The input shape ``layer`` states before any call, as Keras 3's Sequential reads it:
+    ``input_shape=`` given to it, or a model's own (one input, known)."""
+    if layer._batch_input_shape is not None:
+        return layer._batch_input_shape
+    if not isinstance(layer, Model):
+        return None
+    try:
+        shape = layer.input_shape
+    except AttributeError:  # a subclassed model, or a Sequential of no known input shape
+        return None
+    return shape if isinstance(shape, tuple) else None
+
+
+def _maker_name(tensor) -> str:
+    """The name of the layer or op that made a functional model's output ``tensor`` (the
+    ``InputLayer``'s for an input given back as an output)."""
+    step = tensor._step
+    if step is None:
+        return tensor._input_layer.name
+    return step.layer.name if step.layer is not None else step.op.name
 
 
 def _shape_structure(shape):

@@ -6,9 +6,10 @@ The weights archive holds one array per weight, in ``model.weights`` order (``we
 ...), and their names (``names``, an array of strings). Nothing is ever unpickled
 (``allow_pickle=False``) and the structure is JSON: a saved model cannot run code when loaded.
 So only what JSON describes is saved: ``Sequential`` models and functional models made of
-layers (of ``rt.keras`` or given to ``load_model`` in ``custom_objects``), each rebuilt from
-its ``get_config()``. Subclassed models, ``Lambda`` layers and raw ops on Keras inputs are code;
-for them ``save`` says so, and ``save_weights`` plus the code that builds the model do the job.
+layers (of ``rt.keras`` or given to ``load_model`` in ``custom_objects``) and of such models,
+each rebuilt from its ``get_config()``. Subclassed models, ``Lambda`` layers and raw ops on
+Keras inputs are code; for them ``save`` says so, and ``save_weights`` plus the code that
+builds the model do the job.
 The optimizer is not saved: ``load_model`` returns an uncompiled model.
 """
 
@@ -59,7 +60,7 @@ def load_weights(model, filepath, skip_mismatch=False) -> None:
         variable.assign(array.astype(variable.dtype))
 
 
-FORMAT = "rt.keras model 1"
+FORMAT = "rt.keras model 2"
 
 
 def save_model(model, filepath, overwrite=True, **kwargs) -> None:
@@ -67,7 +68,7 @@ def save_model(model, filepath, overwrite=True, **kwargs) -> None:
     path = os.fspath(filepath)
     if not overwrite and os.path.exists(path):
         raise FileExistsError(f"{path} exists and overwrite=False.")
-    config = {"format": FORMAT, **_model_config(model)}
+    config = {"format": FORMAT, **model_config(model)}
     weights = io.BytesIO()
     np.savez(weights, **{f"weight_{i:04d}": np.asarray(w.numpy())
                          for i, w in enumerate(model.weights)})
@@ -90,28 +91,46 @@ def read_model(filepath) -> tuple[dict, list]:
         with np.load(io.BytesIO(archive.read("model.weights.npz")), allow_pickle=False) as npz:
             arrays = [npz[k] for k in sorted(npz.files)]
     if config.get("format") != FORMAT:
-        raise ValueError(f"{path}: unknown format {config.get('format')!r} (expected {FORMAT!r}).")
+        raise ValueError(f"{path}: unknown format {config.get('format')!r} (expected {FORMAT!r}); "
+                         f"save the model again with this version of rt.keras.")
     return config, arrays
 
 
 def model_config(model) -> dict:
-    """The structure of a Sequential or functional model (what ``save`` writes as
-    ``config.json``, without the weights)."""
-    return _model_config(model)
-
-
-def _model_config(model) -> dict:
+    """``{"class_name": "Sequential" or "Functional", "config": model.get_config()}``: the
+    structure ``save`` writes as ``config.json`` (without the weights), as Keras serializes a
+    model, and what ``keras.models.model_from_config`` reads."""
     kind = model._saving_kind()
-    if kind == "Sequential":
-        shape = model._input_shape
-        return {"class_name": "Sequential", "name": model.name,
-                "input_shape": None if shape is None else list(shape),
-                "layers": [_layer_config(layer) for layer in model.layers]}
-    if kind != "Functional":
+    if kind is None:
         raise NotImplementedError(
             f"{model.name}: model.save stores Sequential and functional models; a subclassed "
             f"model ({type(model).__name__}) is Python code. Save its weights with "
             f"save_weights and rebuild it in code before load_weights.")
+    return {"class_name": kind, "config": model.get_config()}
+
+
+def layer_config(layer) -> dict:
+    """``{"class_name": ..., "config": layer.get_config()}``; a model used as a layer is
+    described by its structure (``model_config``)."""
+    if getattr(layer, "_saving_kind", None) is not None:
+        return model_config(layer)
+    return {"class_name": type(layer).__name__, "config": layer.get_config()}
+
+
+def sequential_config(model) -> dict:
+    """A Sequential model's layers as Keras 3 lists them in its config: an ``InputLayer``
+    first when the input shape is known (also given as ``build_input_shape``)."""
+    layers = [layer_config(layer) for layer in model.layers]
+    shape = model._input_shape
+    if shape is None:
+        return {"layers": layers}
+    first = {"class_name": "InputLayer", "config": {"batch_shape": list(shape)}}
+    return {"layers": [first] + layers, "build_input_shape": list(shape)}
+
+
+def functional_config(model) -> dict:
+    """A functional model's graph: its inputs, its layers, the steps that call them (each
+    argument a reference to an input or to an earlier step's output) and its outputs."""
     graph = model._graph
     layers, ids, steps = [], {}, []
     inputs = nest.flatten(graph.inputs)
@@ -124,19 +143,14 @@ def _model_config(model) -> dict:
                 f"layer, or save the weights with save_weights.")
         if id(step.layer) not in ids:
             ids[id(step.layer)] = len(layers)
-            layers.append(_layer_config(step.layer))
+            layers.append(layer_config(step.layer))
         encode = lambda v: refs[id(v)] if isinstance(v, KerasTensor) else v  # noqa: E731
         steps.append({"layer": ids[id(step.layer)], "args": nest.map_structure(encode, step.args),
                       "kwargs": nest.map_structure(encode, step.kwargs)})
         for index, tensor in enumerate(nest.flatten(step.outputs_structure)):
             refs[id(tensor)] = {"step": number, "output": index}
-    return {"class_name": "Functional", "name": model.name,
-            "inputs": [{"shape": list(t.shape), "dtype": t.dtype.name, "name": t.name}
+    return {"inputs": [{"shape": list(t.shape), "dtype": t.dtype.name, "name": t.name}
                        for t in inputs],
             "layers": layers, "steps": steps,
             "outputs": [refs[id(t)] for t in nest.flatten(graph.outputs)],
             "single_output": not isinstance(graph.outputs, (list, tuple, dict))}
-
-
-def _layer_config(layer) -> dict:
-    return {"class_name": type(layer).__name__, "config": layer.get_config()}

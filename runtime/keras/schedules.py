@@ -17,6 +17,32 @@ class LearningRateSchedule:
     def __call__(self, step):
         raise NotImplementedError
 
+    def get_config(self) -> dict:
+        raise NotImplementedError(f"{type(self).__name__} must define get_config() (the "
+                                  f"arguments that rebuild it) to be serialized.")
+
+    @classmethod
+    def from_config(cls, config: dict) -> "LearningRateSchedule":
+        return cls(**config)
+
+
+def serialize(schedule: LearningRateSchedule) -> dict:
+    """``schedule`` as Keras 3 serializes it: ``{"module", "class_name", "config",
+    "registered_name"}``, JSON-compatible."""
+    return {"module": "keras.optimizers.schedules", "class_name": type(schedule).__name__,
+            "config": schedule.get_config(), "registered_name": None}
+
+
+def deserialize(config: dict, custom_objects=None) -> LearningRateSchedule:
+    """The schedule ``serialize`` described (``{"class_name": ..., "config": ...}``); a
+    schedule class of one's own is found in ``custom_objects``."""
+    name = config["class_name"]
+    cls = (custom_objects or {}).get(name) or _SCHEDULES.get(name)
+    if cls is None:
+        raise ValueError(f"unknown learning rate schedule {name!r}: give its class in "
+                         f"custom_objects={{{name!r}: {name}}}.")
+    return cls.from_config(config["config"])
+
 
 class ExponentialDecay(LearningRateSchedule):
     """``initial_learning_rate * decay_rate ** (step / decay_steps)``, in float32; with
@@ -158,5 +184,8 @@ class CosineDecay(LearningRateSchedule):
                 "decay_steps": self.decay_steps, "alpha": self.alpha, "name": self.name,
                 "warmup_target": self.warmup_target, "warmup_steps": self.warmup_steps}
 
+
+_SCHEDULES = {cls.__name__: cls for cls in (ExponentialDecay, PiecewiseConstantDecay,
+                                             InverseTimeDecay, PolynomialDecay, CosineDecay)}
 
 __getattr__ = _missing("keras.optimizers.schedules")

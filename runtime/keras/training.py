@@ -87,8 +87,7 @@ class Trainer:
         self.stop_training = False
         callback_list.on_train_begin()
         logs = {}
-        train_step = compiled.custom_train_step() if custom_step.overrides_train_step(self) \
-            else compiled.default_train_step()
+        train_step = self._loop_step("train_step", compiled)
         for epoch in range(initial_epoch, epochs):
             callback_list.on_epoch_begin(epoch)
             if verbose:
@@ -130,23 +129,19 @@ class Trainer:
         verbose = 1 if verbose == "auto" else verbose
         data = batches.Data(x, y, batch_size, sample_weight)
         logs = self._evaluate_data(data, compiled, verbose, steps)
-        if return_dict:
-            return logs
-        values = [logs[name] for name in compiled.names() if name in logs]
-        return values[0] if len(values) == 1 else values
+        return logs if return_dict else self._loop_step("test_step", compiled).in_order(logs)
 
     def _evaluate_data(self, data, compiled, verbose=0, steps=None) -> dict:
-        totals = _Totals()
-        compiled.reset_metric_states()
+        test_step = self._loop_step("test_step", compiled)
+        test_step.start_epoch()
         progress = Progbar(_at_most(data.steps(), steps), verbose) if verbose else None
-        step = 0
+        step, logs = 0, {}
         for step, (xb, yb, wb, count) in enumerate(
                 itertools.islice(data.batches(False, None), steps), start=1):
-            values = compiled.test_step(xb, yb, wb)  # the first call resolves the metrics' names
-            totals.add(compiled.loss_names(), values, count)
+            logs = test_step(xb, yb, wb, count)  # the first call resolves the metrics' names
             if progress:
-                progress.update(step, {**totals.logs(), **compiled.metric_logs()})
-        logs = {**totals.logs(), **compiled.metric_logs()}
+                progress.update(step, logs)
+        logs = test_step.epoch_logs(logs)
         if progress:
             progress.update(step, logs, finalize=True)
         return logs
@@ -160,7 +155,8 @@ class Trainer:
         step = 0
         for step, (xb, _, _weights, _count) in enumerate(
                 itertools.islice(data.batches(False, None), steps), start=1):
-            outputs.append(nest.map_structure(lambda t: np.asarray(t.numpy()), predict_step(xb)))
+            batch = custom_step.pack_x_y_sample_weight(xb)
+            outputs.append(nest.map_structure(lambda t: np.asarray(t.numpy()), predict_step(batch)))
             if progress:
                 progress.update(step)
         if progress:
@@ -171,8 +167,9 @@ class Trainer:
                                            zip(*[nest.flatten(o) for o in outputs])])
 
     def predict_on_batch(self, x):
+        # Keras gives predict_step the batch as (x,) here (predict gives x alone).
         return nest.map_structure(lambda t: np.asarray(t.numpy()),
-                                  self._predict_function()(batches.as_tensors(x)))
+                                  self._predict_function()((batches.as_tensors(x),)))
 
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
                        return_dict=False):
@@ -182,47 +179,72 @@ class Trainer:
         y = None if y is None else batches.as_tensors(y)
         weights = batches.as_tensors(sample_weight) if sample_weight is not None else \
             batches.class_weights_of(y, class_weight) if class_weight is not None else None
-        compiled.reset_metric_states()
-        values = compiled.train_step(batches.as_tensors(x), y, weights)
-        return _batch_result(compiled, values, return_dict)
+        step = self._loop_step("train_step", compiled)
+        logs = step.on_batch(batches.as_tensors(x), y, weights)
+        return logs if return_dict else step.in_order(logs)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         """The loss and metrics of one batch, without training."""
         compiled = self._require_compiled("test_on_batch")
-        compiled.reset_metric_states()
-        values = compiled.test_step(
+        step = self._loop_step("test_step", compiled)
+        logs = step.on_batch(
             batches.as_tensors(x), None if y is None else batches.as_tensors(y),
             None if sample_weight is None else batches.as_tensors(sample_weight))
-        return _batch_result(compiled, values, return_dict)
+        return logs if return_dict else step.in_order(logs)
 
     def _predict_function(self):
         fn = self.__dict__.get("_predict_step")
         if fn is None:
-            fn = self._predict_step = function(_Step(lambda x: self(x, training=False),
+            fn = self._predict_step = function(_Step(lambda data: self.predict_step(data),
                                                      "predict_step"))
         return fn
 
-    # -- Keras' API for custom training steps (see runtime.keras.custom_step) ---------------
+    def _loop_step(self, name: str, compiled: "_Compiled"):
+        """What ``fit`` (``name="train_step"``) or ``evaluate`` (``"test_step"``) runs on each
+        batch: the model's own override of that method, or the compiled, traced default."""
+        if getattr(type(self), name) is not getattr(Trainer, name):
+            return compiled.custom_step(name)
+        return _DefaultStep(compiled, compiled.train_step if name == "train_step"
+                            else compiled.test_step)
+
+    # -- Keras' API for custom steps (see runtime.keras.custom_step) -------------------------
 
     def train_step(self, data) -> dict:
         """One training step on ``data`` (``(x, y)``, ``(x, y, sample_weight)`` or ``x``);
         returns the results of ``self.metrics``. Override it to change what ``fit`` does."""
         compiled = self._require_compiled("train_step")
-        x, y, sample_weight = _unpack_data(data)
+        x, y, sample_weight = custom_step.unpack_x_y_sample_weight(data)
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = compiled.total_loss(y, y_pred, sample_weight)
             scaled = self.optimizer.scale_loss(loss)  # loss_scale_factor's
         variables = self.trainable_variables
         self.optimizer.apply_gradients(zip(tape.gradient(scaled, variables), variables))
+        return self._updated_metrics(x, y, y_pred, loss, sample_weight)
+
+    def test_step(self, data) -> dict:
+        """The loss and metrics of ``data`` (as ``train_step`` takes it), without training;
+        returns the results of ``self.metrics``. Override it to change what ``evaluate``
+        does."""
+        compiled = self._require_compiled("test_step")
+        x, y, sample_weight = custom_step.unpack_x_y_sample_weight(data)
+        y_pred = self(x, training=False)
+        loss = compiled.total_loss(y, y_pred, sample_weight)
+        return self._updated_metrics(x, y, y_pred, loss, sample_weight)
+
+    def predict_step(self, data):
+        """The predictions for ``data`` (``x``, or a tuple starting with it). Override it to
+        change what ``predict`` returns."""
+        x, _, _ = custom_step.unpack_x_y_sample_weight(data)
+        return self(x, training=False)
+
+    def _updated_metrics(self, x, y, y_pred, loss, sample_weight) -> dict:
         for metric in self.metrics:
-            if metric is compiled.loss_tracker:  # a batch's loss counts once per sample
+            if metric is self._compiled.loss_tracker:  # a batch's loss counts once per sample
                 metric.update_state(loss, sample_weight=shape_of(nest.flatten(x)[0])[0])
             else:
                 metric.update_state(y, y_pred, sample_weight)
         return {metric.name: metric.result() for metric in self.metrics}
-
-    _default_train_step = train_step
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         """The compiled loss of ``y_pred`` against ``y`` plus the model's extra losses."""
@@ -264,17 +286,17 @@ class _Compiled:
         self._wrap = (lambda f: f) if run_eagerly else function
         self.train_step = self._wrap(_Step(self._train_step, "train_step"))
         self.test_step = self._wrap(_Step(self._test_step, "test_step"))
-        self._custom_train_step = None
+        self._custom_steps: dict[str, custom_step.CustomStep] = {}
 
-    def default_train_step(self) -> "_DefaultTrainStep":
-        return _DefaultTrainStep(self)
-
-    def custom_train_step(self) -> custom_step.CustomTrainStep:
-        if self._custom_train_step is None:
-            self._custom_train_step = custom_step.CustomTrainStep(
-                self.model, self._wrap(_Step(lambda data: self.model.train_step(data),
-                                             "train_step")))
-        return self._custom_train_step
+    def custom_step(self, name: str) -> custom_step.CustomStep:
+        """The model's own ``train_step`` or ``test_step`` (``name``), traced once per
+        compile."""
+        step = self._custom_steps.get(name)
+        if step is None:
+            method = lambda data: getattr(self.model, name)(data)  # noqa: E731
+            step = self._custom_steps[name] = custom_step.CustomStep(
+                self.model, self._wrap(_Step(method, name)))
+        return step
 
     def names(self) -> list[str]:
         """What ``fit`` logs: the losses, then the metrics."""
@@ -334,12 +356,13 @@ class _Compiled:
         return self._outputs(y, y_pred, self._losses(y, y_pred, sample_weight), sample_weight)
 
 
-class _DefaultTrainStep:
-    """``fit``'s step when ``train_step`` is Keras' own: the compiled, traced step, its loss
-    and metrics averaged over the epoch's samples in Python."""
+class _DefaultStep:
+    """``fit``'s or ``evaluate``'s step when ``train_step`` or ``test_step`` is Keras' own:
+    the compiled, traced ``step``, its loss and metrics averaged over the epoch's samples in
+    Python."""
 
-    def __init__(self, compiled: _Compiled):
-        self.compiled = compiled
+    def __init__(self, compiled: _Compiled, step):
+        self.compiled, self.step = compiled, step
         self.totals = _Totals()
 
     def start_epoch(self) -> None:
@@ -347,7 +370,7 @@ class _DefaultTrainStep:
         self.compiled.reset_metric_states()
 
     def __call__(self, x, y, sample_weight, count) -> dict:
-        values = self.compiled.train_step(x, y, sample_weight)
+        values = self.step(x, y, sample_weight)
         self.totals.add(self.compiled.loss_names(), values, count)
         return {**self.totals.logs(), **self.compiled.metric_logs()}
 
@@ -355,18 +378,26 @@ class _DefaultTrainStep:
         """The epoch's logs: the last batch's (running means over the epoch)."""
         return dict(logs)
 
+    def on_batch(self, x, y, sample_weight) -> dict:
+        """The loss and metrics of one batch alone (``train_on_batch``, ``test_on_batch``)."""
+        self.compiled.reset_metric_states()
+        values = self.step(x, y, sample_weight)
+        logs = {name: float(np.asarray(value))
+                for name, value in zip(self.compiled.loss_names(), values)}
+        return {**logs, **self.compiled.metric_logs()}
+
+    def in_order(self, logs: dict):
+        """``logs`` as ``evaluate`` returns them without ``return_dict``: the losses, then the
+        metrics (one value alone)."""
+        values = [logs[name] for name in self.compiled.names() if name in logs]
+        return values[0] if len(values) == 1 else values
+
 
 def _at_most(batches_in_data, steps):
     """The batches a loop over the data runs with ``steps`` (None: all of them; None known)."""
     if steps is None:
         return batches_in_data
     return steps if batches_in_data is None else min(batches_in_data, steps)
-
-
-def _unpack_data(data):
-    if isinstance(data, (list, tuple)) and len(data) in (2, 3):
-        return data[0], data[1], data[2] if len(data) == 3 else None
-    return data, None, None
 
 
 class _Step:
@@ -396,11 +427,3 @@ class _Totals:
     def logs(self) -> dict:
         return {name: total / self.count for name, total in self.sums.items()} if self.count \
             else {}
-
-
-def _batch_result(compiled, values, return_dict):
-    logs = {name: float(np.asarray(value)) for name, value in zip(compiled.loss_names(), values)}
-    logs.update(compiled.metric_logs())
-    if return_dict:
-        return logs
-    return list(logs.values()) if len(logs) > 1 else logs["loss"]

@@ -1,4 +1,5 @@
-"""``keras.utils``: ``set_random_seed``, ``to_categorical``, ``pad_sequences``, ``PyDataset``."""
+"""``keras.utils``: ``set_random_seed``, ``to_categorical``, ``pad_sequences``, ``PyDataset``,
+``pack_x_y_sample_weight`` and ``unpack_x_y_sample_weight``."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import random
 
 import numpy as np
 
+from runtime.keras.custom_step import (pack_x_y_sample_weight,  # noqa: F401  (Keras' names)
+                                       unpack_x_y_sample_weight)
 from runtime.keras.layers import base as _base
 from runtime.keras.missing import missing as _missing
 from runtime.ops import random_ops

@@ -108,7 +108,10 @@ def custom_train_step_with_compiled_metrics(tf):
     return history.history, model.get_weights(), model.evaluate(x, y, verbose=0)
 
 
-def custom_train_step_with_own_metrics(tf):
+def _model_with_own_metrics(tf):
+    """A model class whose train_step computes its loss itself (compiled without one) and
+    updates metrics of its own."""
+
     class CustomModel(tf.keras.Model):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
@@ -130,13 +133,45 @@ def custom_train_step_with_own_metrics(tf):
         def metrics(self):
             return [self.loss_tracker, self.mae_metric]
 
+    return CustomModel
+
+
+def custom_train_step_with_own_metrics(tf):
     x, y = _regression_data()
     inputs = tf.keras.Input(shape=(3,))
-    model = CustomModel(inputs, tf.keras.layers.Dense(1)(inputs))
+    model = _model_with_own_metrics(tf)(inputs, tf.keras.layers.Dense(1)(inputs))
     deterministic_weights(model, seed=97)
     model.compile(optimizer=tf.keras.optimizers.Adam(0.05))
     history = model.fit(x, y, epochs=3, batch_size=5, shuffle=False, verbose=1)
     return history.history, model.get_weights()
+
+
+def custom_test_and_predict_steps_without_a_loss(tf):
+    """A model compiled without a loss: its own test_step drives evaluate (and fit's
+    validation), its own predict_step predict; test_on_batch and predict_on_batch call them
+    too."""
+
+    class CustomModel(_model_with_own_metrics(tf)):
+        def test_step(self, data):
+            x, y, _ = tf.keras.utils.unpack_x_y_sample_weight(data)
+            self.mae_metric.update_state(y, self(x, training=False))
+            return {"mae": self.mae_metric.result()}
+
+        def predict_step(self, data):
+            x, _, _ = tf.keras.utils.unpack_x_y_sample_weight(data)
+            y_pred = self(x, training=False)
+            return {"value": y_pred, "doubled": 2.0 * y_pred}
+
+    x, y = _regression_data()
+    inputs = tf.keras.Input(shape=(3,))
+    model = CustomModel(inputs, tf.keras.layers.Dense(1)(inputs))
+    deterministic_weights(model, seed=98)
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.1))
+    history = model.fit(x[:8], y[:8], epochs=2, batch_size=4, shuffle=False, verbose=0,
+                        validation_data=(x[8:], y[8:]))
+    return (history.history, model.evaluate(x, y, batch_size=4, verbose=1),
+            model.evaluate(x, y, verbose=0, return_dict=True), model.predict(x[:3], verbose=0),
+            model.predict_on_batch(x[:2]), model.test_on_batch(x[:4], y[:4]))
 
 
 def embedding_gradient_rows_in_a_loop(tf):

@@ -97,6 +97,21 @@ def merge_activation_and_reshaping_layers(tf):
     return model.predict(x, verbose=0), [type(layer).__name__ for layer in model.layers]
 
 
+def reshape_with_a_dimension_worked_out(tf):
+    x, y = data(6, 4, seed=86)
+    model = tf.keras.Sequential([tf.keras.Input(shape=(4,)), tf.keras.layers.Reshape((2, -1)),
+                                 tf.keras.layers.Dense(1), tf.keras.layers.Flatten()])
+    deterministic_weights(model, seed=86)
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    history = model.fit(x, np.concatenate([y, y], axis=1), epochs=2, batch_size=4,
+                        shuffle=False, verbose=0)
+    reshape = tf.keras.layers.Reshape((-1, 2))
+    reshaped = reshape(np.zeros((3, 2, 3), "float32"))
+    return (history.history, model.output_shape, model.layers[0].output.shape,
+            model.predict(x[:2], verbose=0), tuple(reshaped.shape),
+            reshape.compute_output_shape((None, 6)))
+
+
 def normalization_adapted_regression(tf):
     rng = np.random.default_rng(86)
     features = (rng.normal(size=(20, 3)) * [1.0, 10.0, 100.0] + [0.0, 5.0, -50.0]).astype(

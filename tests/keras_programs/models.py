@@ -153,3 +153,59 @@ def shapes_inputs_outputs_and_feature_extractors(tf):
             functional.output_shape, model.layers[0].output.shape, features.output_shape,
             features.predict(x, verbose=0), model.predict(x, verbose=0),
             cut.predict(x[:, :3], verbose=0), len(features.layers), len(cut.weights))
+
+
+def frozen_base_model_then_fine_tuned(tf):
+    # Transfer learning: a model called as a layer with training=False, frozen, then unfrozen.
+    # As in Keras 3, fit's training=True replaces the training=False of the call once the base
+    # is trainable, and freezing the base freezes (and puts in inference mode) its layers.
+    x, y = data(16, 3, seed=5)
+    base = tf.keras.Sequential([tf.keras.Input(shape=(3,)),
+                                tf.keras.layers.Dense(4, activation="tanh"),
+                                tf.keras.layers.BatchNormalization()], name="base")
+    deterministic_weights(base.layers[0], seed=5)
+    base.trainable = False
+    inputs = tf.keras.Input(shape=(3,))
+    model = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(base(inputs, training=False)))
+    deterministic_weights(model.layers[-1], seed=6)
+    counts = (len(model.weights), len(model.trainable_weights), len(model.non_trainable_weights))
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    frozen = model.fit(x, y, epochs=2, batch_size=8, shuffle=False, verbose=0)
+    base_after_frozen = base.get_weights()
+    base.trainable = True
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    tuned = model.fit(x, y, epochs=2, batch_size=8, shuffle=False, verbose=0)
+    return ([type(layer).__name__ for layer in model.layers], counts, frozen.history,
+            base_after_frozen, tuned.history, model.get_weights(), model.predict(x[:4], verbose=0))
+
+
+def models_as_layers_of_sequential_and_functional_models(tf):
+    x, y = data(12, 3, seed=8)
+    inner_inputs = tf.keras.Input(shape=(3,))
+    inner = tf.keras.Model(inner_inputs, tf.keras.layers.Dense(4, activation="relu")(inner_inputs),
+                           name="inner")
+    stacked = tf.keras.Sequential([inner, tf.keras.layers.Dense(1)])
+    deterministic_weights(stacked, seed=8)
+    stacked.compile(tf.keras.optimizers.Adam(0.05), "mse")
+    history = stacked.fit(x, y, epochs=2, batch_size=4, shuffle=False, verbose=0)
+    inputs = tf.keras.Input(shape=(3,))
+    joined = tf.keras.Model(inputs, tf.keras.layers.Dense(
+        2, kernel_initializer="ones", name="head")(inner(inputs)))  # the trained inner weights
+    return (history.history, stacked.input_shape, stacked.output_shape,
+            [layer.name for layer in stacked.layers], len(stacked.weights), joined.output_names,
+            joined.predict(x[:3], verbose=0), stacked.predict(x[:3], verbose=0))
+
+
+def custom_layer_giving_back_its_sub_layers_output(tf):
+    class Block(tf.keras.layers.Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.inner = tf.keras.layers.Dense(3, kernel_initializer="ones")
+
+        def call(self, inputs):
+            return self.inner(inputs)
+
+    inputs = tf.keras.Input(shape=(4,))
+    model = tf.keras.Model(inputs, Block()(inputs))
+    return model.output_shape, len(model.weights), model.predict(np.ones((2, 4), "float32"),
+                                                                 verbose=0)

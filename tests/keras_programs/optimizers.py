@@ -81,6 +81,26 @@ def exponential_decay_staircase(tf):
     return _train(tf, tf.keras.optimizers.SGD(schedule)), [float(schedule(s)) for s in range(5)]
 
 
+def learning_rate_of_a_schedule_and_configs(tf):
+    # Keras 3 reads a schedule's learning_rate as its value at the current step.
+    schedule = tf.keras.optimizers.schedules.ExponentialDecay(0.01, 4, 0.5, staircase=True)
+    optimizer = tf.keras.optimizers.Adam(learning_rate=schedule)
+    weight = tf.Variable([1.0, -1.0])
+    rates = []
+    for _ in range(5):
+        optimizer.apply_gradients([(tf.constant([0.1, 0.2]), weight)])
+        rates.append(float(optimizer.learning_rate))
+    config = optimizer.get_config()
+    some = {key: config[key] for key in ("learning_rate", "beta_1", "amsgrad")}
+    rebuilt = tf.keras.optimizers.Adam.from_config(config)  # Keras' deserializes in config
+    sgd = tf.keras.optimizers.SGD(0.5, momentum=0.9, nesterov=True, clipnorm=1.0)
+    sgd_config = {key: value for key, value in sgd.get_config().items() if key != "name"}
+    return (rates, weight, some, float(rebuilt.learning_rate), sgd_config,
+            tf.keras.optimizers.SGD.from_config(sgd.get_config()).momentum,
+            tf.keras.optimizers.schedules.deserialize(
+                tf.keras.optimizers.schedules.serialize(schedule)).get_config())
+
+
 def piecewise_constant_decay(tf):
     schedule = tf.keras.optimizers.schedules.PiecewiseConstantDecay([3, 6], [0.1, 0.05, 0.01])
     return _train(tf, tf.keras.optimizers.SGD(schedule)), [float(schedule(s)) for s in range(8)]

@@ -181,3 +181,18 @@ def fit_evaluate_predict_on_a_py_dataset(tf):
     history = model.fit(batches, epochs=2, verbose=0, shuffle=False)
     return (history.history, model.get_weights(), model.evaluate(Batches(), verbose=0),
             model.predict(Batches(with_labels=False), verbose=0), batches.epochs_ended >= 2)
+
+
+def sequential_built_by_fit_and_python_lists_refused(tf):
+    # A Sequential without an Input is built on the first batch: its shapes keep that size.
+    x, y = data(16, 3, seed=24)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(3, activation="tanh",
+                                                       kernel_initializer="ones"),
+                                 tf.keras.layers.Dense(1, kernel_initializer="ones")])
+    model.compile(tf.keras.optimizers.SGD(0.05), "mse")
+    history = model.fit(x, y, epochs=1, batch_size=8, shuffle=False, verbose=0)
+    try:
+        model.fit(x.tolist(), y.tolist(), verbose=0)
+    except ValueError:  # Keras 3 takes arrays, tensors or datasets, not lists of numbers
+        refused = True
+    return history.history, model.input_shape, model.output_shape, refused

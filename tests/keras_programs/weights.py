@@ -105,3 +105,49 @@ def clone_model_and_json_round_trip(tf):
     return (clone.predict(x, verbose=0), rebuilt.predict(x, verbose=0),
             [layer.name for layer in clone.layers[1:]], [layer.name for layer in rebuilt.layers[1:]],
             clone.layers[1] is not model.layers[1])
+
+
+def nested_model_saved_and_loaded_and_sequential_config(tf):
+    x, _ = data(5, 3, seed=52)
+    base = tf.keras.Sequential([tf.keras.Input(shape=(3,)),
+                                tf.keras.layers.Dense(4, activation="tanh")], name="base")
+    inputs = tf.keras.Input(shape=(3,))
+    model = tf.keras.Model(inputs, tf.keras.layers.Dense(2)(base(inputs)))
+    deterministic_weights(model, seed=52)
+    with tempfile.TemporaryDirectory() as directory:
+        path = os.path.join(directory, "nested.keras")
+        model.save(path)
+        loaded = tf.keras.models.load_model(path)
+    config = base.get_config()
+    rebuilt = tf.keras.Sequential.from_config(config)
+    return ([type(layer).__name__ for layer in loaded.layers], loaded.predict(x, verbose=0),
+            model.predict(x, verbose=0), sorted(config), config["name"], len(config["layers"]),
+            [w.shape for w in rebuilt.get_weights()])
+
+
+def custom_layer_lists_trainable_weights_first(tf):
+    class Projection(tf.keras.layers.Layer):
+        def build(self, input_shape):
+            self.w = self.add_weight(shape=(input_shape[-1], 2), initializer="ones",
+                                     trainable=False, name="w")
+            self.b = self.add_weight(shape=(2,), initializer="zeros", name="b")
+
+        def call(self, inputs):
+            return tf.matmul(inputs, self.w) + self.b
+
+    layer = Projection()
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    layer(x)
+    shapes = [w.shape for w in layer.get_weights()]
+    layer.set_weights([np.full((2,), 0.5, "float32"), np.full((3, 2), 2.0, "float32")])
+    return (shapes, [tuple(w.shape) for w in layer.trainable_weights],
+            [tuple(w.shape) for w in layer.non_trainable_weights], layer(x))
+
+
+def bidirectional_weights_exist_once_built(tf):
+    layer = tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(2))
+    layer.build((None, 4, 3))
+    shapes = [w.shape for w in layer.get_weights()]
+    rng = np.random.default_rng(53)
+    layer.set_weights([rng.uniform(-0.5, 0.5, shape).astype("float32") for shape in shapes])
+    return shapes, layer(rng.normal(size=(2, 4, 3)).astype("float32"))

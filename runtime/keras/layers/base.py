@@ -88,6 +88,18 @@ class Layer(Module):
         self._call_takes_kwargs = any(p.kind is p.VAR_KEYWORD
                                       for p in _parameters(self.call).values())
 
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        """As in Keras 3, freezing (or unfreezing) a layer does the same to its sub-layers: a
+        ``BatchNormalization`` inside a frozen model runs in inference mode."""
+        object.__setattr__(self, "_trainable", bool(value))
+        for layer in self._sublayers():
+            layer.trainable = value
+
     # -- weights -----------------------------------------------------------------------------
 
     def add_weight(self, name=None, shape=(), dtype=None, initializer=None, trainable=True,
@@ -145,21 +157,25 @@ class Layer(Module):
         return found
 
     def _all_weights(self) -> list[Variable]:
-        found, seen = [], set()
-        for weight in self._own_weights:
-            if id(weight) not in seen:
-                seen.add(id(weight))
-                found.append(weight)
-        for value in self._tracked_values():
-            if isinstance(value, Variable) and id(value) not in seen:
-                seen.add(id(value))
-                found.append(value)
+        found = self._weights_of_its_own()
+        seen = {id(weight) for weight in found}
         for layer in self._sublayers():
             for weight in layer._all_weights():
                 if id(weight) not in seen:
                     seen.add(id(weight))
                     found.append(weight)
         return found
+
+    def _weights_of_its_own(self) -> list[Variable]:
+        """The variables this layer made (``add_weight``) or holds as attributes, trainable
+        ones first, as Keras 3 lists a layer's own weights (``get_weights`` follows)."""
+        found, seen = [], set()
+        for weight in itertools.chain(self._own_weights, (
+                value for value in self._tracked_values() if isinstance(value, Variable))):
+            if id(weight) not in seen:
+                seen.add(id(weight))
+                found.append(weight)
+        return sorted(found, key=lambda weight: not weight.trainable)  # stable
 
     def _tracked_values(self):
         for key, value in list(self.__dict__.items()):
@@ -183,12 +199,8 @@ class Layer(Module):
     def trainable_weights(self) -> list[Variable]:
         if not self.trainable:
             return []
-        own = [w for w in self._own_weights if w.trainable]
+        own = [w for w in self._weights_of_its_own() if w.trainable]
         seen = {id(w) for w in own}
-        for value in self._tracked_values():
-            if isinstance(value, Variable) and value.trainable and id(value) not in seen:
-                seen.add(id(value))
-                own.append(value)
         for layer in self._sublayers():
             for weight in layer.trainable_weights:
                 if id(weight) not in seen:
@@ -215,6 +227,10 @@ class Layer(Module):
     def set_weights(self, weights) -> None:
         mine = self.weights
         weights = list(weights)
+        if not mine and weights:
+            raise ValueError(f"{self.name}.set_weights: the layer has no weights yet (it is not "
+                             f"built), got {len(weights)} arrays. Build it first: call it on "
+                             f"data, or layer.build(input_shape).")
         if len(weights) != len(mine):
             raise ValueError(f"{self.name}.set_weights: expected {len(mine)} arrays (one per "
                              f"weight: {', '.join(w.name for w in mine)}), got {len(weights)}.")

@@ -38,6 +38,14 @@ class Bidirectional(Layer):
         for direction in (self.forward_layer, self.backward_layer):  # as Keras forces it
             direction.zero_output_for_mask = direction.return_sequences
 
+    def build(self, input_shape) -> None:
+        """Builds both directions, so that the weights exist (and ``set_weights`` works)
+        before the first call, as in Keras."""
+        for direction in (self.forward_layer, self.backward_layer):
+            if not direction.built:
+                direction.build(tuple(input_shape))
+        self.built = True
+
     def call(self, inputs, initial_state=None, training=None, mask=None):
         forward_state = backward_state = None
         if initial_state is not None:

@@ -76,8 +76,8 @@ class Dense(Layer):
                 "activation": activations.serialize(self.activation), "use_bias": self.use_bias}
 
 
-def _concat_shape(leading, last):
-    return concat([leading, convert_to_tensor([last], leading.dtype)], axis=0)
+def _concat_shape(leading, *trailing):
+    return concat([leading, convert_to_tensor(list(trailing), leading.dtype)], axis=0)
 
 
 class Flatten(Layer):
@@ -160,12 +160,39 @@ class Lambda(Layer):
 
 
 class Reshape(Layer):
+    """Reshapes each sample to ``target_shape``; one of its dimensions may be -1, worked out
+    from the sample's size (when the batch size is unknown too, the batch comes from the
+    input's shape at run time)."""
+
     def __init__(self, target_shape, **kwargs):
         super().__init__(**kwargs)
-        self.target_shape = tuple(target_shape)
+        self.target_shape = tuple(int(d) for d in target_shape)
+        if self.target_shape.count(-1) > 1 or any(d < 1 and d != -1 for d in self.target_shape):
+            raise ValueError(f"Reshape: target_shape must be positive dimensions, at most one of "
+                             f"them -1 (worked out from the input's size), got "
+                             f"{self.target_shape}.")
 
     def call(self, inputs):
-        return reshape(inputs, (-1,) + self.target_shape)
+        inputs = convert_to_tensor(inputs)
+        target = self.target_shape
+        if inputs.shape is not None:
+            target = tuple(-1 if d is None else d
+                           for d in self.compute_output_shape(tuple(inputs.shape))[1:])
+        if -1 not in target:
+            return reshape(inputs, (-1,) + target)
+        return reshape(inputs, _concat_shape(shape_of(inputs)[:1], *target))
+
+    def compute_output_shape(self, input_shape):
+        sample, target = tuple(input_shape[1:]), self.target_shape
+        if None not in sample:  # the sample's size is known: -1 is worked out, sizes checked
+            size = int(np.prod(sample, dtype=np.int64))
+            known = int(np.prod([d for d in target if d != -1], dtype=np.int64))
+            if size % known if -1 in target else size != known:
+                raise ValueError(f"{self.name}: a sample of shape {sample} ({size} values) "
+                                 f"cannot be reshaped to {target}; give a target_shape of "
+                                 f"the same size.")
+            target = tuple(size // known if d == -1 else d for d in target)
+        return (input_shape[0],) + tuple(None if d == -1 else d for d in target)
 
     def get_config(self):
         return {**super().get_config(), "target_shape": self.target_shape}

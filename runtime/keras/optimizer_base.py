@@ -1,0 +1,73 @@
+"""``keras.optimizers.Optimizer``: what Keras 3 shows of an optimizer beyond
+``rt.optimizers``. ``learning_rate`` reads as the rate of the coming update (a schedule's
+value at the current step, a tensor, so ``float(optimizer.learning_rate)`` works), where
+``rt.optimizers`` give the schedule itself; and ``get_config`` / ``from_config`` describe the
+optimizer by its constructor's arguments. ``keras.optimizers.Adam`` and the others are the
+runtime's classes with this base added (``keras_optimizer``): the same update rules.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from runtime import optimizers as runtime_optimizers
+from runtime.keras import schedules
+from runtime.variables import Variable
+
+# The options every optimizer takes, in the order Keras 3's get_config lists them.
+_OPTIONS = ("weight_decay", "clipnorm", "global_clipnorm", "clipvalue", "use_ema",
+            "ema_momentum", "ema_overwrite_frequency", "loss_scale_factor",
+            "gradient_accumulation_steps")
+
+
+class Optimizer(runtime_optimizers.Optimizer):
+    """Base class of ``keras.optimizers``; see the module docstring."""
+
+    @property
+    def learning_rate(self):
+        """The learning rate variable, or (given a schedule) the schedule's value for the
+        coming update."""
+        rate = self._learning_rate
+        return rate if isinstance(rate, Variable) else self._learning_rate_value()
+
+    @learning_rate.setter
+    def learning_rate(self, value) -> None:
+        runtime_optimizers.Optimizer.learning_rate.fset(self, value)
+
+    def get_config(self) -> dict:
+        """The name, the learning rate (a number, or a serialized schedule), Keras' options,
+        then the arguments of this optimizer's own update rule."""
+        config = {"name": self.name, "learning_rate": _serialized_rate(self._learning_rate)}
+        config.update((option, getattr(self, option)) for option in _OPTIONS)
+        parameters = inspect.signature(type(self).__init__).parameters.values()
+        config.update((p.name, getattr(self, p.name)) for p in parameters
+                      if p.name not in ("self", "learning_rate", "name")
+                      and p.kind is p.POSITIONAL_OR_KEYWORD and hasattr(self, p.name))
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None) -> "Optimizer":
+        """The optimizer ``get_config`` described (a schedule of one's own is found in
+        ``custom_objects``), with no slots yet."""
+        config = dict(config)
+        if isinstance(config.get("learning_rate"), dict):
+            config["learning_rate"] = schedules.deserialize(config["learning_rate"],
+                                                            custom_objects)
+        return cls(**config)
+
+
+def keras_optimizer(runtime_class: type) -> type:
+    """``runtime_class`` (an ``rt.optimizers`` class) with ``Optimizer`` as a base: the same
+    name, docstring and update rule, Keras 3's ``learning_rate`` and config."""
+    return type(runtime_class.__name__, (runtime_class, Optimizer),
+                {"__doc__": runtime_class.__doc__, "__module__": "runtime.keras.optimizers"})
+
+
+def _serialized_rate(rate):
+    if isinstance(rate, Variable):
+        return float(np.asarray(rate.numpy()))
+    if isinstance(rate, schedules.LearningRateSchedule):
+        return schedules.serialize(rate)
+    return rate  # a function of the step: Python code, given back as it is

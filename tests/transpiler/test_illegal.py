@@ -1206,11 +1206,12 @@ def doubled(x):
 class TestArguments:
     @pytest.mark.parametrize("arg, got", [
         (rt.constant([1, 2]), r"a tensor of dtype int32 and shape \(2,\)"),
-        (np.array([1.0]), r"a tensor of dtype float64 and shape \(1,\)"),
+        # A NumPy array takes the signature's dtype (as in TensorFlow); its shape must fit.
+        (np.array([[1.0]]), r"a tensor of dtype float32 and shape \(1, 1\)"),
         (1.0, r"a tensor of dtype float32 and shape \(\)"),
         ("abc", r"str 'abc'"),
         ({"a": 1}, r"dict \{'a': 1\}"),
-    ], ids=["int32", "float64", "scalar", "str", "dict"])
+    ], ids=["int32", "float64-matrix", "scalar", "str", "dict"])
     def test_argument_that_does_not_match_the_input_signature(self, arg, got):
         fn = function(doubled, input_signature=[rt.TensorSpec([None], rt.float32)])
         with pytest.raises(TypeError, match=(

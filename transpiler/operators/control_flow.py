@@ -27,6 +27,7 @@ from runtime.graph import Graph
 from runtime.ops.array_ops import RANGE
 from runtime.ops.conversion_ops import CAST
 from runtime.ops.dispatch import constant_value
+from runtime.ops.registry import Promotion
 from runtime.staged_list import StagedList
 from runtime.source_location import Location, translate, user_location
 from transpiler.operators import staging
@@ -569,10 +570,13 @@ class _GraphLoop:
         test, body = loop_test, self._keeping_structures(loop_body, lead)
 
         def loop_test(*state):
-            return test(*state[:lead], *everything(state[lead:]))
+            result = test(*state[:lead], *everything(state[lead:]))
+            _check_integer_widths(self.initial, everything(state[lead:]))
+            return result
 
         def loop_body(*state):
             result = tuple(body(*state[:lead], *everything(state[lead:])))
+            _check_integer_widths(self.initial, everything(state[lead:]))
             _check_number_types(self.initial, result[lead:])
             for index, kept in enumerate(keep):
                 if not kept:
@@ -757,6 +761,50 @@ def _check_number_types(initial: tuple, after: tuple) -> None:
         if any(dtypes.is_weak(leaf) and _changes_type(leaf, new_leaf)
                for leaf, new_leaf in zip(nest.flatten(value), nest.flatten(new))):
             raise _NumberTypesChanged(after)
+
+
+def _check_integer_widths(initial: tuple, state: tuple) -> None:
+    """Raises ``_NumberTypesChanged`` when a loop variable that entered as a Python int (an
+    int32 value in the graph) meets a wider integer in the test or body just traced: ``i = 0``
+    then ``while i < n`` with an int64 ``n``. As a Python int it would count past 2**31; as an
+    int32 it would wrap around, so the loop is traced again with it as wide as what it meets."""
+    graph = tracing.current_graph()
+    widened = [_wider_integer_met(graph, value) if type(entered) is int else None
+               for entered, value in zip(initial, state)]
+    if any(dtype is not None for dtype in widened):
+        raise _NumberTypesChanged(tuple(
+            value if dtype is None else _weak(rt.cast(value, dtype))
+            for value, dtype in zip(state, widened)))
+
+
+def _wider_integer_met(graph: Graph, value) -> np.dtype | None:
+    """The widest signed integer dtype wider than ``value``'s that ``value`` meets in
+    ``graph``: the other operand of a comparison, or the cast that arithmetic with a wider
+    integer makes of it, here or in a branch or loop that captures it; None if none."""
+    if not (is_symbolic(value) and value.dtype.kind == "i"):
+        return None
+    width = _width_met(graph, value)
+    return np.dtype(f"int{8 * width}") if width > value.dtype.itemsize else None
+
+
+def _width_met(graph: Graph, value) -> int:
+    width = value.dtype.itemsize
+    for node in graph.nodes:
+        met = []
+        if node.op is CAST and node.inputs[0] is value:
+            met = [node.outputs[0].dtype]
+        elif node.op.promotion is Promotion.COMPARE and any(v is value for v in node.inputs):
+            met = [operand.dtype for operand in node.inputs]
+        width = max([width] + [dtype.itemsize for dtype in met if dtype.kind in "iu"])
+        for sub in node.subgraphs.values():
+            width = max([width] + [_width_met(sub, inner) for outer, inner in sub.captures
+                                   if outer is value])
+    return width
+
+
+def _weak(value):
+    value.weak = True
+    return value
 
 
 def _changes_type(value, new) -> bool:

@@ -46,6 +46,9 @@ class TensorArray(nest.Composite):
         dynamic_size: if True, writing past the end grows the array; otherwise it is an error.
         element_shape: the shape of every element, ``None`` dims allowed; without it, the
             first write decides.
+        clear_after_read, infer_shape, tensor_array_name, colocate_with_first_write_call,
+        name: TensorFlow's, accepted for its programs and unused: reads never clear an
+            element (as in TensorFlow's graphs) and the first write decides the shape.
 
     Elements never written read as zeros once the element shape is known. In a graph the
     array can be a loop variable or a ``cond`` output::
@@ -59,7 +62,13 @@ class TensorArray(nest.Composite):
     __slots__ = ("_dtype", "_dynamic_size", "_declared_shape", "_buffer", "_size", "_filled")
     component_names = ("buffer", "size", "filled")
 
-    def __init__(self, dtype, size=0, dynamic_size: bool = False, element_shape=None):
+    def __init__(self, dtype, size=0, dynamic_size: bool = False, clear_after_read=None,
+                 tensor_array_name=None, handle=None, flow=None, infer_shape=True,
+                 element_shape=None, colocate_with_first_write_call=True, name=None):
+        if handle is not None or flow is not None:
+            raise TypeError("TensorArray(handle=, flow=) wraps TensorFlow's own tensor array "
+                            "handles, which eager2graph does not have; make a TensorArray from "
+                            "a dtype and size.")
         self._dtype = dtypes.as_dtype(dtype)
         self._dynamic_size = bool(dynamic_size)
         self._declared_shape = _as_element_shape(element_shape)

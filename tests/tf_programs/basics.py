@@ -282,3 +282,17 @@ def input_signature_converts_numpy_arrays(tf):
     except (TypeError, ValueError):
         refused = True
     return scaled(np.array([1.0, 2.5])), scaled(np.array([1, 2])), refused
+
+
+def tensor_array_with_tensorflow_s_options(tf):
+    """TensorArray's other TensorFlow arguments are accepted (clear_after_read, infer_shape,
+    name); in a graph a read clears nothing."""
+    @tf.function
+    def doubled(n):
+        ta = tf.TensorArray(tf.float32, size=n, clear_after_read=True, infer_shape=True,
+                            name="squares")
+        for i in tf.range(n):
+            ta = ta.write(i, tf.cast(i * i, tf.float32))
+        return ta.read(1) + ta.read(1), ta.stack()
+
+    return doubled(tf.constant(3))

@@ -22,7 +22,8 @@ from runtime.ops.registry import OpDef, register
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, format_shape
 from runtime.traced_graph import GraphRecord
 from runtime.tiering import BackgroundCompile
-from runtime.trace_keys import describe, encode, is_tensor_key, literal_value, matches, spec_of
+from runtime.trace_keys import (describe, encode, is_literal_key, is_tensor_key, literal_value,
+                                matches, spec_of)
 
 _asarray = np.asarray
 _ndarray = np.ndarray
@@ -72,7 +73,7 @@ class ConcreteFunction:
             raise error.with_traceback(user_traceback(error))
 
     def _call(self, args: tuple, kwargs: dict):
-        values = self._bind(args, kwargs)
+        values = self._bind(args, self._with_traced_literals(args, kwargs))
         leaves: list = []
         key = tuple([encode(value, leaves) for value in values])
         if not all(matches(part, expected) for part, expected in zip(key, self.key)) \
@@ -85,6 +86,19 @@ class ConcreteFunction:
         if recording.active:
             record_call(self, values, result)
         return result
+
+    def _with_traced_literals(self, args: tuple, kwargs: dict) -> dict:
+        """``kwargs`` with the Python values this function was traced with for the parameters
+        the call leaves out, as TensorFlow's concrete functions take them
+        (``power.get_concrete_function(spec, 3)(x)``)."""
+        if len(self.param_names) != len(self.key):
+            return kwargs
+        given = set(self.param_names[:len(args)]) | set(kwargs)
+        missing = {name: part for name, part in zip(self.param_names, self.key)
+                   if name not in given}
+        if not missing or not all(is_literal_key(part) for part in missing.values()):
+            return kwargs
+        return {**kwargs, **{name: literal_value(part) for name, part in missing.items()}}
 
     def _call_flat(self, arrays):
         try:

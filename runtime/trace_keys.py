@@ -105,6 +105,11 @@ def literal_value(part: tuple) -> Any:
     return kind(body) if (kind is float or kind is complex) and type(body) is str else body
 
 
+def is_literal_key(part) -> bool:
+    """Whether ``part`` is the key of a Python literal (``3``, ``"relu"``, ``None``)."""
+    return type(part) is tuple and len(part) == 2 and part[0] in _LITERALS
+
+
 def is_container_key(part) -> bool:
     return (type(part) is tuple and len(part) == 2 and isinstance(part[0], type)
             and issubclass(part[0], (tuple, list, dict)) and type(part[1]) is tuple)

@@ -296,3 +296,16 @@ def tensor_array_with_tensorflow_s_options(tf):
         return ta.read(1) + ta.read(1), ta.stack()
 
     return doubled(tf.constant(3))
+
+
+def concrete_function_with_a_python_argument(tf):
+    """A concrete function traced with a Python value is called without it (TensorFlow's
+    concrete functions guide); passing the same value again works too."""
+    @tf.function
+    def power(x, k):
+        return x ** k
+
+    cube = power.get_concrete_function(tf.TensorSpec([None], tf.float32), 3)
+    both = power.get_concrete_function(tf.constant([1.0]), tf.constant(2.0))
+    return (cube(tf.constant([2.0, 3.0])), cube(tf.constant([2.0]), 3),
+            both(tf.constant([4.0]), tf.constant(0.5)), both(x=tf.constant([4.0]), k=tf.constant(2.0)))

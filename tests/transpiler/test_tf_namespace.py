@@ -327,8 +327,8 @@ class TensorFlowStyleTest(tf.test.TestCase):
 @pytest.mark.parametrize("module,name", [(tf, "RaggedTensor"), (tf, "name_scope"),
                                          (tf.math, "lgamma"), (tf.nn, "conv3d"),
                                          (tf.linalg, "lstsq"), (tf.random, "poisson"),
-                                         (tf.errors, "ResourceExhaustedError"), (tf.config,
-                                                                  "list_physical_devices"),
+                                         (tf.errors, "ResourceExhaustedError"),
+                                         (tf.config, "set_logical_device_configuration"),
                                          (tf.autograph, "set_verbosity"), (tf.test, "Benchmark")])
 def test_a_missing_name_is_named_in_the_error(module, name):
     prefix = module.__name__.replace("transpiler.tf", "tf")

@@ -831,9 +831,15 @@ def _settled(value, new):
         own = value.dtype if isinstance(value, rt.Tensor) else dtypes.python_number_dtype(value)
         if new.dtype == own:
             return value
-        # A Python number converts to the new dtype directly (an int too big for it raises).
-        settled = rt.identity(rt.cast(value if isinstance(value, rt.Tensor)
-                                      else rt.constant(value, own), new.dtype))
+        # A Python number converts to the new dtype directly (an int too big for it raises):
+        # through its own default dtype first, a float64 loop variable that entered as the
+        # Python float 9999999999989.0 would start as float32's 9999999827968.0.
+        if isinstance(value, rt.Tensor) or (type(value) is float and new.dtype.kind in "iub"):
+            settled = rt.cast(value if isinstance(value, rt.Tensor) else rt.constant(value, own),
+                              new.dtype)
+        else:
+            settled = rt.constant(value, new.dtype)
+        settled = rt.identity(settled)
         settled.weak = getattr(new, "weak", False)  # may still stand for a Python number
         return settled
     if type(new) in (bool, int, float) and isinstance(value, (bool, int, float)):

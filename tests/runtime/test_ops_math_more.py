@@ -102,9 +102,11 @@ def test_no_nan_division_and_multiplication_give_zero_where_y_is_zero():
     np.testing.assert_array_equal(rt.math.multiply_no_nan(x, y).numpy(), [0, 0, 0, 18])
 
 
-def test_truncatediv_rounds_toward_zero_and_integer_division_by_zero_is_zero():
-    x, y = rt.constant([7, -7, 7, -7, 5]), rt.constant([2, 2, -2, -2, 0])
-    np.testing.assert_array_equal(rt.truncatediv(x, y).numpy(), [3, -3, -3, 3, 0])
+def test_truncatediv_rounds_toward_zero_and_integer_division_by_zero_raises():
+    x, y = rt.constant([7, -7, 7, -7, 5]), rt.constant([2, 2, -2, -2, 1])
+    np.testing.assert_array_equal(rt.truncatediv(x, y).numpy(), [3, -3, -3, 3, 5])
+    with pytest.raises(ZeroDivisionError, match="integer division by zero in truncatediv"):
+        rt.truncatediv(x, rt.constant([2, 2, -2, -2, 0]))
 
 
 def test_classifications():

@@ -1,8 +1,10 @@
-"""Global switches (one place, no environment variables read elsewhere)."""
+"""Global switches (one place, no environment variables read elsewhere), and the devices and
+thread settings TensorFlow's ``tf.config`` has."""
 
 from __future__ import annotations
 
 import os
+from typing import NamedTuple
 
 _run_functions_eagerly = False
 
@@ -101,3 +103,87 @@ def set_traceback_filtering(enabled: bool) -> None:
 def traceback_filtering() -> bool:
     """Whether errors leaving traced functions show only the user's frames."""
     return _traceback_filtering
+
+
+# -- devices, as TensorFlow's tf.config lists them ----------------------------------------------
+
+
+class PhysicalDevice(NamedTuple):
+    """A device the runtime computes on (TensorFlow's ``tf.config.PhysicalDevice``)."""
+
+    name: str
+    device_type: str
+
+
+class LogicalDevice(NamedTuple):
+    """A device as ops are placed on it (TensorFlow's ``tf.config.LogicalDevice``)."""
+
+    name: str
+    device_type: str
+
+
+_CPU = PhysicalDevice("/physical_device:CPU:0", "CPU")
+
+
+def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice]:
+    """The devices of ``device_type`` (all when None). The runtime computes with NumPy on the
+    CPU, so there is one CPU and no GPU or TPU: ``list_physical_devices("GPU")`` is empty."""
+    return [_CPU] if device_type in (None, "CPU") else []
+
+
+def list_logical_devices(device_type: str | None = None) -> list[LogicalDevice]:
+    """The logical devices of ``device_type`` (all when None): the CPU."""
+    return [LogicalDevice("/device:CPU:0", "CPU")] if device_type in (None, "CPU") else []
+
+
+def get_visible_devices(device_type: str | None = None) -> list[PhysicalDevice]:
+    """The devices the runtime may use: all of them, the CPU."""
+    return list_physical_devices(device_type)
+
+
+def set_visible_devices(devices, device_type: str | None = None) -> None:
+    """Accepted when the CPU stays visible (hiding GPUs, the usual call, hides nothing here);
+    the CPU is the only device and cannot be hidden."""
+    devices = [devices] if isinstance(devices, PhysicalDevice) else list(devices)
+    unknown = [device for device in devices if device != _CPU]
+    if unknown:
+        raise ValueError(f"set_visible_devices: {unknown[0]!r} is not a device of this process; "
+                         f"list_physical_devices() gives them (the CPU only).")
+    if device_type in (None, "CPU") and not devices:
+        raise ValueError("set_visible_devices: eager2graph computes on the CPU, which cannot be "
+                         "hidden; pass device_type='GPU' to hide GPUs (there are none).")
+
+
+def set_memory_growth(device: PhysicalDevice, enable: bool) -> None:
+    """Refused as TensorFlow refuses it for a CPU, the only device here: memory growth is a
+    GPU setting. (A loop over ``list_physical_devices("GPU")`` calls it for no device.)"""
+    if device != _CPU:
+        raise ValueError(f"set_memory_growth: {device!r} is not a device of this process.")
+    raise ValueError("Cannot set memory growth on non-GPU and non-Pluggable devices (eager2graph "
+                     "runs on the CPU only).")
+
+
+# Thread counts TensorFlow's programs set; NumPy's and BLAS's threads are not changed by them.
+_op_parallelism = {"intra": 0, "inter": 0}
+
+
+def set_intra_op_parallelism_threads(num_threads: int) -> None:
+    """Accepted and remembered, with no effect: kernels are NumPy's, whose BLAS picks its own
+    threads (the README's "Threads" section says how to limit them)."""
+    _op_parallelism["intra"] = int(num_threads)
+
+
+def get_intra_op_parallelism_threads() -> int:
+    """What ``set_intra_op_parallelism_threads`` was given (0, TensorFlow's "let the system
+    choose", when it was not called)."""
+    return _op_parallelism["intra"]
+
+
+def set_inter_op_parallelism_threads(num_threads: int) -> None:
+    """Accepted and remembered, with no effect: a graph's ops run one after another."""
+    _op_parallelism["inter"] = int(num_threads)
+
+
+def get_inter_op_parallelism_threads() -> int:
+    """What ``set_inter_op_parallelism_threads`` was given (0 when it was not called)."""
+    return _op_parallelism["inter"]

@@ -23,6 +23,7 @@ from runtime.export.jax_values import known, require_x64, to_jax
 from runtime.ops import array_ops as a
 from runtime.ops import broadcast_ops as b
 from runtime.ops import conversion_ops as c
+from runtime.ops import ensure_shape_ops
 from runtime.ops import gradient_ops as g
 from runtime.ops.registry import OpDef
 from runtime.ops.shapes import index_range_error
@@ -197,6 +198,17 @@ def _stop_gradient(node, x):
     return lax.stop_gradient(to_jax(x, x.dtype, node))
 
 
+def _ensure_shape(node, x):
+    """``x``, whose shape JAX knows while it traces: a shape that does not match makes the
+    call fail, as the graph fails."""
+    x = to_jax(x, x.dtype, node)
+    expected = node.attrs["shape"]
+    if not (len(x.shape) == len(expected)
+            and all(want is None or have == want for have, want in zip(x.shape, expected))):
+        return fails(node, ensure_shape_ops.mismatch(x.shape, expected), [(x.dtype, x.shape)])[0]
+    return x
+
+
 def _custom_gradient(node, *values):
     """The forward values; a reverse-mode gradient through them is refused, since the user's
     gradient function builds eager2graph ops, which cannot run on JAX's tracers."""
@@ -238,6 +250,7 @@ LOWERINGS = {
     a.WHERE: _where,
     a.CLIP: _clip,
     a.IDENTITY: _identity,
+    ensure_shape_ops.ENSURE_SHAPE: _ensure_shape,
     a.SHAPE: _shape_query(lambda x: x.shape),
     a.SIZE: _shape_query(lambda x: x.size),
     a.RANK: _shape_query(lambda x: x.ndim),

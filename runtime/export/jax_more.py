@@ -1,4 +1,4 @@
-"""JAX for the special functions, scans, sorts and searches, with the runtime's results:
+"""JAX for the special functions, shifts, scans, sorts and searches, with the runtime's results:
 each rule computes in the dtype the graph gives the op's output, as ``jax_math``'s do."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from jax.scipy.special import erf as jax_erf
 
 from runtime.export.jax_math import operands
 from runtime.export.jax_values import to_jax
-from runtime.ops import pad_ops, scan_ops, sort_ops
+from runtime.ops import bitwise_ops, pad_ops, scan_ops, sort_ops
 from runtime.ops import special_math_ops as s
 
 
@@ -40,6 +40,33 @@ def _truncatediv(node, x, y):
     zero = y == 0
     quotient = lax.div(x, jnp.where(zero, jnp.ones_like(y), y))  # rounds toward zero
     return jnp.where(zero, jnp.zeros_like(quotient), quotient)  # as NumPy: x // 0 == 0
+
+
+def _truncatemod(node, x, y):
+    x, y = operands(node, (x, y))
+    if x.dtype.kind == "f":
+        return jnp.fmod(x, y)
+    zero = y == 0
+    remainder = lax.rem(x, jnp.where(zero, jnp.ones_like(y), y))  # the sign of x, as C's %
+    return jnp.where(zero, jnp.zeros_like(remainder), remainder)  # as NumPy: x % 0 == 0
+
+
+def _shift(shift):
+    """A shift by an amount clamped to ``[0, bits)``, as the runtime's kernel clamps it."""
+    def rule(node, x, y):
+        x, y = operands(node, (x, y))
+        return shift(x, jnp.clip(y, 0, x.dtype.itemsize * 8 - 1))
+    return rule
+
+
+def _shift_right(x, y):
+    """Arithmetic for signed integers, logical for unsigned ones, as NumPy's ``>>``."""
+    shift = lax.shift_right_arithmetic if x.dtype.kind == "i" else lax.shift_right_logical
+    return shift(x, y)
+
+
+def _logsumexp_scan(x, axis, dtype):
+    return lax.cumlogsumexp(x, axis=axis)
 
 
 def _scan(accumulate, identity):
@@ -103,11 +130,15 @@ LOWERINGS = {
     s.LOG_SIGMOID: _log_sigmoid,
     s.ATAN2: _float(jnp.arctan2),
     s.TRUNCATEDIV: _truncatediv,
+    s.TRUNCATEMOD: _truncatemod,
+    bitwise_ops.LEFT_SHIFT: _shift(lax.shift_left),
+    bitwise_ops.RIGHT_SHIFT: _shift(_shift_right),
     s.IS_NAN: _classification(jnp.isnan),
     s.IS_INF: _classification(jnp.isinf),
     s.IS_FINITE: _classification(jnp.isfinite),
     scan_ops.CUMSUM: _scan(jnp.cumsum, 0),
     scan_ops.CUMPROD: _scan(jnp.cumprod, 1),
+    scan_ops.CUMULATIVE_LOGSUMEXP: _scan(_logsumexp_scan, -np.inf),
     sort_ops.ARGSORT: _argsort,
     sort_ops.TAKE_ALONG_AXIS: _take_along_axis,
     sort_ops.TAKE_ALONG_AXIS_GRAD: _take_along_axis_grad,

@@ -13,7 +13,8 @@ from runtime.backends.jit.regions import COMPILED_REGION
 from runtime.concrete_function import CALL
 from runtime.export import (jax_arrays, jax_conv, jax_indexing, jax_linalg, jax_math, jax_more,
                             jax_nn, jax_reductions, pending_rules)
-from runtime.ops import io_ops, random_ops, scatter_ops, sort_ops, tensor_array_ops
+from runtime.ops import (io_ops, python_function_ops, random_ops, scatter_ops, sort_ops,
+                         tensor_array_ops)
 from runtime.ops.registry import COND, CONST, PLACEHOLDER, WHILE_LOOP
 from runtime.passes.counted_loops import RANGE_FITS
 
@@ -61,7 +62,13 @@ NOT_EXPORTED = {
             "silently, so the exported function could give other results; checking the "
             "indices in JAX is future work.")
        for op in (scatter_ops.GATHER_ND, scatter_ops.SCATTER_ND,
-                  scatter_ops.TENSOR_SCATTER_ND_UPDATE, scatter_ops.TENSOR_SCATTER_ND_ADD)},
+                  scatter_ops.TENSOR_SCATTER_ND_UPDATE, scatter_ops.TENSOR_SCATTER_ND_ADD,
+                  scatter_ops.TENSOR_SCATTER_ND_MAX, scatter_ops.TENSOR_SCATTER_ND_MIN,
+                  scatter_ops.TENSOR_SCATTER_ND_MULTIPLY)},
+    **{op: ("it calls a Python function when it runs, which a JAX function cannot hold: JAX "
+            "traces its function once and runs what it traced. Export the function without it, "
+            "or compute its result outside and pass it in as an argument.")
+       for op in (python_function_ops.PY_FUNCTION, python_function_ops.NUMPY_FUNCTION)},
     **{op: _TENSOR_ARRAY for op in (
         tensor_array_ops.NEW, tensor_array_ops.WRITE, tensor_array_ops.READ,
         tensor_array_ops.STACK, tensor_array_ops.GATHER, tensor_array_ops.CONCAT,

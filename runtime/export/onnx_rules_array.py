@@ -12,7 +12,7 @@ from onnx import TensorProto, numpy_helper
 from runtime.errors import ExportError
 from runtime.export.onnx_builder import Builder, compute_dtype, onnx_type
 from runtime.ops import array_ops as a
-from runtime.ops import broadcast_ops, conversion_ops, gradient_ops, linalg_ops
+from runtime.ops import broadcast_ops, conversion_ops, ensure_shape_ops, gradient_ops, linalg_ops
 from runtime.ops.registry import CONST
 from runtime.passes import counted_loops
 
@@ -164,6 +164,31 @@ def _checked_cast(b: Builder, node, ins):
                                 f"int, which would not wrap around)")]
 
 
+def _ensure_shape(b: Builder, node, ins):
+    """``x``; the model fails when it runs with a rank or a size the shape does not allow
+    (sizes known while tracing were checked then)."""
+    expected, static = node.attrs["shape"], node.inputs[0].shape
+    checked = [(axis, size) for axis, size in enumerate(expected)
+               if size is not None and (static is None or static[axis] is None)]
+    if static is not None and not checked:
+        return [b.emit("Identity", ins[:1])]
+    sizes = b.emit("Shape", ins[:1])
+    conditions = []
+    if static is None:
+        rank = b.emit("Size", [sizes])
+        conditions.append(b.emit("Equal", [rank, b.scalar(len(expected), np.int64)]))
+    if checked:
+        axes, wanted = zip(*checked)
+        same = b.emit("Equal", [b.emit("Gather", [sizes, b.int64s(axes)]), b.int64s(wanted)])
+        different = b.emit("Cast", [b.emit("Not", [same])], to=TensorProto.INT64)
+        count = b.emit("ReduceSum", [different], keepdims=0)
+        conditions.append(b.emit("Equal", [count, b.scalar(0, np.int64)]))
+    ok = conditions[0] if len(conditions) == 1 else b.emit("And", conditions)
+    return [b.check(b.emit("Identity", ins[:1]), ok,
+                    f"ensure_shape: the tensor's shape is not compatible with the expected shape "
+                    f"{tuple(expected)}")]
+
+
 def _broadcast_to(b: Builder, node, ins):
     return [b.emit("Expand", [ins[0], _shape_operand(b, node, ins, 1)])]
 
@@ -248,6 +273,7 @@ RULES = {
     a.RANK: _rank,
     conversion_ops.CAST: _cast,
     conversion_ops.CHECKED_CAST: _checked_cast,
+    ensure_shape_ops.ENSURE_SHAPE: _ensure_shape,
     broadcast_ops.BROADCAST_TO: _broadcast_to,
     broadcast_ops.SUM_TO_SHAPE: _sum_to_shape,
     linalg_ops.MATMUL: _matmul,

@@ -13,8 +13,8 @@ from runtime.concrete_function import CALL
 from runtime.export import (onnx_indexing, onnx_rules_array, onnx_rules_conv, onnx_rules_linalg,
                             onnx_rules_math, onnx_rules_more, onnx_rules_reduce,
                             onnx_tensor_arrays, pending_rules)
-from runtime.ops import (io_ops, random_ops, reduce_ops, scan_ops, scatter_ops, sort_ops,
-                         special_math_ops)
+from runtime.ops import (bitwise_ops, io_ops, python_function_ops, random_ops, reduce_ops,
+                         scan_ops, scatter_ops, sort_ops, special_math_ops)
 from runtime.ops.registry import COND, CONST, PLACEHOLDER, WHILE_LOOP, OpDef
 from runtime.variables import ASSIGN, READ
 
@@ -56,14 +56,24 @@ NOT_EXPORTED: dict[OpDef, str] = {
     **{op: ("no ONNX operator computes it exactly; composing one with NumPy's results at the "
             "edge values is future work")
        for op in (special_math_ops.EXPM1, special_math_ops.LOG_SIGMOID, special_math_ops.ATAN2,
-                  special_math_ops.TRUNCATEDIV, scan_ops.CUMPROD, sort_ops.ARGSORT,
-                  sort_ops.TAKE_ALONG_AXIS, sort_ops.TAKE_ALONG_AXIS_GRAD, sort_ops.SEARCHSORTED)},
+                  special_math_ops.TRUNCATEDIV, special_math_ops.TRUNCATEMOD, scan_ops.CUMPROD,
+                  scan_ops.CUMULATIVE_LOGSUMEXP, sort_ops.ARGSORT, sort_ops.TAKE_ALONG_AXIS,
+                  sort_ops.TAKE_ALONG_AXIS_GRAD, sort_ops.SEARCHSORTED)},
     sort_ops.UNIQUE: ("its output's length depends on the values, and ONNX's Unique orders "
                       "values differently from TensorFlow's first-occurrence order"),
     **{op: ("an index out of range is an error in the runtime, which ONNX Runtime would not "
             "raise; checking every index in the model is future work")
        for op in (scatter_ops.GATHER_ND, scatter_ops.SCATTER_ND,
-                  scatter_ops.TENSOR_SCATTER_ND_UPDATE, scatter_ops.TENSOR_SCATTER_ND_ADD)},
+                  scatter_ops.TENSOR_SCATTER_ND_UPDATE, scatter_ops.TENSOR_SCATTER_ND_ADD,
+                  scatter_ops.TENSOR_SCATTER_ND_MAX, scatter_ops.TENSOR_SCATTER_ND_MIN,
+                  scatter_ops.TENSOR_SCATTER_ND_MULTIPLY)},
+    **{op: ("the BitShift operator of ONNX takes unsigned integers only (a right shift of a signed "
+            "integer is arithmetic here) and does not clamp the shift amount as TensorFlow "
+            "does; writing it from other operators is future work")
+       for op in (bitwise_ops.LEFT_SHIFT, bitwise_ops.RIGHT_SHIFT)},
+    **{op: ("it calls a Python function when it runs, and an ONNX model holds ONNX operators "
+            "only; export the function without it, or compute its result outside and pass it in")
+       for op in (python_function_ops.PY_FUNCTION, python_function_ops.NUMPY_FUNCTION)},
 }
 
 # Effects without outputs: refused, or left out of the model with drop_effects=True (an

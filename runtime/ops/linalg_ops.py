@@ -1,4 +1,4 @@
-"""Matrix products."""
+"""Matrix products, and the cross product of 3-vectors."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.errors import GradientError, ShapeError
-from runtime.ops.array_ops import expand_dims, squeeze, transpose
+from runtime.ops.array_ops import expand_dims, squeeze, stack, transpose, unstack
 from runtime.ops.dispatch import apply_op, convert_to_tensor
-from runtime.ops.math_ops import carries_gradient, kernel_inputs
+from runtime.ops.math_ops import carries_gradient, kernel_inputs, multiply, subtract
 from runtime.ops.registry import OpDef, Promotion, register
 from runtime.ops.shapes import broadcast, ufunc_result_dtype
-from runtime.tensor import format_shape
+from runtime.tensor import format_shape, shapes_compatible
 
 
 def _matmul_infer(a, b):
@@ -190,3 +190,19 @@ def matvec(a, b, transpose_a: bool = False, adjoint_a: bool = False, a_is_sparse
     product = matmul(a, expand_dims(convert_to_tensor(b), -1), transpose_a=transpose_a,
                      adjoint_a=adjoint_a)
     return squeeze(product, -1)
+
+
+def cross(a, b, name=None):
+    """The cross product of 3-vectors along the last axis of ``a`` and ``b`` (which have one
+    shape, as in TensorFlow). ``name`` is accepted and ignored."""
+    a, b = convert_to_tensor(a), convert_to_tensor(b)
+    if not shapes_compatible(a.shape, b.shape):
+        raise ShapeError(f"cross: a and b must have the same shape, got {format_shape(a.shape)} "
+                         f"and {format_shape(b.shape)}.")
+    for value in (a, b):
+        if value.shape is not None and (not value.shape or value.shape[-1] not in (3, None)):
+            raise ShapeError(f"cross: the last dimension must hold 3-vectors (size 3), got shape "
+                             f"{format_shape(value.shape)}.")
+    a, b = unstack(a, num=3, axis=-1), unstack(b, num=3, axis=-1)
+    return stack([subtract(multiply(a[(i + 1) % 3], b[(i + 2) % 3]),
+                           multiply(a[(i + 2) % 3], b[(i + 1) % 3])) for i in range(3)], axis=-1)

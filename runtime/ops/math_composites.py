@@ -1,16 +1,20 @@
-"""The functions of ``rt.math`` that are exact compositions of existing ops: each traces to
-those ops, so its gradient, constant folding, serialization and export come with them."""
+"""The functions of ``rt.math`` (and TensorFlow's ``saturate_cast``) that are exact
+compositions of existing ops: each traces to those ops, so its gradient, constant folding,
+serialization and export come with them."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
+
+import numpy as np
 
 from runtime import dtypes
-from runtime.ops.array_ops import cast, where, zeros_like
+from runtime.ops.array_ops import cast, clip_by_value, reshape, where, zeros_like
 from runtime.ops.dispatch import apply_op, convert_to_tensor
-from runtime.ops.math_ops import (RECIPROCAL, RSQRT, add, divide, equal, mod, multiply,
-                                  not_equal, sqrt, square, subtract)
-from runtime.ops.reduce_ops import reduce_mean, reduce_sum
+from runtime.ops.math_ops import (RECIPROCAL, RSQRT, add, divide, equal, greater,
+                                  greater_equal, log, log1p, mod, multiply, not_equal, sqrt,
+                                  square, subtract)
+from runtime.ops.reduce_ops import reduce_all, reduce_mean, reduce_sum
 from runtime.ops.special_math_ops import truncatediv
 from runtime.tensor import Tensor, format_shape
 
@@ -122,3 +126,87 @@ def polyval(coeffs: Sequence, x) -> Tensor:
     for coefficient in coeffs[1:]:
         result = add(multiply(result, x), coefficient)
     return convert_to_tensor(result)
+
+
+def reciprocal_no_nan(x) -> Tensor:
+    """``1 / x``, and 0 where ``x`` is 0 (floats only, as in TensorFlow)."""
+    x = _floating("reciprocal_no_nan", x)
+    return divide_no_nan(1, x)
+
+
+def _times_log_of(op_name: str, log_of: Callable, neutral: int, x, y) -> Tensor:
+    """``x * log_of(y)``, and 0 wherever ``x`` is 0 (even for a ``y`` whose log is infinite
+    or NaN): there ``y`` is replaced by ``neutral``, whose log is 0, so gradients stay finite
+    too (0 for both arguments, as in TensorFlow)."""
+    dtype = dtypes.result_type(x, y)
+    if dtype.kind not in "fc":
+        raise TypeError(f"{op_name}: x and y must be float or complex, got {dtype.name}; use "
+                        f"rt.cast to convert.")
+    # ``neutral`` in the result's dtype, so that a Python number ``y`` takes that dtype too
+    return multiply(x, log_of(where(equal(x, 0), np.asarray(neutral, dtype), y)))
+
+
+def xlogy(x, y) -> Tensor:
+    """``x * log(y)``, and 0 where ``x`` is 0."""
+    return _times_log_of("xlogy", log, 1, x, y)
+
+
+def xlog1py(x, y) -> Tensor:
+    """``x * log1p(y)``, and 0 where ``x`` is 0."""
+    return _times_log_of("xlog1py", log1p, 0, x, y)
+
+
+def _in_order(op_name: str, holds: Callable, x) -> Tensor:
+    """Whether ``holds(next, previous)`` for every pair of neighbours of ``x`` flattened."""
+    x = convert_to_tensor(x)
+    if x.dtype.kind not in "iuf":
+        raise TypeError(f"{op_name}: x must be numeric, got {x.dtype.name}.")
+    flat = reshape(x, [-1])
+    return reduce_all(holds(flat[1:], flat[:-1]))
+
+
+def is_non_decreasing(x) -> Tensor:
+    """Whether each element of ``x`` (flattened) is at least the one before it (True for
+    fewer than two elements)."""
+    return _in_order("is_non_decreasing", greater_equal, x)
+
+
+def is_strictly_increasing(x) -> Tensor:
+    """Whether each element of ``x`` (flattened) is greater than the one before it (True for
+    fewer than two elements)."""
+    return _in_order("is_strictly_increasing", greater, x)
+
+
+def _limits(dtype: np.dtype) -> tuple:
+    """The smallest and largest values of ``dtype``, as Python numbers (exact)."""
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return int(info.min), int(info.max)
+    info = np.finfo(dtype)
+    return float(info.min), float(info.max)
+
+
+def _representable_within(bound, dtype: np.dtype):
+    """``bound`` in ``dtype``, moved toward zero if rounding took it past ``bound`` (the
+    float32 nearest to int32's largest value is 2**31, which does not fit)."""
+    value = np.array(bound, dtype)
+    exact = value.item()  # compared as Python numbers, which compare exactly
+    if (exact > bound) if bound > 0 else (exact < bound):
+        return np.nextafter(value, np.zeros_like(value)).item()
+    return exact
+
+
+def saturate_cast(value, dtype) -> Tensor:
+    """``value`` cast to ``dtype``, clamped to its range first (300.0 to uint8 is 255, -1e10
+    to int32 is its smallest value) instead of wrapping around."""
+    x, target = convert_to_tensor(value), dtypes.as_dtype(dtype)
+    if x.dtype.kind not in "iuf" or target.kind not in "iuf":
+        raise TypeError(f"saturate_cast: from {x.dtype.name} to {target.name} is not supported: "
+                        f"it clamps integers and floats only (bool has no range, and complex "
+                        f"values would need their parts clamped); use rt.cast.")
+    (low, high), (lowest, highest) = _limits(target), _limits(x.dtype)
+    if low <= lowest and high >= highest:
+        return cast(x, target)
+    clamped = clip_by_value(x, _representable_within(max(low, lowest), x.dtype),
+                            _representable_within(min(high, highest), x.dtype))
+    return cast(clamped, target)

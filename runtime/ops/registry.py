@@ -50,7 +50,7 @@ class OpDef:
     stateful: bool = False        # variable reads: ordered, never folded or merged
     promotion: Promotion = Promotion.NONE
     unpromoted: int = 0           # leading inputs promotion leaves alone (where's condition)
-    num_outputs: int = 1
+    num_outputs: int | None = 1   # None: as many as the type rule gives (py_function's Tout)
     # Optional: ``bind(attrs, input_types) -> callable(*arrays)`` for a specialized kernel.
     bind: Callable[..., Callable] | None = None
     # ``gradient(node, *output_grads) -> one gradient (or None) per input``, built from ops so

@@ -1,5 +1,6 @@
 """Gathering and scattering by index tuples: ``gather_nd``, ``scatter_nd`` and
-``tensor_scatter_nd_update``/``_add``.
+``tensor_scatter_nd_update``/``_add``/``_sub``/``_max``/``_min`` (and ``_multiply``, which
+TensorFlow does not name but its segment products need).
 
 The last dimension of ``indices`` holds ``k`` coordinates into the first ``k`` dimensions of
 the tensor, as in TensorFlow. With ``batch_dims=b`` the first ``b`` dimensions of ``indices``
@@ -17,9 +18,11 @@ import numpy as np
 
 from runtime.errors import GraphTypeError, ShapeError
 from runtime.ops import array_ops
-from runtime.ops.array_ops import (expand_dims, shape_for_gradient, shape_operand, transpose,
-                                   zeros_like)
+from runtime.ops.array_ops import (cast, expand_dims, ones_like, shape_for_gradient,
+                                   shape_operand, transpose, where, zeros_like)
 from runtime.ops.dispatch import apply_op, constant_value, convert_to_tensor
+from runtime.ops.math_composites import divide_no_nan
+from runtime.ops.math_ops import divide, equal, multiply, negative, subtract
 from runtime.ops.registry import OpDef, register
 from runtime.ops.shapes import index_range_error
 from runtime.tensor import Tensor, format_shape
@@ -163,10 +166,14 @@ def _update_kernel(tensor, indices, updates):
     return result
 
 
-def _add_kernel(tensor, indices, updates):
-    result = np.array(tensor, copy=True)
-    np.add.at(result, _key("tensor_scatter_nd_add", indices, tensor.shape), updates)
-    return result
+def _accumulating_kernel(op_name: str, ufunc: np.ufunc):
+    """``tensor`` with each update combined by ``ufunc`` into the element it addresses
+    (repeated indices combine every update)."""
+    def kernel(tensor, indices, updates):
+        result = np.array(tensor, copy=True)
+        ufunc.at(result, _key(op_name, indices, tensor.shape), updates)
+        return result
+    return kernel
 
 
 def _tensor_scatter_infer(op_name: str):
@@ -190,12 +197,52 @@ def _add_grad(node, dy):
     return dy, None, gather_nd(dy, node.inputs[1])
 
 
-TENSOR_SCATTER_ND_UPDATE = register(OpDef(
-    "tensor_scatter_nd_update", _update_kernel, _tensor_scatter_infer("tensor_scatter_nd_update"),
-    gradient=_update_grad))
-TENSOR_SCATTER_ND_ADD = register(OpDef(
-    "tensor_scatter_nd_add", _add_kernel, _tensor_scatter_infer("tensor_scatter_nd_add"),
-    gradient=_add_grad))
+def _selection_grad(node, dy):
+    """Each element's gradient goes to the values it was chosen from, shared equally among
+    ties (of ``tensor``'s element and the updates at it), as in TensorFlow."""
+    tensor, indices, updates = node.inputs
+    result = node.outputs[0]
+    from_tensor = cast(equal(tensor, result), dy.dtype)
+    from_updates = cast(equal(updates, gather_nd(result, indices)), dy.dtype)
+    ties = apply_op(TENSOR_SCATTER_ND_ADD, (from_tensor, indices, from_updates))
+    share = divide_no_nan(dy, ties)  # no ties only where a NaN was chosen
+    return multiply(share, from_tensor), None, multiply(gather_nd(share, indices), from_updates)
+
+
+def _multiply_grad(node, dy):
+    """``tensor`` gets ``dy`` times the updates' product; an update gets ``dy`` times the
+    product of everything else at its element, which is the product without the zero updates
+    divided by the update, or 0 when another update there is 0."""
+    tensor, indices, updates = node.inputs
+    d_tensor = multiply(dy, apply_op(TENSOR_SCATTER_ND_MULTIPLY,
+                                     (ones_like(tensor), indices, updates)))
+    zero = equal(updates, 0)
+    nonzero = where(zero, ones_like(updates), updates)
+    product_of_nonzero = apply_op(TENSOR_SCATTER_ND_MULTIPLY, (tensor, indices, nonzero))
+    zeros_at = apply_op(TENSOR_SCATTER_ND_ADD, (zeros_like(tensor), indices, cast(zero, dy.dtype)))
+    other_zeros = subtract(gather_nd(zeros_at, indices), cast(zero, dy.dtype))
+    others = divide(gather_nd(product_of_nonzero, indices), nonzero)
+    partial = where(equal(other_zeros, 0), others, zeros_like(others))
+    return d_tensor, None, multiply(gather_nd(dy, indices), partial)
+
+
+def _tensor_scatter_op(name: str, kernel, gradient) -> OpDef:
+    return register(OpDef(name, kernel, _tensor_scatter_infer(name), gradient=gradient))
+
+
+TENSOR_SCATTER_ND_UPDATE = _tensor_scatter_op("tensor_scatter_nd_update", _update_kernel,
+                                              _update_grad)
+TENSOR_SCATTER_ND_ADD = _tensor_scatter_op(
+    "tensor_scatter_nd_add", _accumulating_kernel("tensor_scatter_nd_add", np.add), _add_grad)
+TENSOR_SCATTER_ND_MAX = _tensor_scatter_op(
+    "tensor_scatter_nd_max", _accumulating_kernel("tensor_scatter_nd_max", np.maximum),
+    _selection_grad)
+TENSOR_SCATTER_ND_MIN = _tensor_scatter_op(
+    "tensor_scatter_nd_min", _accumulating_kernel("tensor_scatter_nd_min", np.minimum),
+    _selection_grad)
+TENSOR_SCATTER_ND_MULTIPLY = _tensor_scatter_op(
+    "tensor_scatter_nd_multiply",
+    _accumulating_kernel("tensor_scatter_nd_multiply", np.multiply), _multiply_grad)
 
 
 # -- the public functions --------------------------------------------------------------------
@@ -273,13 +320,31 @@ def _updates_like(tensor: Tensor, updates) -> Tensor:
 
 def tensor_scatter_nd_update(tensor, indices, updates) -> Tensor:
     """``tensor`` with the slices at ``indices`` replaced by ``updates``."""
+    return _tensor_scatter(TENSOR_SCATTER_ND_UPDATE, tensor, indices, updates)
+
+
+def _tensor_scatter(op: OpDef, tensor, indices, updates) -> Tensor:
     tensor = convert_to_tensor(tensor)
-    return apply_op(TENSOR_SCATTER_ND_UPDATE, (tensor, convert_to_tensor(indices),
-                                              _updates_like(tensor, updates)))
+    return apply_op(op, (tensor, convert_to_tensor(indices), _updates_like(tensor, updates)))
 
 
 def tensor_scatter_nd_add(tensor, indices, updates) -> Tensor:
     """``tensor`` with ``updates`` added at ``indices`` (repeats add up)."""
+    return _tensor_scatter(TENSOR_SCATTER_ND_ADD, tensor, indices, updates)
+
+
+def tensor_scatter_nd_sub(tensor, indices, updates) -> Tensor:
+    """``tensor`` with ``updates`` subtracted at ``indices`` (repeats each subtract)."""
     tensor = convert_to_tensor(tensor)
-    return apply_op(TENSOR_SCATTER_ND_ADD, (tensor, convert_to_tensor(indices),
-                                              _updates_like(tensor, updates)))
+    return _tensor_scatter(TENSOR_SCATTER_ND_ADD, tensor, indices,
+                           negative(_updates_like(tensor, updates)))
+
+
+def tensor_scatter_nd_max(tensor, indices, updates) -> Tensor:
+    """``tensor`` with each element at ``indices`` the largest of itself and its updates."""
+    return _tensor_scatter(TENSOR_SCATTER_ND_MAX, tensor, indices, updates)
+
+
+def tensor_scatter_nd_min(tensor, indices, updates) -> Tensor:
+    """``tensor`` with each element at ``indices`` the smallest of itself and its updates."""
+    return _tensor_scatter(TENSOR_SCATTER_ND_MIN, tensor, indices, updates)

@@ -1,7 +1,7 @@
 """The elementwise functions of ``rt.math`` that need a kernel of their own: inverse
 trigonometric and hyperbolic functions, ``expm1``, ``erf``, ``log_sigmoid``, ``atan2``,
-``truncatediv`` and the float classifications. Each is one ``OpDef`` with its gradient rule,
-built from ops like the rules of ``runtime.ops.math_ops``.
+``truncatediv``, ``truncatemod`` and the float classifications. Each is one ``OpDef`` with its
+gradient rule, built from ops like the rules of ``runtime.ops.math_ops``.
 """
 
 from __future__ import annotations
@@ -112,6 +112,14 @@ def _truncatediv_kernel(x, y):
     return (quotient + rounds_down).astype(quotient.dtype)
 
 
+def _truncatemod_kernel(x, y):
+    """The remainder of ``truncatediv`` (C's ``%`` and ``fmod``: it has the sign of ``x``);
+    an integer remainder by zero raises, as ``%``."""
+    if x.dtype.kind in "iu" and not np.all(y):
+        raise IntegerDivisionByZeroError.in_op("truncatemod")
+    return np.fmod(x, y)
+
+
 ASIN = _unary("asin", np.arcsin, _asin_grad, np.arcsin)
 ACOS = _unary("acos", np.arccos, _acos_grad, np.arccos)
 ATAN = _unary("atan", np.arctan, _atan_grad, np.arctan)
@@ -132,6 +140,12 @@ TRUNCATEDIV = register(OpDef(
     lambda x, y: (ufunc_result_dtype("truncatediv", np.floor_divide, (x.dtype, y.dtype)),
                   broadcast("truncatediv", x.shape, y.shape)),
     promotion=Promotion.COMMON, gradient=NOT_DIFFERENTIABLE))
+# No gradient rule, as in TensorFlow (asking for one is an error).
+TRUNCATEMOD = register(OpDef(
+    "truncatemod", _truncatemod_kernel,
+    lambda x, y: (ufunc_result_dtype("truncatemod", np.fmod, (x.dtype, y.dtype)),
+                  broadcast("truncatemod", x.shape, y.shape)),
+    promotion=Promotion.COMMON))
 
 
 def asin(x) -> Tensor:
@@ -182,6 +196,12 @@ def atan2(y, x) -> Tensor:
 def truncatediv(x, y) -> Tensor:
     """Division rounded toward zero (``floordiv`` rounds toward negative infinity)."""
     return apply_op(TRUNCATEDIV, (x, y))
+
+
+def truncatemod(x, y) -> Tensor:
+    """The remainder of ``truncatediv``, with the sign of ``x`` (``floormod``'s has the sign
+    of ``y``)."""
+    return apply_op(TRUNCATEMOD, (x, y))
 
 
 def is_nan(x) -> Tensor:

@@ -13,8 +13,14 @@ import types as _types
 import runtime as _rt
 from runtime import data, keras  # noqa: F401  (tf.data, tf.keras)
 from transpiler import api as _api
-from transpiler.tf import (autograph, config, debugging, dtypes, errors, linalg, math,  # noqa: F401
-                           nest, nn, random, summary, test, train)
+from runtime.ops import (ensure_shape_ops as _ensure_shape_ops,
+                         index_arithmetic as _index_arithmetic, math_composites as _math_composites,
+                         partition_ops as _partition_ops,
+                         program_order as _program_order,
+                         python_function_ops as _python_function_ops, scatter_ops as _scatter_ops,
+                         vectorized_map as _vectorized_map)
+from transpiler.tf import (autograph, bitwise, config, debugging, dtypes, errors,  # noqa: F401
+                           linalg, math, nest, nn, random, summary, test, train)
 from transpiler.tf._names import export as _export, missing as _missing
 
 function = _api.function
@@ -60,7 +66,16 @@ _export(globals(), dtypes, """
     DType as_dtype bool complex64 complex128 double float16 float32 float64 half int8 int16
     int32 int64 uint8 uint16 uint32 uint64
 """)
-_export(globals(), _rt.math, "scalar_mul=multiply")
+_export(globals(), _rt.math, "scalar_mul=multiply truncatemod")
+_export(globals(), _math_composites, "saturate_cast")
+_export(globals(), _ensure_shape_ops, "ensure_shape shape_n")
+_export(globals(), _index_arithmetic, "unravel_index")
+_export(globals(), _partition_ops, "dynamic_partition dynamic_stitch")
+_export(globals(), _program_order, "control_dependencies group init_scope no_op")
+_export(globals(), _python_function_ops, "numpy_function py_function")
+_export(globals(), _scatter_ops,
+        "tensor_scatter_nd_max tensor_scatter_nd_min tensor_scatter_nd_sub")
+_export(globals(), _vectorized_map, "vectorized_map")
 _export(globals(), _rt.debugging, "assert_equal assert_less")
 
 __getattr__ = _missing("tf")

@@ -4,7 +4,7 @@ import runtime as _rt
 from transpiler.tf._names import export as _export, missing as _missing
 
 _export(globals(), _rt.linalg, """
-    adjoint band_part cholesky det diag diag_part eigh einsum global_norm inv matmul
+    adjoint band_part cholesky cross det diag diag_part eigh einsum global_norm inv matmul
     matrix_transpose matvec norm qr set_diag slogdet solve svd tensordot trace
 """)
 _export(globals(), _rt, "eye")

@@ -1,17 +1,22 @@
-"""``tf.math``: TensorFlow's elementwise math, reductions and segment sums on the runtime."""
+"""``tf.math``: TensorFlow's elementwise math, reductions, segment reductions and counting on
+the runtime."""
 
 import runtime as _rt
 from transpiler.tf._names import export as _export, missing as _missing
 
 _export(globals(), _rt.math, """
-    abs acos add add_n argmax argmin asin atan atan2 ceil cos cosh count_nonzero cumprod
-    cumsum divide divide_no_nan equal erf exp expm1 floor floordiv floormod greater
-    greater_equal is_finite is_inf is_nan l2_normalize less less_equal log log1p log_sigmoid
-    logical_and logical_not logical_or logical_xor maximum minimum mod multiply
-    multiply_no_nan negative not_equal polyval pow reciprocal reduce_all reduce_any
-    reduce_euclidean_norm reduce_logsumexp reduce_max reduce_mean reduce_min reduce_prod
-    reduce_std reduce_sum reduce_variance round rsqrt segment_sum sigmoid sign sin sinh sqrt
-    square squared_difference subtract tan tanh top_k truncatediv unsorted_segment_sum
+    abs acos add add_n argmax argmin asin atan atan2 bincount ceil confusion_matrix cos cosh
+    count_nonzero cumprod cumsum cumulative_logsumexp divide divide_no_nan equal erf exp expm1
+    floor floordiv floormod greater greater_equal in_top_k invert_permutation is_finite is_inf
+    is_nan is_non_decreasing is_strictly_increasing l2_normalize less less_equal log log1p
+    log_sigmoid logical_and logical_not logical_or logical_xor maximum minimum mod multiply
+    multiply_no_nan negative not_equal polyval pow reciprocal reciprocal_no_nan reduce_all
+    reduce_any reduce_euclidean_norm reduce_logsumexp reduce_max reduce_mean reduce_min
+    reduce_prod reduce_std reduce_sum reduce_variance round rsqrt segment_max segment_mean
+    segment_min segment_prod segment_sum sigmoid sign sin sinh sqrt square squared_difference
+    subtract tan tanh top_k truncatediv unsorted_segment_max unsorted_segment_mean
+    unsorted_segment_min unsorted_segment_prod unsorted_segment_sqrt_n unsorted_segment_sum
+    xlog1py xlogy
     scalar_mul=multiply truediv=divide
 """)
 _export(globals(), _rt.nn, "log_softmax softmax softplus softsign")

@@ -3,6 +3,7 @@
 import runtime as _rt
 from transpiler.tf._names import export as _export, missing as _missing
 
+_export(globals(), _rt.math, "in_top_k")
 _export(globals(), _rt.nn, """
     avg_pool2d batch_normalization bias_add conv1d conv2d dropout elu embedding_lookup gelu
     l2_loss l2_normalize leaky_relu log_softmax max_pool2d moments relu relu6 selu sigmoid

@@ -1,0 +1,43 @@
+"""TensorFlow's ways of ordering ops, which this runtime needs no help with: effects (prints,
+assertions, variable writes, random draws, Python functions) always run, in the order the
+program wrote them, eagerly and in graphs; pure ops run when a result needs them, and have
+nothing to order. So ``control_dependencies`` orders nothing, and ``group`` and ``no_op``
+make no op: each returns None, as TensorFlow's do eagerly. ``init_scope`` does what
+TensorFlow's does: the ops in it run eagerly, outside any function being traced."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Iterable, Iterator
+
+from runtime import tracing
+from runtime.autodiff import recording
+
+
+def no_op(name=None) -> None:
+    """Nothing (TensorFlow's placeholder op). ``name`` is accepted and ignored."""
+    return None
+
+
+def group(*inputs, name=None) -> None:
+    """Nothing to wait for: the effects among ``inputs`` ran (or will run) in program order
+    anyway, and pure values need no running. ``name`` is accepted and ignored."""
+    return None
+
+
+@contextlib.contextmanager
+def control_dependencies(control_inputs: Iterable | None) -> Iterator[None]:
+    """A block whose ops TensorFlow would run after ``control_inputs``. Effects already run in
+    program order here, so the block changes nothing; a pure value among ``control_inputs``
+    is computed only if something uses it (an error it would raise, such as an index out of
+    range, is then not raised)."""
+    yield
+
+
+@contextlib.contextmanager
+def init_scope() -> Iterator[None]:
+    """A block that runs eagerly even inside a function being traced, unseen by gradient
+    tapes: for values computed once (a variable's initial value), as in TensorFlow. A
+    symbolic tensor of the traced function cannot be used inside it."""
+    with tracing.eager_scope(), recording.paused():
+        yield

@@ -11,7 +11,7 @@ from runtime.passes import optimize
 from tests.runtime.graph_helpers import (INPUTS, PROGRAMS, assert_same_behaviour, random_program,
                                          run_graph)
 
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @SETTINGS

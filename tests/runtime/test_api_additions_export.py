@@ -17,14 +17,7 @@ from runtime.ops.bitwise_ops import left_shift, right_shift  # noqa: E402
 from runtime.ops.ensure_shape_ops import ensure_shape  # noqa: E402
 from runtime.ops.python_function_ops import numpy_function, py_function  # noqa: E402
 from tests.runtime.test_export_onnx_harness import export_and_compare, run_model  # noqa: E402
-
-
-@pytest.fixture(autouse=True, scope="module")
-def x64():
-    previous = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", previous)
+from tests.runtime.test_export_jax import x64  # noqa: E402,F401  (JAX's 64-bit mode here too)
 
 
 def rows_of_three(x):

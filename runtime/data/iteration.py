@@ -41,11 +41,17 @@ class Iterator:
         self._position = None  # the position variable, once next() ran in a graph
 
     def __iter__(self) -> "Iterator":
-        if tracing.is_tracing() and (not self._made_in_trace or self._position is not None):
+        if tracing.is_tracing() and not self._made_in_trace:
             raise NotImplementedError(
                 "a for loop over an iterator made outside the function being traced is not "
                 "supported: loop over the dataset itself (a graph loop), or call next() on the "
                 "iterator, which advances it on every call.")
+        if tracing.is_tracing() and self._position is not None:
+            raise NotImplementedError(
+                "a for loop over an iterator that next() advanced inside a graph loop or branch "
+                "is not supported (how far it got is only known when the graph runs): loop over "
+                "the dataset itself with the elements taken skipped (dataset.skip(n)), or keep "
+                "calling next() on the iterator.")
         return self
 
     def __next__(self) -> Any:

@@ -136,3 +136,23 @@ def test_a_dataset_without_a_graph_form_says_what_to_do():
 
 def test_iterating_a_dataset_eagerly_is_still_python():
     assert int(total_with_break_and_continue(D.range(12), rt.constant(7, rt.int64))) == 19
+
+
+def next_in_a_loop_then_a_for_loop(ds, n):
+    itr = iter(ds)
+    s = rt.constant(0, rt.int64)
+    for _ in rt.range(n):
+        s += next(itr)
+    for e in itr:
+        s = s * 10 + e
+    return s
+
+
+def test_a_for_loop_over_an_iterator_advanced_in_a_graph_loop_says_so():
+    """The iterator was made inside the function: the error says what is not supported (its
+    position is graph state after next() in a graph loop), not that it was made outside."""
+    data = rt.data.Dataset.range(5)
+    assert int(next_in_a_loop_then_a_for_loop(data, rt.constant(2))) == 1234  # eagerly
+    with pytest.raises(NotImplementedError, match=r"a for loop over an iterator that next\(\) "
+                                                  r"advanced inside a graph loop or branch"):
+        function(next_in_a_loop_then_a_for_loop)(data, rt.constant(2))

@@ -264,8 +264,10 @@ class SymbolicTensor(Tensor):
         self._not_allowed(
             "Iterating over",
             "Functions converted with transpiler.function turn a `for` statement over a tensor "
-            "into a graph loop (comprehensions, generator expressions, sum() and unpacking are "
-            "not converted: write a `for` statement); otherwise use rt.while_loop with an index.")
+            "into a graph loop, also over zip() or enumerate() of tensors (comprehensions, "
+            "generator expressions, sum() and unpacking are not converted: write a `for` "
+            "statement; a zip() of a tensor and a Python list is not either: make the list a "
+            "tensor with rt.constant); otherwise use rt.while_loop with an index.")
 
     def __len__(self) -> int:
         if self._shape is None or not self._shape or self._shape[0] is None:

@@ -774,6 +774,13 @@ def checks_with_assert_instead_of_raise(x):
     return x
 
 
+def zip_of_a_tensor_and_a_list(x):
+    s = 0.0
+    for a, b in zip(x, [1.0, 2.0]):
+        s += a * b
+    return s
+
+
 def op_error_in_a_tensor_branch(x):
     if x > 0:  # <-
         x = rt.reshape(x, [2, 3])
@@ -889,6 +896,12 @@ class TestUnsupportedSyntax:
                 r"Iterating over a symbolic tensor .*\(comprehensions, generator expressions, "
                 r"sum\(\) and unpacking are not converted: write a `for` statement")):
             function(comprehension_over_a_tensor)(t([1, 2]))
+
+    def test_zip_of_a_tensor_and_a_python_list_says_to_make_the_list_a_tensor(self):
+        with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match=(
+                r"a zip\(\) of a tensor and a Python list is not either: make the list a "
+                r"tensor with rt.constant")):
+            function(zip_of_a_tensor_and_a_list)(t([1.0, 2.0]))
 
 
 # =============================================================================================

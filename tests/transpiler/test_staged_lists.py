@@ -172,3 +172,17 @@ def test_python_numbers_appended_next_to_wide_values_take_their_dtype():
     got = function(python_ints_then_wide_values)(rt.constant(2**40, rt.int64), rt.constant(3))
     expected = python_ints_then_wide_values(rt.constant(2**40, rt.int64), 3)
     assert got.dtype == rt.int64 and got.numpy().tolist() == expected.numpy().tolist()
+
+
+def appends_functions(xs):
+    fns = []
+    for i in xs:
+        fns.append(lambda: i + i)
+    return fns[0]()
+
+
+def test_a_graph_loop_appending_python_objects_says_that_lists_hold_tensors():
+    with pytest.raises(rt.errors.GraphTypeError, match=(
+            r"the body of the for loop at test_staged_lists.py:\d+, a graph loop, appends "
+            r"function objects to 'fns': a list grown in a graph loop holds tensors only")):
+        function(appends_functions)(rt.constant([1, 2]))

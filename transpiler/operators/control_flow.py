@@ -518,6 +518,8 @@ class _GraphLoop:
                     continue  # not a loop variable: checked after the loop
                 name = _shown(name)
                 if nest.structure_of(before) != nest.structure_of(after):
+                    _refuse_python_objects_appended(name, before, after, self.construct,
+                                                    self.location)
                     raise rt.errors.GraphTypeError(
                         f"'{name}' does not have the same nested structure after one iteration "
                         f"of the {self.construct}{self.location}: the loop body changes the "
@@ -630,6 +632,23 @@ class _GraphLoop:
             elif type(new) is ReturnedNone and new is not entering:
                 state[index] = new.inside(here)
         return tuple(state)
+
+
+def _refuse_python_objects_appended(name: str, before, after, construct: str,
+                                    location: str) -> None:
+    """The error for a list that a graph loop's body appends something other than numbers and
+    tensors to (``fns.append(lambda: i)``): a staged list holds tensors only."""
+    if not (isinstance(before, list) and isinstance(after, list) and len(after) > len(before)):
+        return
+    added = [item for item in after[len(before):]
+             if not isinstance(item, (rt.Tensor, np.ndarray, np.generic) + dtypes.PYTHON_SCALARS)]
+    if added:
+        raise rt.errors.GraphTypeError(
+            f"the body of the {construct}{location}, a graph loop, appends "
+            f"{type(added[0]).__name__} objects to '{name}': a list grown in a graph loop holds "
+            f"tensors only (its items are made when the graph runs, not in Python). Append "
+            f"tensors (or numbers), or make the loop a Python loop (over a Python range or "
+            f"list).")
 
 
 def _aligned_invariants(pairs, before: tuple, names: Sequence[str]) -> tuple | None:

@@ -284,7 +284,9 @@ class SymbolicTensor(Tensor):
             "Use ops that take tensors instead: x[n] or rt.gather(x, n) to index, rt.range(n) "
             "for a range of values (a `for` over range(n) in a function converted with "
             "transpiler.function becomes a graph loop), rt.fill([n], value) for n copies of "
-            "a value.")
+            "a value. A Python list cannot be indexed by a tensor (a graph loop's counter is "
+            "one): keep the values in a tensor (rt.tensor_scatter_nd_update sets an element) or "
+            "an rt.TensorArray (ta = ta.write(i, value)).")
 
     def repeat_count(self, items: list):
         """``items * n`` with this tensor as ``n``: Python repeats the list ``n`` times, so it

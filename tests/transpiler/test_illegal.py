@@ -774,6 +774,13 @@ def checks_with_assert_instead_of_raise(x):
     return x
 
 
+def list_set_by_a_loop_counter(n):
+    values = [0, 0, 0]
+    for i in range(n):
+        values[i] = i
+    return values
+
+
 def zip_of_a_tensor_and_a_list(x):
     s = 0.0
     for a, b in zip(x, [1.0, 2.0]):
@@ -896,6 +903,12 @@ class TestUnsupportedSyntax:
                 r"Iterating over a symbolic tensor .*\(comprehensions, generator expressions, "
                 r"sum\(\) and unpacking are not converted: write a `for` statement")):
             function(comprehension_over_a_tensor)(t([1, 2]))
+
+    def test_a_python_list_indexed_by_a_loop_counter_says_to_keep_a_tensor(self):
+        with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match=(
+                r"A Python list cannot be indexed by a tensor \(a graph loop's counter is one\)"
+                r".*rt.TensorArray")):
+            function(list_set_by_a_loop_counter)(t(3))
 
     def test_zip_of_a_tensor_and_a_python_list_says_to_make_the_list_a_tensor(self):
         with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match=(

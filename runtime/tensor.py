@@ -250,8 +250,18 @@ class SymbolicTensor(Tensor):
     def _not_allowed(self, what: str, fix: str):
         raise OperatorNotAllowedInGraphError(
             f"{what} a symbolic tensor ({self.name}: {format_type(self._dtype, self._shape)}, "
-            f"from {self.node.location_text()}) is not allowed while tracing a graph: its value is "
-            f"only known when the graph runs. {fix}")
+            f"{self._origin()}) is not allowed while tracing a graph: its value is only known "
+            f"when the graph runs. {fix}")
+
+    def _origin(self) -> str:
+        """Where the tensor comes from, for errors: the user's line that made it, or what a
+        graph's input stands for (a loop's counter has no line of its own)."""
+        node = self.node
+        if node.location is not None or not any(v is self for v in node.graph.inputs):
+            return f"from {node.location_text()}"
+        if node.graph.parent is not None:
+            return "a variable of a graph loop or branch, such as a loop's counter"
+        return "an argument of the function being traced"
 
     def __bool__(self):
         self._not_allowed(

@@ -906,8 +906,9 @@ class TestUnsupportedSyntax:
 
     def test_a_python_list_indexed_by_a_loop_counter_says_to_keep_a_tensor(self):
         with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match=(
-                r"A Python list cannot be indexed by a tensor \(a graph loop's counter is one\)"
-                r".*rt.TensorArray")):
+                r"\(%the_loop_index: i32\[\], a variable of a graph loop or branch, such as a "
+                r"loop's counter\).*A Python list cannot be indexed by a tensor \(a graph "
+                r"loop's counter is one\).*rt.TensorArray")):
             function(list_set_by_a_loop_counter)(t(3))
 
     def test_zip_of_a_tensor_and_a_python_list_says_to_make_the_list_a_tensor(self):

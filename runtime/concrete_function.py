@@ -91,8 +91,9 @@ class ConcreteFunction:
         """``kwargs`` with the Python values this function was traced with for the parameters
         the call leaves out, as TensorFlow's concrete functions take them
         (``power.get_concrete_function(spec, 3)(x)``)."""
-        if len(self.param_names) != len(self.key):
-            return kwargs
+        if len(args) + len(kwargs) >= len(self.param_names) or \
+                len(self.param_names) != len(self.key):
+            return kwargs  # every parameter given (the common call), or *args in the way
         given = set(self.param_names[:len(args)]) | set(kwargs)
         missing = {name: part for name, part in zip(self.param_names, self.key)
                    if name not in given}

@@ -61,10 +61,7 @@ NOT_EXPORTED = {
     **{op: ("an index out of range is an error in the runtime, but JAX clamps or drops it "
             "silently, so the exported function could give other results; checking the "
             "indices in JAX is future work.")
-       for op in (scatter_ops.GATHER_ND, scatter_ops.SCATTER_ND,
-                  scatter_ops.TENSOR_SCATTER_ND_UPDATE, scatter_ops.TENSOR_SCATTER_ND_ADD,
-                  scatter_ops.TENSOR_SCATTER_ND_MAX, scatter_ops.TENSOR_SCATTER_ND_MIN,
-                  scatter_ops.TENSOR_SCATTER_ND_MULTIPLY)},
+       for op in scatter_ops.INDEX_CHECKED},
     **{op: ("it calls a Python function when it runs, which a JAX function cannot hold: JAX "
             "traces its function once and runs what it traced. Export the function without it, "
             "or compute its result outside and pass it in as an argument.")

@@ -63,10 +63,7 @@ NOT_EXPORTED: dict[OpDef, str] = {
                       "values differently from TensorFlow's first-occurrence order"),
     **{op: ("an index out of range is an error in the runtime, which ONNX Runtime would not "
             "raise; checking every index in the model is future work")
-       for op in (scatter_ops.GATHER_ND, scatter_ops.SCATTER_ND,
-                  scatter_ops.TENSOR_SCATTER_ND_UPDATE, scatter_ops.TENSOR_SCATTER_ND_ADD,
-                  scatter_ops.TENSOR_SCATTER_ND_MAX, scatter_ops.TENSOR_SCATTER_ND_MIN,
-                  scatter_ops.TENSOR_SCATTER_ND_MULTIPLY)},
+       for op in scatter_ops.INDEX_CHECKED},
     **{op: ("the BitShift operator of ONNX takes unsigned integers only (a right shift of a signed "
             "integer is arithmetic here) and does not clamp the shift amount as TensorFlow "
             "does; writing it from other operators is future work")

@@ -244,6 +244,11 @@ TENSOR_SCATTER_ND_MULTIPLY = _tensor_scatter_op(
     "tensor_scatter_nd_multiply",
     _accumulating_kernel("tensor_scatter_nd_multiply", np.multiply), _multiply_grad)
 
+# The ops whose kernels raise for an index out of range (engines that clamp or drop such an
+# index silently cannot run them as they are).
+INDEX_CHECKED = (GATHER_ND, SCATTER_ND, TENSOR_SCATTER_ND_UPDATE, TENSOR_SCATTER_ND_ADD,
+                 TENSOR_SCATTER_ND_MAX, TENSOR_SCATTER_ND_MIN, TENSOR_SCATTER_ND_MULTIPLY)
+
 
 # -- the public functions --------------------------------------------------------------------
 

@@ -16,6 +16,13 @@ def zero_step_sum(n):
     return total
 
 
+def total_of_first(x, n):
+    total = 0
+    for i in range(n):
+        total += x[i]
+    return total
+
+
 def zipped_and_enumerated(x, y):
     total = 0.0
     for i, (a, b) in enumerate(zip(x, y * 2)):

@@ -18,9 +18,8 @@ import pytest
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
-import runtime as rt  # noqa: E402
-from tests.transpiler.staging_samples import (stepped_sum, zero_step_sum,  # noqa: E402
-                                              zipped_and_enumerated)
+from tests.transpiler.staging_samples import (  # noqa: E402
+    stepped_sum, total_of_first, zero_step_sum, zipped_and_enumerated)
 from transpiler import convert, set_loop_options  # noqa: E402
 
 
@@ -156,13 +155,6 @@ def test_a_range_with_a_step_of_zero_fails_as_in_python():
         _jit(zero_step_sum)(jnp.int32(7))
 
 
-def total_of_first(x, n):
-    total = 0
-    for i in range(n):
-        total += x[i]
-    return total
-
-
 def test_a_python_int_a_loop_makes_a_float_fails_when_the_loop_runs_zero_times():
     # Python keeps the int 0 then; the traced loop has one type for 'total', float32 (as the
     # PyTorch backend, which checks the same; it used to give 0.0).
@@ -170,7 +162,7 @@ def test_a_python_int_a_loop_makes_a_float_fails_when_the_loop_runs_zero_times()
     x = np.asarray([1.0, 2.0, 3.0], np.float32)
     for n in (1, 3):
         assert float(f(x, jnp.int32(n))) == total_of_first(x, n)
-    with pytest.raises(Exception, match=r"the for loop at test_jax_staging.py:\d+ ran zero "
+    with pytest.raises(Exception, match=r"the for loop at staging_samples.py:\d+ ran zero "
                                         r"times, so 'total' keeps the Python number it had "
                                         r"before it, which each iteration makes a float32 array"):
         f(x, jnp.int32(0)).block_until_ready()

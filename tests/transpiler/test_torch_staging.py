@@ -12,7 +12,6 @@ generation is skipped, which takes most of the time); one test goes through indu
 from __future__ import annotations
 
 import math
-import re
 import subprocess
 import sys
 
@@ -25,8 +24,8 @@ pytestmark = pytest.mark.filterwarnings(
     "ignore:`torch.jit.script_method` is deprecated:DeprecationWarning")
 
 from tests.torch_programs import Calls  # noqa: E402
-from tests.transpiler.staging_samples import (stepped_sum, zero_step_sum,  # noqa: E402
-                                              zipped_and_enumerated)
+from tests.transpiler.staging_samples import (  # noqa: E402
+    stepped_sum, total_of_first, zero_step_sum, zipped_and_enumerated)
 import transpiler  # noqa: E402
 from runtime.errors import GraphTypeError  # noqa: E402
 from transpiler import convert  # noqa: E402
@@ -697,19 +696,12 @@ def test_equal_and_allclose_of_traced_tensors_are_computed_when_the_program_runs
     assert "ag__.converted(torch.equal)(a, b)" in transpiler.to_code(merged_when_close)
 
 
-def total_of_first(x, n):
-    total = 0
-    for i in range(n):
-        total += x[i]
-    return total
-
-
 def test_a_python_int_a_loop_makes_a_float_fails_when_the_loop_runs_zero_times():
     # Python keeps the int 0 then; the traced loop has one type for 'total', a float32 tensor.
     x = _t([1.0, 2.0, 3.0])
     _check_both(total_of_first, [(x, _t(2)), (x, _t(3))])
     exported = torch.export.export(Calls(convert(total_of_first)), (x, _t(2))).module()
-    with pytest.raises(RuntimeError, match=r"the for loop at test_torch_staging.py:\d+ ran zero "
+    with pytest.raises(RuntimeError, match=r"the for loop at staging_samples.py:\d+ ran zero "
                                            r"times, so 'total' keeps the Python number"):
         exported(x, _t(0))
 

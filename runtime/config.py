@@ -23,6 +23,11 @@ def functions_run_eagerly() -> bool:
     return _run_functions_eagerly
 
 
+def _default_cache(name: str) -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "eager2graph", name)
+
+
 _jit_cache_directory: str | None = None
 
 
@@ -37,8 +42,34 @@ def jit_cache_directory() -> str:
     """Where the compiled tier keeps its compiled kernels between runs."""
     if _jit_cache_directory is not None:
         return _jit_cache_directory
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "eager2graph", "kernels")
+    return _default_cache("kernels")
+
+
+# EAGER2GRAPH_CODE_CACHE=0 (or off, false, no) in the environment turns the code cache off;
+# any other value is its directory.
+_code_cache_setting = os.environ.get("EAGER2GRAPH_CODE_CACHE", "").strip()
+_code_cache_directory: str | None | bool = \
+    False if _code_cache_setting.lower() in ("0", "off", "false", "no") else \
+    (_code_cache_setting or None)
+
+
+def set_code_cache_directory(path: str | None | bool) -> None:
+    """Where converted functions and compiled plans are kept between runs, so that a script's
+    first calls convert and compile only on its first run (``runtime.code_cache``). None: the
+    default, ``$XDG_CACHE_HOME/eager2graph/code`` or ``~/.cache/eager2graph/code``; False: no
+    cache (everything is made anew in each process)."""
+    global _code_cache_directory
+    if path is True:
+        raise ValueError("set_code_cache_directory takes a directory, None (the default "
+                         "directory) or False (no cache), not True.")
+    _code_cache_directory = path if path is None or path is False else str(path)
+
+
+def code_cache_directory() -> str | None:
+    """The code cache's directory, or None when it is off."""
+    if _code_cache_directory is False:
+        return None
+    return _code_cache_directory or _default_cache("code")
 
 
 AUTO = "auto"

@@ -4,7 +4,8 @@
 (``runtime.plan_emitter``: one line per node, kernels and constants bound as globals, control
 flow as ``if`` and ``while``), compiles it, and runs it on NumPy arrays. The source is
 registered with ``linecache`` so tracebacks show it (``runtime.plan_source``: plans of the same
-text share one entry, which goes with the last of them), and every line maps back to its node,
+text share one entry, which goes with the last of them; ``runtime.code_cache`` compiles a text
+once per machine), and every line maps back to its node,
 so a failing kernel is reported with the op and the user's line that created it. A plan may be
 given a ``LoopLimit`` (``runtime.plan_control_flow``) for graphs from untrusted files.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 from types import TracebackType
 from typing import Callable
 
-from runtime import numpy_warnings
+from runtime import code_cache, numpy_warnings
 from runtime.errors import (AssertionFailedError, IntegerDivisionByZeroError,
                             InvalidArgumentError, LoopLimitError, OutOfRangeError)
 from runtime.graph import Graph, Node
@@ -41,7 +42,7 @@ class Plan:
         namespace["__eager2graph_source__"] = source
         # NumPy's warnings from a line of the plan are issued at the user's line of its node.
         namespace[numpy_warnings.PLAN_LINES] = self._line_nodes
-        exec(compile(self.source, self.filename, "exec"), namespace)
+        exec(code_cache.compiled(self.source, self.filename), namespace)
         self.run: Callable = numpy_warnings.reporting(namespace[function_name(name)])
 
     def node_for_traceback(self, traceback: TracebackType | None) -> Node | None:

@@ -1,5 +1,7 @@
 """Fixtures every test shares: a clean global runtime state around each test."""
 
+import os
+
 import pytest
 
 import runtime as rt
@@ -30,11 +32,21 @@ def pytest_collection_modifyitems(items):
 
 
 @pytest.fixture(scope="session", autouse=True)
-def private_kernel_cache(tmp_path_factory):
-    """The compiled tier's kernels go to a directory of this run, never the user's cache."""
+def private_caches(tmp_path_factory):
+    """The compiled tier's kernels and the code cache's entries go to directories of this run,
+    never the user's caches; new interpreters the tests start use this code cache too."""
     rt.config.set_jit_cache_directory(tmp_path_factory.mktemp("kernels"))
+    code = str(tmp_path_factory.mktemp("code"))
+    rt.config.set_code_cache_directory(code)
+    previous = os.environ.get("EAGER2GRAPH_CODE_CACHE")
+    os.environ["EAGER2GRAPH_CODE_CACHE"] = code
     yield
     rt.config.set_jit_cache_directory(None)
+    rt.config.set_code_cache_directory(None)
+    if previous is None:
+        del os.environ["EAGER2GRAPH_CODE_CACHE"]
+    else:
+        os.environ["EAGER2GRAPH_CODE_CACHE"] = previous
 
 
 @pytest.fixture(autouse=True)

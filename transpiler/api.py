@@ -13,7 +13,7 @@ import numpy as np
 
 import runtime as rt
 import transpiler.operators as ag
-from transpiler import codegen, parsing, pipeline, syntax_tree
+from transpiler import codegen, conversion_cache, parsing, pipeline, syntax_tree
 from transpiler.converters.base import Context, stamp_origin
 from transpiler.errors import ConversionWarning, SourceUnavailableError
 from runtime.source_location import register_unconverted, user_traceback, warn_at_user_code
@@ -40,20 +40,34 @@ def _generate(fn: types.FunctionType) -> codegen.GeneratedModule:
         with _lock:
             generated = _by_code.get(code)
             if generated is None:
-                node, _ = parsing.parse_function(fn)
-                if isinstance(node, parsing.gast.Lambda):
-                    node = _lambda_as_def(node, fn)
-                free_vars = list(code.co_freevars)
-                used, bound = _names(node)
-                ctx = Context(Namer(used), fn.__globals__, frozenset(free_vars), frozenset(bound))
-                pipeline.convert_tree(node, ctx)
-                generated = codegen.generate(node, free_vars, code.co_filename)
+                key = conversion_cache.key(fn)
+                generated = conversion_cache.load(key, fn) if key is not None else None
+                if generated is None:
+                    generated, name, ctx = _converted_module(fn)
+                    if key is not None:
+                        conversion_cache.keep(key, generated, name, ctx.resolved)
                 _by_code[code] = generated
     return generated
 
 
+def _converted_module(fn: types.FunctionType) -> tuple[codegen.GeneratedModule, str, Context]:
+    """Converts ``fn`` now: its module, the converted function's name, and the context the
+    converters consulted."""
+    node, _ = parsing.parse_function(fn)
+    if isinstance(node, parsing.gast.Lambda):
+        node = _lambda_as_def(node, fn)
+    code = fn.__code__
+    free_vars = list(code.co_freevars)
+    used, bound = _names(node)
+    ctx = Context(Namer(used), fn.__globals__, frozenset(free_vars), frozenset(bound))
+    pipeline.convert_tree(node, ctx)
+    return codegen.generate(node, free_vars, code.co_filename), node.name, ctx
+
+
 def clear_conversion_cache() -> None:
-    """Forgets every conversion, so the next call converts again (for measuring first calls)."""
+    """Forgets every conversion this process made, so the next call converts again (for
+    measuring first calls). Conversions kept on disk by ``runtime.code_cache`` stay: turn it
+    off with ``rt.config.set_code_cache_directory(False)`` to measure converting itself."""
     global _generation
     with _lock:
         _by_code.clear()

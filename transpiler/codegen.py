@@ -19,6 +19,7 @@ from typing import Iterable, Optional
 
 import gast
 
+from runtime import code_cache
 from runtime.source_location import Location, register_line_map
 from transpiler import generated_sources, syntax_tree
 from transpiler.analysis import annotations as anno
@@ -31,7 +32,8 @@ class GeneratedModule:
     filename: str
     module_source: str
     factory: object
-    line_map: dict
+    line_map: dict  # generated line -> the user's ``parsing.Origin``
+    code: CodeType  # the module's, compiled: it defines the factory
 
     @functools.cached_property
     def function_source(self) -> str:
@@ -175,18 +177,29 @@ def generate(fn_node: gast.FunctionDef, free_vars: list[str], user_filename: str
     defaults = arguments.defaults + [d for d in arguments.kw_defaults if d is not None]
     unparser = _Unparser(origins, defaults)
     source = unparser.visit(tree) + "\n"
-    line_map = unparser.line_map
     filename = generated_sources.register(source, fn_node.name)
+    code = compile(_without_defaults(unparser, source), filename, "exec")
+    return load(fn_node.name, source, code, unparser.line_map, filename)
+
+
+def load(name: str, source: str, code: CodeType, line_map: dict, filename: str | None = None
+         ) -> GeneratedModule:
+    """The module of a converted function named ``name`` from its text, the code compiled from
+    it (by ``generate`` now, or by an earlier process: see ``transpiler.conversion_cache``) and
+    its map from generated lines to the user's; ``filename``: the text's ``linecache`` name,
+    if registered already."""
+    if filename is None:
+        filename = generated_sources.register(source, name)
     namespace: dict = {}
-    exec(compile(_without_defaults(unparser, source), filename, "exec"), namespace)
+    exec(code_cache.renamed(code, filename), namespace)
     register_line_map(filename, {
         line: Location(origin.filename, origin.lineno, origin.function_name)
         for line, origin in line_map.items()})
-    factory = namespace[factory_name]
+    factory = namespace[f"create_{name}"]
     # Every converted function made by the factory shares this code object: the source is
     # kept while one of them (or the factory) is alive.
-    generated_sources.release_with(_inner_code(factory.__code__, fn_node.name), filename)
-    return GeneratedModule(filename, source, factory, line_map)
+    generated_sources.release_with(_inner_code(factory.__code__, name), filename)
+    return GeneratedModule(filename, source, factory, line_map, code)
 
 
 def _without_defaults(unparser: _Unparser, source: str) -> str:

@@ -199,7 +199,7 @@ def _find_def_alone(code, lines: list[str]) -> Optional[ast.AST]:
     line its code objects point at. From there lines are added one at a time until the text
     parses and the next line of code is not indented deeper than the def (a deeper one would
     still be in its body). The result must be exactly one def of that name starting there."""
-    first, last = code.co_firstlineno, _last_code_line(code)
+    first, last = code.co_firstlineno, last_code_line(code)
     if first < 1 or last is None or last > len(lines):
         return None
     column = _indentation(lines[first - 1])
@@ -230,15 +230,16 @@ def _find_def_alone(code, lines: list[str]) -> Optional[ast.AST]:
     return None
 
 
-def _last_code_line(code) -> Optional[int]:
-    """The last line that ``code`` or a code object nested in it has an instruction on."""
+def last_code_line(code) -> Optional[int]:
+    """The last line that ``code`` or a code object nested in it has an instruction on (the
+    def ends there or after)."""
     if hasattr(code, "co_positions"):
         lines = [end for _, end, _, _ in code.co_positions() if end is not None]
     else:
         lines = [line for _, _, line in code.co_lines() if line is not None]
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            nested = _last_code_line(const)
+            nested = last_code_line(const)
             if nested is not None:
                 lines.append(nested)
     return max(lines, default=None)

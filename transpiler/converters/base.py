@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import types
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -10,6 +11,7 @@ import gast
 from transpiler import syntax_tree
 from transpiler.analysis import annotations as anno
 from transpiler.analysis.annotations import Anno
+from transpiler.conversion_cache import describe, global_value
 from transpiler.naming import Namer
 
 
@@ -25,6 +27,23 @@ class Context:
     # Locals of the converted functions this one is nested in: their objects live no longer
     # than the call being converted, unlike globals and the variables of other enclosing code.
     enclosing_locals: frozenset[str] = field(default_factory=frozenset)
+    # What the names looked up while converting meant, (name,) or (module, attribute) ->
+    # ``conversion_cache.describe`` of the value: a kept conversion is valid while they hold.
+    # Shared by the contexts of nested functions.
+    resolved: dict = field(default_factory=dict)
+
+    def global_value(self, name: str) -> object | None:
+        """What ``name`` means in the function's globals, else among the built-ins (None: it
+        is neither, yet)."""
+        value = global_value(self.globals, name)
+        self.resolved[(name,)] = describe(value)
+        return value
+
+    def module_attribute(self, module: types.ModuleType, attribute: str) -> object | None:
+        """``module.attribute``, or None if the module has no such attribute."""
+        value = getattr(module, attribute, None)
+        self.resolved[(module.__name__, attribute)] = describe(value)
+        return value
 
 
 class ScopeTransformer(syntax_tree.NodeTransformer):

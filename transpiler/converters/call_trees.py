@@ -33,13 +33,11 @@ class _Calls(ScopeTransformer):
         if isinstance(node, gast.Name):
             if node.id in self.ctx.local_names or node.id in self.ctx.free_vars:
                 return None
-            if node.id in self.ctx.globals:
-                return self.ctx.globals[node.id]
-            return getattr(builtins, node.id, None)
+            return self.ctx.global_value(node.id)
         if isinstance(node, gast.Attribute):
             owner = self._resolve(node.value)
             if isinstance(owner, types.ModuleType):
-                return getattr(owner, node.attr, None)
+                return self.ctx.module_attribute(owner, node.attr)
         return None
 
     def visit_Call(self, node):

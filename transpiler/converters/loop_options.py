@@ -32,7 +32,7 @@ def _is_set_loop_options(statement: gast.AST, ctx) -> bool:
         return False
     func = statement.value.func
     if isinstance(func, gast.Name):
-        resolved = ctx.globals.get(func.id)
+        resolved = ctx.global_value(func.id)
         return func.id == _NAME if resolved is None else _is_ours(resolved)
     return isinstance(func, gast.Attribute) and func.attr == _NAME
 

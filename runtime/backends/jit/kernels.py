@@ -17,7 +17,6 @@ import functools
 import hashlib
 import os
 import re
-import stat
 import subprocess
 import sys
 import tempfile
@@ -29,6 +28,7 @@ from typing import Callable
 import numpy as np
 
 from runtime import config
+from runtime.private_directory import private_directory
 from runtime.backends.jit import c_prelude, c_source
 from runtime.backends.jit.c_build import load_built, load_module, module_name, toolchain
 from runtime.backends.jit.c_source import Untranslatable, kernel_function, module_source
@@ -298,13 +298,4 @@ def _source_file(text: str, digest: str) -> str:
 
 
 def _private_directory(path: str) -> str:
-    os.makedirs(path, mode=0o700, exist_ok=True)
-    info = os.lstat(path)
-    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
-        raise PermissionError(f"the kernel cache {path} is not a plain directory; remove it or "
-                              f"point rt.config.set_jit_cache_directory elsewhere.")
-    if hasattr(os, "getuid") and (info.st_uid != os.getuid() or info.st_mode & 0o022):
-        raise PermissionError(f"the kernel cache {path} belongs to another user or others can "
-                              f"write to it; remove it or point rt.config.set_jit_cache_directory "
-                              f"elsewhere.")
-    return path
+    return private_directory(path, "kernel cache", "rt.config.set_jit_cache_directory")

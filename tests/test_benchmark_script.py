@@ -125,7 +125,7 @@ def test_training_steps_are_checked_timed_and_given_their_targets(quick_run_with
     assert entry["failures"] == []  # every mode's first two losses match the NumPy reference
     assert {"eager", "graph"} <= set(entry["per_call_us"])
     assert all(value > 0 for value in entry["per_call_us"].values())
-    assert "graph, new process" in entry["first_call_ms"]
+    assert {"graph, new process", "graph, new process, code cached"} <= set(entry["first_call_ms"])
     assert ("graph >= 5x faster than eager" if key == "W7" else "graph faster than eager") \
         in entry["targets"]
     # W7 has no hand-written NumPy step (it says why); W8 has one

@@ -14,7 +14,8 @@ if another user owns it or can write to it) with the same trust as ``__pycache__
 read there was written there by this user's processes. Files are written under a temporary
 name and renamed into place, so a reader never sees half an entry; a file that is not a whole
 entry of this format and Python version is a miss, never an error. A directory that cannot be
-used turns the cache off for the process with one warning; the results never depend on it.
+made (a read-only home) turns the cache off for the process, and one another user could write
+to turns it off with one warning; the results never depend on it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import importlib.util
 import marshal
 import os
 import threading
+import time
 import types
 import warnings
 
@@ -37,6 +39,8 @@ _MAX_BYTES = 16 << 20  # no entry of ours is larger: a larger file is read no fu
 # Plans shorter than this compile in a fraction of a millisecond: not worth a file each.
 _MIN_LINES_ON_DISK = 40
 _IN_PROCESS = 256  # code objects kept in memory, by source text (retraces make the same text)
+_MAX_ENTRIES = 4096  # files on disk; about one store in _PRUNE_EVERY looks how many there are
+_PRUNE_EVERY = 64
 
 _lock = threading.Lock()
 _recent: "collections.OrderedDict[str, types.CodeType]" = collections.OrderedDict()
@@ -86,6 +90,8 @@ def store(kind: str, key: str, value: object) -> None:
         return
     if len(data) > _MAX_BYTES:
         return
+    if os.urandom(1)[0] < 256 // _PRUNE_EVERY:
+        _prune(os.path.dirname(path))
     temporary = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
     try:
         handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -96,6 +102,25 @@ def store(kind: str, key: str, value: object) -> None:
         except BaseException:
             os.unlink(temporary)
             raise
+    except OSError:
+        pass
+
+
+def _prune(directory: str) -> None:
+    """Keeps the directory from growing without end: past ``_MAX_ENTRIES`` entries, the older
+    half goes (the next process that needs one makes it again), with files left half-written
+    by a process that died."""
+    try:
+        entries = [entry for entry in os.scandir(directory) if entry.is_file()]
+        stale = time.time() - 3600
+        for entry in entries:
+            if entry.name.endswith(".tmp") and entry.stat().st_mtime < stale:
+                os.unlink(entry.path)
+        kept = [entry for entry in entries if entry.name.endswith(".bin")]
+        if len(kept) > _MAX_ENTRIES:
+            kept.sort(key=lambda entry: entry.stat().st_mtime)
+            for entry in kept[:len(kept) - _MAX_ENTRIES // 2]:
+                os.unlink(entry.path)
     except OSError:
         pass
 
@@ -143,8 +168,11 @@ def _path(kind: str, key: str) -> str | None:
                 if directory in _unusable:
                     return None
                 _unusable.add(directory)
-            warnings.warn(f"eager2graph's code cache is off for this process: {error}",
-                          RuntimeWarning, stacklevel=4)
+            # A directory that cannot be made (a read-only home) only costs speed; one that
+            # others could plant code in is worth a word.
+            if error.errno is None:
+                warnings.warn(f"eager2graph's code cache is off for this process: {error}",
+                              RuntimeWarning, stacklevel=4)
             return None
         _usable.add(directory)
     return os.path.join(directory, f"{kind}-{key}.bin")

@@ -242,3 +242,33 @@ def test_lambdas_on_one_line_are_kept_apart(cache, conversions):
     assert (transpiler.to_code(doubled), transpiler.to_code(odd)) == codes
     assert transpiler.convert(odd)(3) is True and transpiler.convert(doubled)(3) == 6
     assert conversions[0] == 2
+
+
+def test_a_directory_that_cannot_be_made_turns_the_cache_off_quietly(tmp_path, monkeypatch,
+                                                                     conversions):
+    blocker = tmp_path / "a file"
+    blocker.write_text("")
+    monkeypatch.setattr(rt.config, "_code_cache_directory", str(blocker / "code"))
+    monkeypatch.setattr(code_cache, "_unusable", set())
+    clear_conversion_cache()
+    sample = _sample_functions()[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        first = transpiler.to_code(sample.fn)
+        clear_conversion_cache()
+        assert transpiler.to_code(sample.fn) == first
+    assert conversions[0] == 2
+
+
+def test_the_directory_is_pruned_to_its_newest_entries(tmp_path, monkeypatch):
+    monkeypatch.setattr(code_cache, "_MAX_ENTRIES", 10)
+    for number in range(15):
+        entry = tmp_path / f"code-{number:02}.bin"
+        entry.write_bytes(b"")
+        os.utime(entry, (1000 + number, 1000 + number))
+    leftover = tmp_path / "code-99.bin.1.2.tmp"
+    leftover.write_bytes(b"")
+    os.utime(leftover, (1000, 1000))
+    code_cache._prune(str(tmp_path))
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        f"code-{number:02}.bin" for number in range(10, 15)]

@@ -159,6 +159,17 @@ class ConcreteFunction:
         return "(" + ", ".join(f"{n}: {describe(p)}" for n, p in zip(self.param_names, self.key)) + ")"
 
     @property
+    def inputs(self) -> list:
+        """The graph's parameters (symbolic tensors), as TensorFlow's ``ConcreteFunction.inputs``."""
+        return list(self.graph.inputs)
+
+    @property
+    def outputs(self) -> list:
+        """The graph's results, flattened in the order of ``structured_outputs`` (symbolic
+        tensors: their dtypes and static shapes), as TensorFlow's ``ConcreteFunction.outputs``."""
+        return list(self.graph.outputs)
+
+    @property
     def structured_input_signature(self) -> tuple:
         """Specs for tensor arguments, the Python values for the others."""
         return tuple(_spec_structure(part) for part in self.key)

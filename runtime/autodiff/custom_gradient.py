@@ -23,21 +23,15 @@ from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
 
 
 class _ReadCollector:
-    """Stands in for a tape while the user's function runs eagerly: keeps variable reads."""
+    """Records next to the tapes while the user's function runs eagerly: keeps the variables
+    it reads, whose gradients ``grad_fn`` returns."""
 
     def __init__(self):
         self.reads: list = []
 
     def _record(self, op, inputs, attrs, result) -> None:
         if op.reads_variable:
-            self.reads.append((op, attrs, result))
-
-    def replay_to_tapes(self) -> list[tuple]:
-        """Offers the reads to the tapes (they did not see the function's ops); returns
-        (variable, value) pairs."""
-        for op, attrs, value in self.reads:
-            recording.record(op, (), attrs, value)
-        return [(attrs["variable"], value) for _, attrs, value in self.reads]
+            self.reads.append((attrs["variable"], result))
 
 
 class _Rule:
@@ -107,20 +101,23 @@ def custom_gradient(f: Callable) -> Callable:
         graph = tracing.current_graph()
         if graph is None and not recording.active:
             return f(*args, **kwargs)[0]  # no tape records: only the value matters
+        # The tapes record the function's own ops, as TensorFlow's do: its results are
+        # replaced by the marker's below, so no gradient flows through those ops, but values
+        # they made (which grad_fn may use) stay connected to the arguments, and an outer tape
+        # over a gradient computation differentiates grad_fn's ops (a second derivative).
         collector = _ReadCollector()
-        with recording.paused():
-            recording.start(collector)
-            try:
-                mark = node_id_mark()
-                result, grad_fn = f(*args, **kwargs)
-            finally:
-                recording.stop(collector)
+        recording.start(collector)
+        try:
+            mark = node_id_mark()
+            result, grad_fn = f(*args, **kwargs)
+        finally:
+            recording.stop(collector)
         results = [convert_to_tensor(leaf) for leaf in nest.flatten(result)]
         values = nest.flatten((args, kwargs))
         positions = [index for index, leaf in enumerate(values)
                      if isinstance(leaf, Tensor) or _is_variable(leaf)]
         if graph is None:
-            reads = collector.replay_to_tapes()
+            reads = collector.reads
         else:
             reads = [(node.attrs["variable"], node.outputs[0]) for node in graph.nodes
                      if node.id > mark and node.op.reads_variable]

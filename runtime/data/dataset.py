@@ -188,6 +188,17 @@ class Dataset:
         return Dataset(PaddedBatch(self._node, batch_size, padded_shapes, padding_values,
                                    drop_remainder))
 
+    def rebatch(self, batch_size, drop_remainder: bool = False,
+                name: str | None = None) -> "Dataset":
+        """The same elements in batches of ``batch_size`` (the last may be shorter unless
+        ``drop_remainder``): ``unbatch().batch(batch_size, drop_remainder)``, which is what
+        TensorFlow's rebatch gives on one replica."""
+        if isinstance(batch_size, (list, tuple)):
+            raise NotImplementedError(
+                "Dataset.rebatch with a list of batch sizes (one per replica) is not supported "
+                "yet; give one batch size, or unbatch and batch the pieces yourself.")
+        return self.unbatch().batch(batch_size, drop_remainder)
+
     def unbatch(self, name: str | None = None) -> "Dataset":
         """Each element split along its first dimension."""
         return Dataset(Unbatch(self._node))

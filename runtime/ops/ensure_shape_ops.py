@@ -1,7 +1,8 @@
 """Stating shapes: ``ensure_shape`` checks a tensor's shape against a partial shape, while
 tracing (the static shapes must be compatible) and when it runs (the actual shape must match),
 and gives the tensor the more specific shape of the two, as TensorFlow's does; ``shape_n``
-is ``shape`` of several tensors."""
+is ``shape`` of several tensors, and ``broadcast_dynamic_shape`` the shape two shapes
+broadcast to."""
 
 from __future__ import annotations
 
@@ -11,8 +12,11 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.errors import InvalidArgumentError, ShapeError
-from runtime.ops.array_ops import shape
-from runtime.ops.dispatch import apply_op, convert_to_tensor
+from runtime.ops.array_ops import cast, concat, constant, ones, shape, where
+from runtime.ops.dispatch import apply_op, constant_value, convert_to_tensor
+from runtime.ops.io_ops import assert_
+from runtime.ops.math_ops import equal, logical_or
+from runtime.ops.reduce_ops import reduce_all
 from runtime.ops.registry import OpDef, register
 from runtime.tensor import Shape, Tensor, TensorShape, format_shape, shapes_compatible
 
@@ -64,3 +68,40 @@ def shape_n(input: Sequence, out_type=dtypes.int32, name=None) -> list[Tensor]: 
     if out_type not in (np.dtype(np.int32), np.dtype(np.int64)):
         raise TypeError(f"shape_n: out_type must be int32 or int64, got {out_type.name}.")
     return [shape(value, out_type) for value in input]
+
+
+def broadcast_dynamic_shape(shape_x, shape_y) -> Tensor:
+    """The shape two tensors of shapes ``shape_x`` and ``shape_y`` (1-D integer tensors)
+    broadcast to; an ``InvalidArgumentError`` when they do not broadcast. Known shapes give
+    a constant; others are computed (and checked) when the graph runs."""
+    x, y = convert_to_tensor(shape_x), convert_to_tensor(shape_y)
+    for given in (x, y):
+        if given.dtype.kind not in "iu":
+            raise TypeError(f"broadcast_dynamic_shape: shapes are 1-D integer tensors, got "
+                            f"{given.dtype.name}.")
+    y = y if y.dtype == x.dtype else cast(y, x.dtype)
+    known_x, known_y = constant_value(x), constant_value(y)
+    if known_x is not None and known_y is not None:
+        try:
+            joined = np.broadcast_shapes(tuple(np.ravel(known_x)), tuple(np.ravel(known_y)))
+        except ValueError:
+            raise InvalidArgumentError(
+                f"broadcast_dynamic_shape: shapes {list(np.ravel(known_x))} and "
+                f"{list(np.ravel(known_y))} are incompatible: each pair of dimensions, aligned "
+                f"from the last, must be equal or one of them 1.") from None
+        return constant(np.asarray(joined, x.dtype))
+    return _broadcast_shapes_when_run(x, y)
+
+
+def _broadcast_shapes_when_run(x: Tensor, y: Tensor) -> Tensor:
+    lengths = [None if v.shape is None else v.shape[0] for v in (x, y)]
+    if None in lengths:
+        raise ShapeError("broadcast_dynamic_shape: the ranks of both shapes must be known "
+                         "while tracing (shape vectors of known length).")
+    rank = max(lengths)
+    x, y = (concat([ones([rank - length], v.dtype), v], 0) for v, length in zip((x, y), lengths))
+    fits = logical_or(equal(x, y), logical_or(equal(x, 1), equal(y, 1)))
+    assert_(reduce_all(fits), "broadcast_dynamic_shape: the shapes are incompatible: each pair "
+            "of dimensions, aligned from the last, must be equal or one of them 1; they are",
+            (x, y))
+    return where(equal(x, 1), y, x)

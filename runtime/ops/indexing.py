@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.errors import ShapeError
-from runtime.ops.dispatch import apply_op, convert_to_tensor
+from runtime.ops.dispatch import apply_op, constant_value, convert_to_tensor
 from runtime.ops.registry import OpDef, register
 from runtime.tensor import Tensor, format_shape
 
@@ -250,3 +250,47 @@ def getitem_grad(dy, key_or_spec, shape, shape_tensor=None, inputs=None):
         raise ValueError("getitem_grad: the shape is not fully known; pass shape_tensor.")
     attrs = {"spec": spec, "shape": None if shape is None else tuple(shape)}
     return apply_op(GETITEM_GRAD, [dy] + inputs + [shape_tensor], attrs)
+
+
+# -- strided_slice: TensorFlow's masks as a NumPy key ----------------------------------------
+
+
+def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0,
+                  ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0, var=None, name=None):
+    """``input_[key]`` for the key TensorFlow's arguments describe: entry ``i`` is
+    ``begin[i]:end[i]:strides[i]``, with bit ``i`` of ``begin_mask``/``end_mask`` leaving
+    that bound out, of ``ellipsis_mask`` making it ``...``, of ``new_axis_mask`` a new axis
+    and of ``shrink_axis_mask`` the single index ``begin[i]``."""
+    begin, end = _bounds(begin), _bounds(end)
+    strides = [1] * len(begin) if strides is None else _bounds(strides)
+    if not len(begin) == len(end) == len(strides):
+        raise ValueError(f"strided_slice: begin, end and strides must have one entry per "
+                         f"dimension sliced, got {len(begin)}, {len(end)} and {len(strides)}.")
+    key = []
+    for i, (start, stop, step) in enumerate(zip(begin, end, strides)):
+        bit = 1 << i
+        if ellipsis_mask & bit:
+            key.append(Ellipsis)
+        elif new_axis_mask & bit:
+            key.append(None)
+        elif shrink_axis_mask & bit:
+            key.append(start)
+        else:
+            key.append(slice(None if begin_mask & bit else start,
+                             None if end_mask & bit else stop, step))
+    return getitem(input_, tuple(key))
+
+
+def _bounds(values) -> list:
+    """A 1-D list of bounds as Python ints where known, else as scalar tensors."""
+    tensor = convert_to_tensor(values)
+    if tensor.dtype.kind not in "iu" or (tensor.shape is not None and len(tensor.shape) != 1):
+        raise TypeError(f"strided_slice: begin, end and strides must be 1-D integer lists or "
+                        f"tensors, got {values!r}.")
+    known = constant_value(tensor)
+    if known is not None:
+        return [int(v) for v in np.ravel(known)]
+    if tensor.shape is None or tensor.shape[0] is None:
+        raise ValueError("strided_slice: begin, end and strides need a length known while "
+                         "tracing (one entry per dimension sliced).")
+    return [tensor[i] for i in range(tensor.shape[0])]

@@ -4,6 +4,10 @@ from runtime.ops.activation_ops import elu, gelu, relu6, selu, silu, softsign, s
 from runtime.ops.conv_ops import conv1d, conv2d
 from runtime.ops.dropout_ops import dropout
 from runtime.ops.math_ops import sigmoid, tanh
+from runtime.ops.nn_composites import (avg_pool, avg_pool1d, compute_average_loss,
+                                       conv2d_transpose, depthwise_conv2d,
+                                       local_response_normalization, max_pool, max_pool1d,
+                                       weighted_cross_entropy_with_logits)
 from runtime.ops.nn_ops import (l2_loss, leaky_relu, log_softmax, relu,
                                 sigmoid_cross_entropy_with_logits, softmax,
                                 softmax_cross_entropy_with_logits, softplus,
@@ -13,9 +17,11 @@ from runtime.ops.normalization_ops import (batch_normalization, bias_add, embedd
 from runtime.ops.pool_ops import avg_pool2d, max_pool2d
 from runtime.ops.sort_ops import top_k  # TensorFlow has it in tf.nn and tf.math
 
-__all__ = ["avg_pool2d", "batch_normalization", "bias_add", "conv1d", "conv2d", "dropout",
-           "elu", "embedding_lookup", "gelu", "l2_loss", "l2_normalize", "leaky_relu",
-           "log_softmax", "max_pool2d", "moments", "relu", "relu6", "selu", "sigmoid",
-           "sigmoid_cross_entropy_with_logits", "silu", "softmax",
-           "softmax_cross_entropy_with_logits", "softplus", "softsign",
-           "sparse_softmax_cross_entropy_with_logits", "swish", "tanh", "top_k"]
+__all__ = ["avg_pool", "avg_pool1d", "avg_pool2d", "batch_normalization", "bias_add",
+           "compute_average_loss", "conv1d", "conv2d", "conv2d_transpose", "depthwise_conv2d",
+           "dropout", "elu", "embedding_lookup", "gelu", "l2_loss", "l2_normalize", "leaky_relu",
+           "local_response_normalization", "log_softmax", "max_pool", "max_pool1d", "max_pool2d",
+           "moments", "relu", "relu6", "selu", "sigmoid", "sigmoid_cross_entropy_with_logits",
+           "silu", "softmax", "softmax_cross_entropy_with_logits", "softplus", "softsign",
+           "sparse_softmax_cross_entropy_with_logits", "swish", "tanh", "top_k",
+           "weighted_cross_entropy_with_logits"]

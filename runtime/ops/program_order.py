@@ -8,6 +8,7 @@ TensorFlow's does: the ops in it run eagerly, outside any function being traced.
 from __future__ import annotations
 
 import contextlib
+import threading
 from typing import Iterable, Iterator
 
 from runtime import tracing
@@ -41,3 +42,39 @@ def init_scope() -> Iterator[None]:
     symbolic tensor of the traced function cannot be used inside it."""
     with tracing.eager_scope(), recording.paused():
         yield
+
+
+class _OpenScopes(threading.local):
+    def __init__(self):
+        self.names: list[str] = []  # the full names of the scopes entered, innermost last
+
+
+_open_scopes = _OpenScopes()
+
+
+class name_scope:  # noqa: N801 - TensorFlow's name
+    """TensorFlow's ``name_scope``: a block whose graph nodes TensorFlow prefixes with
+    ``name``. Nodes here are named by their op and source line, so it changes nothing; the
+    ``with`` target is the scope's full name (``"outer/inner/"``; a name ending in ``/`` is
+    taken as a full name), as in TensorFlow."""
+
+    def __init__(self, name: str):
+        if not isinstance(name, str):
+            raise TypeError(f"name_scope: the name must be a string, got {name!r}.")
+        self._name = name
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def __enter__(self) -> str:
+        names = _open_scopes.names
+        if not self._name or self._name.endswith("/"):
+            full = self._name
+        else:
+            full = (names[-1] if names else "") + self._name + "/"
+        names.append(full)
+        return full
+
+    def __exit__(self, *exc_info) -> None:
+        _open_scopes.names.pop()

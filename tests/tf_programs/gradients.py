@@ -95,6 +95,45 @@ def custom_gradient_log1pexp(tf):
     return grad_log1pexp(tf.constant(0.0)).numpy(), grad_log1pexp(tf.constant(100.0)).numpy()
 
 
+def custom_gradient_second_derivative(tf):
+    @tf.custom_gradient
+    def softplus(x):
+        e = tf.exp(x)
+
+        def grad(dy):
+            return dy * (1 - 1 / (1 + e))
+
+        return tf.math.log(1 + e), grad
+
+    v = tf.Variable(2.0)
+
+    @tf.custom_gradient
+    def scaled(x):
+        def grad(dy, variables=None):
+            return dy * v * v, [dy * 2.0 * v * x]
+        return x * v * v, grad
+
+    def of_argument(x):
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                y = softplus(x)
+            first = inner.gradient(y, x)
+        return first, outer.gradient(first, x)
+
+    def of_variable(x):
+        with tf.GradientTape() as outer:
+            with tf.GradientTape() as inner:
+                y = scaled(x)
+            first = inner.gradient(y, v)
+        return first, outer.gradient(first, v)
+
+    x = tf.constant(1.0)
+    return (of_argument(x), tf.function(of_argument)(x), of_variable(x),
+            tf.function(of_variable)(x))
+
+
 def line_search(tf):
     def line_search_step(fn, init_x, rate=1.0):
         with tf.GradientTape() as tape:

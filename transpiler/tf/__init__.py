@@ -13,8 +13,9 @@ import types as _types
 import runtime as _rt
 from runtime import data, keras  # noqa: F401  (tf.data, tf.keras)
 from transpiler import api as _api
-from runtime.ops import (ensure_shape_ops as _ensure_shape_ops,
-                         index_arithmetic as _index_arithmetic, math_composites as _math_composites,
+from runtime.ops import (ensure_shape_ops as _ensure_shape_ops, folds as _folds,
+                         index_arithmetic as _index_arithmetic, indexing as _indexing,
+                         math_composites as _math_composites,
                          partition_ops as _partition_ops,
                          program_order as _program_order,
                          python_function_ops as _python_function_ops, scatter_ops as _scatter_ops,
@@ -68,14 +69,16 @@ _export(globals(), dtypes, """
 """)
 _export(globals(), _rt.math, "scalar_mul=multiply truncatemod")
 _export(globals(), _math_composites, "saturate_cast")
-_export(globals(), _ensure_shape_ops, "ensure_shape shape_n")
+_export(globals(), _ensure_shape_ops, "broadcast_dynamic_shape ensure_shape shape_n")
+_export(globals(), _folds, "foldl foldr")
+_export(globals(), _indexing, "strided_slice")
 _export(globals(), _index_arithmetic, "unravel_index")
 _export(globals(), _partition_ops, "dynamic_partition dynamic_stitch")
-_export(globals(), _program_order, "control_dependencies group init_scope no_op")
+_export(globals(), _program_order, "control_dependencies group init_scope name_scope no_op")
 _export(globals(), _python_function_ops, "numpy_function py_function")
 _export(globals(), _scatter_ops,
         "tensor_scatter_nd_max tensor_scatter_nd_min tensor_scatter_nd_sub")
 _export(globals(), _vectorized_map, "vectorized_map")
-_export(globals(), _rt.debugging, "assert_equal assert_less")
+_export(globals(), _rt.debugging, "assert_equal assert_greater assert_less assert_rank")
 
 __getattr__ = _missing("tf")

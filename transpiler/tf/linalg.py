@@ -4,8 +4,9 @@ import runtime as _rt
 from transpiler.tf._names import export as _export, missing as _missing
 
 _export(globals(), _rt.linalg, """
-    adjoint band_part cholesky cross det diag diag_part eigh einsum global_norm inv matmul
-    matrix_transpose matvec norm qr set_diag slogdet solve svd tensordot trace
+    adjoint band_part cholesky cross det diag diag_part eigh einsum expm global_norm inv logdet
+    matmul matrix_transpose matvec norm pinv qr set_diag slogdet solve svd tensordot trace
+    triangular_solve
 """)
 _export(globals(), _rt, "eye")
 _export(globals(), _rt.nn, "l2_normalize")

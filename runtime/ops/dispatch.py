@@ -52,10 +52,16 @@ def convert_to_tensor(value, dtype=None) -> Tensor:
 
 
 def scalars_like(values: Sequence) -> list:
-    """Python scalars in a list of values take the dtype of the tensors next to them."""
-    strong = [v.dtype for v in values if isinstance(v, (Tensor, np.ndarray))]
-    return [convert_to_tensor(v, dtypes.weak_scalar_dtype(v, strong)
-                              if isinstance(v, dtypes.PYTHON_SCALARS) else None) for v in values]
+    """Python scalars in a list of values take the dtype of the tensors next to them, and so
+    do NumPy floats next to a tensor (see ``_promotion``)."""
+    tensors = [v.dtype for v in values if _is_strong_tensor(v)]
+    adapting = [bool(tensors) and _is_numpy_float(v) for v in values]
+    strong = [v.dtype for v, adapts in zip(values, adapting)
+              if isinstance(v, (Tensor, np.ndarray)) and not adapts]
+    return [convert_to_tensor(v, dtypes.promote_types(*tensors, _WEAK_FLOAT)[0] if adapts
+                              else dtypes.weak_scalar_dtype(v, strong)
+                              if isinstance(v, dtypes.PYTHON_SCALARS) else None)
+            for v, adapts in zip(values, adapting)]
 
 
 # -- converting inputs ---------------------------------------------------------------------
@@ -167,9 +173,28 @@ def _promotion(op: OpDef, inputs: Sequence) -> tuple[list, bool]:
             return [None] * lead + [dtype] * len(operands), False
     types = [dtypes.operand_type(value) for value in operands]
     types = [t if t is not None else _python_value(v, op).dtype for v, t in zip(operands, types)]
+    if any(map(_is_numpy_float, operands)) and any(map(_is_strong_tensor, operands)):
+        # A NumPy float next to a tensor takes the tensor's float width, as TensorFlow
+        # converts it and PyTorch treats NumPy scalars (``x - np.mean(data)`` stays float32).
+        types = [_WEAK_FLOAT if _is_numpy_float(value) else t
+                 for value, t in zip(operands, types)]
     dtype, weak = dtypes.promote_types(*types)
     weak = weak and any(getattr(value, "weak", False) for value in operands)
     return [None] * lead + [dtype] * len(operands), weak
+
+
+_WEAK_FLOAT = dtypes.WeakType(dtypes.Weak.FLOAT, None)
+
+
+def _is_numpy_float(value) -> bool:
+    return isinstance(value, (np.ndarray, np.floating)) and value.dtype.kind == "f"
+
+
+def _is_strong_tensor(value) -> bool:
+    """A tensor or variable with a dtype of its own (not one standing for a Python number)."""
+    if isinstance(value, Tensor):
+        return not getattr(value, "weak", False)
+    return hasattr(value, "_read_value_for_op")
 
 
 # -- applying ------------------------------------------------------------------------------

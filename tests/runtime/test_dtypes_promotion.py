@@ -175,10 +175,35 @@ def test_eager_graph_and_declared_dtypes_agree_for_every_pair(name, shape):
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_numpy_scalars_are_strong(mode):
-    x = rt.constant([1.0, 2.0])
-    assert run(mode, lambda t: t + np.float64(1.0), x).dtype == rt.float64
+def test_numpy_integers_are_strong(mode):
     assert run(mode, lambda t: t * np.int64(2), rt.constant([1, 2])).dtype == rt.int64
+    assert run(mode, lambda t: t + np.array([1, 2], np.int64), rt.constant([1, 2])).dtype \
+        == rt.int64
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_numpy_floats_next_to_a_tensor_take_its_width(mode):
+    """As TensorFlow converts them: ``x - np.mean(data)`` stays float32 (it was float64, and
+    assigning it to a float32 variable failed)."""
+    x = rt.constant([1.0, 2.0])
+    data = np.array([0.5, 1.5])
+    for fn in (lambda t: t + np.float64(1.0), lambda t: t - np.mean(data),
+               lambda t: np.float64(2.0) * t, lambda t: t * data, lambda t: rt.maximum(t, data),
+               lambda t: rt.concat([t, data], 0), lambda t: rt.stack([t, data, [1.0, 2.0]])):
+        assert run(mode, fn, x).dtype == rt.float32
+    np.testing.assert_array_equal(run(mode, lambda t: t - np.mean(data), x).numpy(), [0.0, 1.0])
+    assert run(mode, lambda t: t * np.float32(2.0), rt.constant([1.0], rt.float64)).dtype \
+        == rt.float64
+    assert run(mode, lambda t: t * np.float64(1.5), rt.constant([1, 2], rt.int64)).dtype \
+        == rt.float64
+    v = rt.Variable([1.0, 2.0])
+    v.assign(v - np.mean(data))
+    np.testing.assert_array_equal(v.numpy(), [0.0, 1.0])
+
+
+def test_numpy_floats_alone_keep_their_dtype():
+    assert rt.reduce_sum(np.array([1.0, 2.0])).dtype == rt.float64
+    assert rt.add(np.float64(1.0), np.array([1.0], np.float32)).dtype == rt.float64
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -41,8 +41,8 @@ def test_different_attributes_or_inputs_are_not_merged():
 
 
 def test_equal_constants_merge_but_not_across_dtypes_or_signs_of_zero():
-    _, after, _ = merged(lambda x: (x * 2.0, x * 2.0, x * np.float64(2.0), x * 0.0, x * -0.0,
-                                    x * np.nan, x * np.nan))
+    _, after, _ = merged(lambda x: (x * 2.0, x * 2.0, rt.cast(x, rt.float64) * 2.0, x * 0.0,
+                                    x * -0.0, x * np.nan, x * np.nan))
     values = constants(after)
     assert len(values) == 5  # 2.0, 2.0 (float64), 0.0, -0.0 and one NaN
     assert ops(after).count("multiply") == 5

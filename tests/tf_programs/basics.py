@@ -309,3 +309,22 @@ def concrete_function_with_a_python_argument(tf):
     both = power.get_concrete_function(tf.constant([1.0]), tf.constant(2.0))
     return (cube(tf.constant([2.0, 3.0])), cube(tf.constant([2.0]), 3),
             both(tf.constant([4.0]), tf.constant(0.5)), both(x=tf.constant([4.0]), k=tf.constant(2.0)))
+
+
+def numpy_floats_next_to_tensors(tf):
+    """NumPy floats (float64 scalars and arrays from NumPy's functions) next to a float32
+    tensor become float32, as TensorFlow converts them: data centred with NumPy's mean is
+    assigned to a float32 variable and joined with float32 tensors."""
+    import numpy as np
+    data = np.array([1.0, 2.0, 4.0])
+    x = tf.constant([1.0, 2.0, 4.0])
+    centred = (x - np.mean(data)) / np.std(data)
+    weights = tf.Variable(tf.zeros([3]))
+    weights.assign(centred * np.float64(0.5))
+
+    @tf.function
+    def scaled(t):
+        return tf.concat([t * np.sqrt(2.0), data[:1]], 0) + np.array([0.25, 0.5, 0.75, 1.0])
+
+    return (centred.dtype.name, centred, weights, scaled(x).dtype.name, scaled(x),
+            tf.maximum(x, np.float64(1.5)))

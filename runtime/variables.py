@@ -116,10 +116,11 @@ class Variable:
     """A named, mutable tensor of fixed dtype and shape, created outside traced functions."""
 
     def __init__(self, initial_value, dtype=None, name: str | None = None, trainable: bool = True,
-                 **ignored):
+                 constraint=None, **ignored):
         # ``ignored``: TensorFlow's validate_shape, caching_device, synchronization, ...
         self.name = name or f"Variable{next(_variable_ids)}"
         self.trainable = trainable
+        self.constraint = _checked_constraint(constraint, self.name)
         self._lock = threading.Lock()  # makes each update atomic across threads
         if callable(initial_value):
             initial_value = initial_value()
@@ -221,6 +222,19 @@ class Variable:
         new = tensor_scatter_nd_update(flat, reshape(positions, [-1, 1]), reshape(updates, [-1]))
         return self._assign(reshape(new, self.shape), "assign")
 
+    def scatter_update(self, sparse_delta) -> "Variable":
+        """The rows ``sparse_delta.indices`` (along the first axis) set to
+        ``sparse_delta.values``, from an ``IndexedSlices``, as TensorFlow's."""
+        return self.scatter_nd_update(*_row_scatter(sparse_delta, self.name, "scatter_update"))
+
+    def scatter_add(self, sparse_delta) -> "Variable":
+        """``sparse_delta.values`` added to the rows ``sparse_delta.indices`` (repeats add up)."""
+        return self.scatter_nd_add(*_row_scatter(sparse_delta, self.name, "scatter_add"))
+
+    def scatter_sub(self, sparse_delta) -> "Variable":
+        """``sparse_delta.values`` subtracted from the rows ``sparse_delta.indices``."""
+        return self.scatter_nd_sub(*_row_scatter(sparse_delta, self.name, "scatter_sub"))
+
     def scatter_nd_update(self, indices, updates) -> "Variable":
         """The elements at ``indices`` set to ``updates`` (``tensor_scatter_nd_update``)."""
         return self._assign(tensor_scatter_nd_update(self.value(), indices, updates), "assign")
@@ -314,6 +328,26 @@ class Variable:
                     f"dtype={self.dtype.name}, not initialized yet>")
         return (f"<rt.Variable {self.name!r} shape={format_shape(self.shape)} dtype={self.dtype.name}, "
                 f"numpy={np.array2string(self._value)}>")
+
+
+def _checked_constraint(constraint, name: str):
+    """A constraint is applied by optimizers after each update (``v.assign(constraint(v))``),
+    so it must be callable."""
+    if constraint is not None and not callable(constraint):
+        raise ValueError(f"the constraint of variable {name!r} must be a callable taking the "
+                         f"variable and returning its constrained value, or None; got "
+                         f"{type(constraint).__name__}.")
+    return constraint
+
+
+def _row_scatter(sparse_delta, name: str, method: str) -> tuple:
+    """The ``(indices, updates)`` of ``scatter_nd_*`` for the rows of an ``IndexedSlices``."""
+    if not (hasattr(sparse_delta, "values") and hasattr(sparse_delta, "indices")):
+        raise TypeError(f"{name}.{method} takes an IndexedSlices (rows and their indices along "
+                        f"the first axis), got {type(sparse_delta).__name__}; for elements at "
+                        f"index tuples use scatter_nd_update / scatter_nd_add.")
+    indices = convert_to_tensor(sparse_delta.indices)
+    return reshape(indices, [-1, 1]), sparse_delta.values
 
 
 def _size(shape) -> int:

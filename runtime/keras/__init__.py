@@ -14,8 +14,8 @@ Layers are ``rt.Module``s holding ``rt.Variable`` weights; the optimizers are
 weights and batches, losses and weights follow TensorFlow's Keras 3 to float32 rounding.
 """
 
-from runtime.keras import (activations, backend, callbacks, initializers, layers, losses,
-                           metrics, optimizers, preprocessing, regularizers, utils)
+from runtime.keras import (activations, backend, callbacks, constraints, initializers, layers,
+                           losses, metrics, optimizers, preprocessing, regularizers, utils)
 from runtime.keras.functional import Input, KerasTensor
 from runtime.keras.models import Model, Sequential
 from runtime.keras import models  # noqa: F401  (keras.models.Model, keras.models.Sequential)
@@ -31,7 +31,7 @@ Loss, Metric, Optimizer = losses.Loss, metrics.Metric, optimizers.Optimizer
 Initializer, Regularizer = initializers.Initializer, regularizers.Regularizer
 
 __all__ = ["Initializer", "Input", "KerasTensor", "Layer", "Loss", "Metric", "Model", "Optimizer",
-           "Regularizer", "Sequential", "activations", "backend", "callbacks",
+           "Regularizer", "Sequential", "activations", "backend", "callbacks", "constraints",
            "initializers", "layers", "losses", "metrics", "models", "optimizers", "preprocessing",
            "regularizers", "utils"]
 

@@ -7,6 +7,7 @@ from typing import Callable
 from runtime.keras import logits as _logits
 from runtime.ops import math as _math
 from runtime.ops import nn as _nn
+from runtime.ops import reduce_ops as _reduce
 from runtime.ops.array_ops import cast as _cast, clip_by_value as _clip, where as _where
 from runtime.keras.missing import missing as _missing
 
@@ -30,6 +31,11 @@ def sigmoid(x):
 
 
 def softmax(x, axis=-1):
+    """Over one axis, or jointly over several (``axis`` a tuple), as Keras allows."""
+    if isinstance(axis, (tuple, list)):
+        shifted = x - _reduce.reduce_max(x, axis=list(axis), keepdims=True)
+        exponentials = _math.exp(shifted)
+        return exponentials / _reduce.reduce_sum(exponentials, axis=list(axis), keepdims=True)
     return _logits.remember(_nn.softmax(x, axis=axis), x, "softmax")
 
 

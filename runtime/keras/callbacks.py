@@ -58,16 +58,21 @@ class CallbackList:
         defined = [getattr(callback, hook) for callback in self.callbacks
                    if hook in vars(callback) or getattr(type(callback), hook, base) is not base]
 
-        # Keras passes logs by keyword, a dict even when there are none (a LambdaCallback's
-        # ``lambda batch, logs: ...`` relies on it).
-        if "batch" in hook or "epoch" in hook:
+        # Keras passes a dict even when there are no logs (a LambdaCallback's
+        # ``lambda batch, logs: ...`` relies on it): by keyword to the batch hooks, by position
+        # to the others (whose parameter may then have any name).
+        if "batch" in hook:
             def call(index, logs=None):
                 for method in defined:
                     method(index, logs=logs if logs is not None else {})
+        elif "epoch" in hook:
+            def call(index, logs=None):
+                for method in defined:
+                    method(index, logs if logs is not None else {})
         else:
             def call(logs=None):
                 for method in defined:
-                    method(logs=logs if logs is not None else {})
+                    method(logs if logs is not None else {})
         self.__dict__[hook] = call  # later lookups find it without __getattr__
         return call
 
@@ -207,9 +212,11 @@ class LearningRateScheduler(Callback):
 
 
 class ModelCheckpoint(Callback):
-    """Saves the weights (``save_weights``'s format) after each epoch, or only when
-    ``monitor`` improves with ``save_best_only=True``. ``filepath`` may hold ``{epoch}`` and
-    log names, e.g. ``"ckpt-{epoch:02d}-{val_loss:.2f}.weights.npz"``."""
+    """Saves the model after each epoch, or only when ``monitor`` improves with
+    ``save_best_only=True``: the whole model (``model.save``, which ``load_model`` reads) to a
+    ``.keras`` path unless ``save_weights_only=True``, else the weights (``save_weights``'s
+    format). ``filepath`` may hold ``{epoch}`` and log names, e.g.
+    ``"ckpt-{epoch:02d}-{val_loss:.2f}.weights.h5"``."""
 
     def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False,
                  save_weights_only=False, mode="auto", save_freq="epoch",
@@ -244,7 +251,20 @@ class ModelCheckpoint(Callback):
             self.best = current
         elif self.verbose > 0:
             print(f"\nEpoch {epoch + 1}: saving model to {path}")
-        self.model.save_weights(path)
+        self._save(path)
+
+    def _save(self, path: str) -> None:
+        if self.save_weights_only or not path.endswith(".keras"):
+            self.model.save_weights(path)
+        elif self.model._saving_kind() is None:
+            warnings.warn(f"ModelCheckpoint: {self.model.name} is a subclassed model, which "
+                          f"model.save cannot store (it is Python code); {path} holds its "
+                          f"weights only. Give save_weights_only=True and a .weights.h5 path, "
+                          f"and rebuild the model in code before load_weights.", UserWarning,
+                          stacklevel=2)
+            self.model.save_weights(path)
+        else:
+            self.model.save(path)
 
 
 class TensorBoard(Callback):

@@ -14,8 +14,9 @@ from runtime.keras import masks
 from runtime.keras import more_losses as _more
 from runtime.ops import nn as _nn
 from runtime.ops.array_ops import (cast, clip_by_value, convert_to_tensor, expand_dims, reshape,
-                                   size)
-from runtime.ops.math_ops import abs, log, square  # noqa: A004
+                                   size, where, zeros_like)
+from runtime.ops.math_ops import (abs, log, logical_and, not_equal, pow,  # noqa: A004
+                                  square)
 from runtime.ops.reduce_ops import reduce_mean, reduce_sum
 from runtime.keras.missing import missing as _missing
 from runtime.tensor import format_shape
@@ -45,13 +46,37 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
             f"trailing axis of 1 (as Keras does).")
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
-    if from_logits or logits is not None:
-        values = _nn.sigmoid_cross_entropy_with_logits(
-            labels=y_true, logits=y_pred if from_logits else logits)
-    else:
-        p = clip_by_value(y_pred, EPSILON, 1.0 - EPSILON)
-        values = -(y_true * log(p) + (1.0 - y_true) * log(1.0 - p))
-    return reduce_mean(values, axis=axis)
+    return reduce_mean(_binary_crossentropies(y_true, y_pred, y_pred if from_logits else logits),
+                       axis=axis)
+
+
+def _binary_crossentropies(y_true, y_pred, logits=None):
+    """The cross-entropy of each element: from ``logits`` when known (exact where the
+    probability rounds to 0 or 1), else from the clipped probabilities ``y_pred``."""
+    if logits is not None:
+        return _nn.sigmoid_cross_entropy_with_logits(labels=y_true, logits=logits)
+    p = clip_by_value(y_pred, EPSILON, 1.0 - EPSILON)
+    return -(y_true * log(p) + (1.0 - y_true) * log(1.0 - p))
+
+
+def binary_focal_crossentropy(y_true, y_pred, apply_class_balancing=False, alpha=0.25,
+                              gamma=2.0, from_logits=False, label_smoothing=0.0, axis=-1):
+    """The binary cross-entropy of each element times ``(1 - p_t) ** gamma`` (``p_t``: the
+    probability given to the true label), so well-classified elements count less (Lin et
+    al.'s focal loss); with ``apply_class_balancing``, positives weigh ``alpha`` and
+    negatives ``1 - alpha``. Averaged over ``axis``."""
+    y_pred = convert_to_tensor(y_pred)
+    y_true = cast(convert_to_tensor(y_true), y_pred.dtype)
+    if label_smoothing:
+        y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
+    logits = y_pred if from_logits else _logits.logits_of(y_pred, "sigmoid")
+    if from_logits:
+        y_pred = _nn.sigmoid(y_pred)
+    p_t = y_true * y_pred + (1.0 - y_true) * (1.0 - y_pred)
+    focal = pow(1.0 - p_t, gamma) * _binary_crossentropies(y_true, y_pred, logits)
+    if apply_class_balancing:
+        focal = focal * (y_true * alpha + (1.0 - y_true) * (1.0 - alpha))
+    return reduce_mean(focal, axis=axis)
 
 
 def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
@@ -68,7 +93,10 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     return -reduce_sum(y_true * log(p), axis=axis)
 
 
-def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
+def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_class=None,
+                                    axis=-1):
+    """Cross-entropy against integer labels. Samples labelled ``ignore_class`` give 0 and
+    are masked, so a loss object averages over the other samples only (as in Keras)."""
     logits = None if from_logits else _logits.logits_of(y_pred, "softmax")
     y_pred = convert_to_tensor(y_pred)
     labels = convert_to_tensor(y_true)
@@ -80,7 +108,15 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
         logits = y_pred
     elif logits is None:
         logits = log(clip_by_value(y_pred, EPSILON, 1.0 - EPSILON))
-    return _nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    if ignore_class is None:
+        return _nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    valid = not_equal(labels, ignore_class)
+    # The ignored labels become 0, so one out of range (-1, 255) is never looked up.
+    losses = _nn.sparse_softmax_cross_entropy_with_logits(
+        labels=labels * cast(valid, labels.dtype), logits=logits)
+    losses = where(valid, losses, zeros_like(losses))
+    masks.set_masks(losses, valid)
+    return losses
 
 
 class Loss:
@@ -100,6 +136,7 @@ class Loss:
     def __call__(self, y_true, y_pred, sample_weight=None):
         mask = masks.mask_of(y_pred)  # padded steps of a sequence model's output
         values = self.call(y_true, y_pred)
+        mask = _both_masks(mask, masks.mask_of(values))  # values a loss function left out
         weight = None
         if sample_weight is not None:
             weight = cast(convert_to_tensor(sample_weight), values.dtype)
@@ -130,6 +167,14 @@ class Loss:
         return weight * mask
 
 
+def _both_masks(first, second):
+    """The entries both masks keep (a missing mask keeps everything)."""
+    if first is None or second is None:
+        return second if first is None else first
+    return logical_and(cast(convert_to_tensor(first), "bool"),
+                       cast(convert_to_tensor(second), "bool"))
+
+
 class LossFunctionWrapper(Loss):
     def __init__(self, fn, name=None, reduction="sum_over_batch_size", **kwargs):
         super().__init__(name or fn.__name__, reduction)
@@ -157,6 +202,16 @@ class BinaryCrossentropy(LossFunctionWrapper):
         self.from_logits = from_logits
 
 
+class BinaryFocalCrossentropy(LossFunctionWrapper):
+    def __init__(self, apply_class_balancing=False, alpha=0.25, gamma=2.0, from_logits=False,
+                 label_smoothing=0.0, axis=-1, reduction="sum_over_batch_size",
+                 name="binary_focal_crossentropy"):
+        super().__init__(binary_focal_crossentropy, name, reduction,
+                         apply_class_balancing=apply_class_balancing, alpha=alpha, gamma=gamma,
+                         from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
+        self.from_logits = from_logits
+
+
 class CategoricalCrossentropy(LossFunctionWrapper):
     def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1,
                  reduction="sum_over_batch_size", name="categorical_crossentropy"):
@@ -166,11 +221,11 @@ class CategoricalCrossentropy(LossFunctionWrapper):
 
 
 class SparseCategoricalCrossentropy(LossFunctionWrapper):
-    def __init__(self, from_logits=False, reduction="sum_over_batch_size",
+    def __init__(self, from_logits=False, ignore_class=None, reduction="sum_over_batch_size",
                  name="sparse_categorical_crossentropy"):
         super().__init__(sparse_categorical_crossentropy, name, reduction,
-                         from_logits=from_logits)
-        self.from_logits = from_logits
+                         from_logits=from_logits, ignore_class=ignore_class)
+        self.from_logits, self.ignore_class = from_logits, ignore_class
 
 
 class Huber(LossFunctionWrapper):
@@ -249,6 +304,7 @@ mae = MAE = mean_absolute_error
 _FUNCTIONS = {"mean_squared_error": mean_squared_error, "mse": mean_squared_error,
               "mean_absolute_error": mean_absolute_error, "mae": mean_absolute_error,
               "binary_crossentropy": binary_crossentropy,
+              "binary_focal_crossentropy": binary_focal_crossentropy,
               "categorical_crossentropy": categorical_crossentropy,
               "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
               "huber": huber, "log_cosh": log_cosh, "logcosh": log_cosh,
@@ -264,6 +320,7 @@ _CLASSES = {"MeanSquaredError": MeanSquaredError, "MeanAbsoluteError": MeanAbsol
             "CosineSimilarity": CosineSimilarity, "Hinge": Hinge, "SquaredHinge": SquaredHinge,
             "CategoricalHinge": CategoricalHinge,
             "BinaryCrossentropy": BinaryCrossentropy,
+            "BinaryFocalCrossentropy": BinaryFocalCrossentropy,
             "CategoricalCrossentropy": CategoricalCrossentropy,
             "SparseCategoricalCrossentropy": SparseCategoricalCrossentropy}
 

@@ -15,15 +15,17 @@ from runtime.keras import losses as _losses
 from runtime.keras.confusion_metrics import (AUC, FalseNegatives, FalsePositives,  # noqa: F401
                                              Precision, Recall, TrueNegatives, TruePositives)
 from runtime.keras.metric_base import Mean, MeanMetricWrapper, Metric, Sum  # noqa: F401
+from runtime.keras.regression_metrics import MeanIoU, R2Score  # noqa: F401
 from runtime.keras.missing import missing as _missing
 from runtime.ops.array_ops import cast, convert_to_tensor, reshape
 from runtime.ops.layout_ops import one_hot
-from runtime.ops.math_ops import equal, greater, less, sqrt
-from runtime.ops.reduce_ops import argmax, reduce_mean, reduce_sum
+from runtime.ops.math_ops import equal, greater, less, sqrt, square
+from runtime.ops.reduce_ops import argmax, reduce_sum
 
 mean_squared_error = mse = MSE = _losses.mean_squared_error
 mean_absolute_error = mae = MAE = _losses.mean_absolute_error
 binary_crossentropy = _losses.binary_crossentropy
+binary_focal_crossentropy = _losses.binary_focal_crossentropy
 categorical_crossentropy = _losses.categorical_crossentropy
 sparse_categorical_crossentropy = _losses.sparse_categorical_crossentropy
 
@@ -107,9 +109,16 @@ class SparseCategoricalAccuracy(Metric):
         super().__init__(name, dtype)
 
 
+def _squared_errors(y_true, y_pred):
+    """Squared errors element by element, not averaged over the last axis: given flat
+    labels, each element counts as one sample, as in Keras' ``RootMeanSquaredError``."""
+    y_true, y_pred = label_shapes.prepared(y_true, y_pred)
+    return square(y_pred - y_true)
+
+
 class RootMeanSquaredError(Metric):
     """``sqrt`` of the mean squared error over every sample seen (not a mean of roots)."""
-    fn = staticmethod(mean_squared_error)
+    fn = staticmethod(_squared_errors)
 
     def __init__(self, name="root_mean_squared_error", dtype=None):
         super().__init__(name, dtype)
@@ -137,12 +146,13 @@ class SparseTopKCategoricalAccuracy(Metric):
 
 
 class Accuracy(Metric):
-    """Exact equality of labels and predictions."""
+    """Exact equality of labels and predictions, element by element (flat labels count one
+    sample each, and take one sample weight each)."""
 
     @staticmethod
     def fn(y_true, y_pred):
-        y_true, y_pred = label_shapes.with_prediction_dtype(y_true, y_pred)
-        return reduce_mean(cast(equal(y_true, y_pred), y_pred.dtype), axis=-1)
+        y_true, y_pred = label_shapes.prepared(y_true, y_pred)
+        return cast(equal(y_true, y_pred), y_pred.dtype)
 
     def __init__(self, name="accuracy", dtype=None):
         super().__init__(name, dtype)

@@ -10,7 +10,7 @@ from __future__ import annotations
 _TABLE = {
     "keras": """
     DTypePolicy FloatDTypePolicy Function InputSpec Operation Quantizer RematScope
-    StatelessScope SymbolicScope Variable applications config constraints datasets device
+    StatelessScope SymbolicScope Variable applications config datasets device
     distillation distribution dtype_policies export legacy mixed_precision name_scope ops
     quantizers random remat tree version visualization wrappers
     """,
@@ -21,7 +21,7 @@ _TABLE = {
     ContrastLimitedAdaptiveHistogramEqualization Conv1DTranspose Conv3D Conv3DTranspose
     ConvLSTM1D ConvLSTM2D ConvLSTM3D Convolution1DTranspose Convolution3D
     Convolution3DTranspose Cropping3D CutMix DepthwiseConv1D DepthwiseConv2D Discretization
-    Dot EinsumDense Equalization FlaxLayer GlobalAveragePooling3D GlobalAvgPool3D
+    EinsumDense Equalization FlaxLayer GlobalAveragePooling3D GlobalAvgPool3D
     GlobalMaxPool3D GlobalMaxPooling3D GroupNormalization GroupQueryAttention HashedCrossing
     Hashing InputSpec IntegerLookup JaxLayer MaxNumBoundingBoxes MaxPool3D MaxPooling3D
     MelSpectrogram MixUp Pipeline RMSNormalization RandAugment RandomBrightness
@@ -32,28 +32,25 @@ _TABLE = {
     Resizing ReversibleEmbedding STFTSpectrogram SeparableConv1D SeparableConv2D
     SeparableConvolution1D SeparableConvolution2D Solarization SpatialDropout3D
     SpectralNormalization StackedRNNCells StringLookup TFSMLayer TextVectorization
-    ThresholdedReLU TorchModuleWrapper UpSampling3D Wrapper ZeroPadding3D deserialize dot
+    ThresholdedReLU TorchModuleWrapper UpSampling3D Wrapper ZeroPadding3D deserialize
     serialize
     """,
     "keras.losses": """
-    BinaryFocalCrossentropy CTC CategoricalFocalCrossentropy
+    CTC CategoricalFocalCrossentropy
     CategoricalGeneralizedCrossEntropy Circle Dice Reduction Tversky
-    binary_focal_crossentropy categorical_focal_crossentropy
+    categorical_focal_crossentropy
     categorical_generalized_cross_entropy circle ctc deserialize dice serialize tversky
     """,
     "keras.metrics": """
-    BinaryIoU ConcordanceCorrelation F1Score FBetaScore IoU MeanIoU
-    OneHotIoU OneHotMeanIoU PearsonCorrelation PrecisionAtRecall R2Score RecallAtPrecision
-    SensitivityAtSpecificity SpecificityAtSensitivity binary_focal_crossentropy
+    BinaryIoU ConcordanceCorrelation F1Score FBetaScore IoU
+    OneHotIoU OneHotMeanIoU PearsonCorrelation PrecisionAtRecall RecallAtPrecision
+    SensitivityAtSpecificity SpecificityAtSensitivity
     categorical_focal_crossentropy concordance_correlation deserialize pearson_correlation
     serialize
     """,
     "keras.optimizers": """
     Adafactor Lamb LossScaleOptimizer MultiOptimizer Muon OptimizerMap ScheduleFreeAdamW
     deserialize legacy serialize
-    """,
-    "keras.optimizers.schedules": """
-    CosineDecayRestarts
     """,
     "keras.callbacks": """
     BackupAndRestore OrbaxCheckpoint ProgbarLogger RemoteMonitor SwapEMAWeights
@@ -74,9 +71,8 @@ _TABLE = {
     disable_interactive_logging enable_interactive_logging get_custom_objects get_file
     get_registered_name get_registered_object get_source_inputs image_dataset_from_directory
     img_to_array is_interactive_logging_enabled is_keras_tensor legacy load_img model_to_dot
-    normalize plot_model register_keras_serializable save_img
+    plot_model register_keras_serializable save_img
     serialize_keras_object split_dataset standardize_dtype text_dataset_from_directory
-    timeseries_dataset_from_array
     """,
     "keras.backend": """
     abs all any arange argmax argmin backend batch_dot batch_flatten batch_get_value

@@ -10,6 +10,7 @@ import numpy as np
 from runtime import nest
 from runtime.autodiff import recording
 from runtime.keras import functional
+from runtime.keras.compile_saving import restore_compile
 from runtime.keras.layers import base as layer_base
 from runtime.keras.layers.base import Layer
 from runtime.keras.layers.input_layer import InputLayer
@@ -303,16 +304,19 @@ def _shapes_of(tensors: list):
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # noqa: A002
-    """The model ``model.save`` wrote to ``filepath``, with its weights (not compiled: the
-    optimizer is not saved)."""
-    config, arrays = read_model(filepath)
-    model = model_from_config(config, dict(custom_objects or {}))
+    """The model ``model.save`` wrote to ``filepath``, with its weights, and (``compile=True``)
+    compiled as it was saved, its optimizer's variables restored."""
+    config, arrays, optimizer_state = read_model(filepath)
+    custom_objects = dict(custom_objects or {})
+    model = model_from_config(config, custom_objects)
     weights = model.weights
     if len(arrays) != len(weights):
         raise ValueError(f"{filepath} holds {len(arrays)} weights, the rebuilt model has "
                          f"{len(weights)}.")
     for variable, array in zip(weights, arrays):
         variable.assign(array.astype(variable.dtype))
+    if compile and config.get("compile_config") is not None:
+        restore_compile(model, config["compile_config"], optimizer_state, custom_objects)
     return model
 
 

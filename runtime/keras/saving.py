@@ -10,7 +10,9 @@ layers (of ``rt.keras`` or given to ``load_model`` in ``custom_objects``) and of
 each rebuilt from its ``get_config()``. Subclassed models, ``Lambda`` layers and raw ops on
 Keras inputs are code; for them ``save`` says so, and ``save_weights`` plus the code that
 builds the model do the job.
-The optimizer is not saved: ``load_model`` returns an uncompiled model.
+A compiled model's compile arguments and optimizer variables are saved too
+(``runtime.keras.compile_saving``): ``load_model`` returns it compiled, its optimizer where
+training left it.
 """
 
 from __future__ import annotations
@@ -23,7 +25,14 @@ import zipfile
 import numpy as np
 
 from runtime import nest
+from runtime.serialize.limits import DEFAULT_MAX_ARRAY_BYTES
+from runtime.keras import compile_saving
 from runtime.keras.functional import KerasTensor
+
+
+# What a loaded file may inflate to: a hostile archive declares members of any size.
+_MAX_CONFIG_BYTES = 64 * 2**20
+_MAX_ARRAY_BYTES = DEFAULT_MAX_ARRAY_BYTES
 
 
 def save_weights(model, filepath, overwrite=True) -> None:
@@ -42,9 +51,8 @@ def save_weights(model, filepath, overwrite=True) -> None:
 
 def load_weights(model, filepath, skip_mismatch=False) -> None:
     path = os.fspath(filepath)
-    with np.load(path, allow_pickle=False) as archive:
-        keys = sorted(k for k in archive.files if k.startswith("weight_"))
-        arrays = [archive[k] for k in keys]
+    arrays = [array for key, array in _npz_arrays(path, path).items()
+              if key.startswith("weight_")]
     weights = model.weights
     if not weights and arrays:
         raise ValueError(f"{model.name} has no weights yet: build it (call it on data, or give "
@@ -68,32 +76,71 @@ def save_model(model, filepath, overwrite=True, **kwargs) -> None:
     path = os.fspath(filepath)
     if not overwrite and os.path.exists(path):
         raise FileExistsError(f"{path} exists and overwrite=False.")
-    config = {"format": FORMAT, **model_config(model)}
-    weights = io.BytesIO()
-    np.savez(weights, **{f"weight_{i:04d}": np.asarray(w.numpy())
-                         for i, w in enumerate(model.weights)})
+    config = {"format": FORMAT, **model_config(model),
+              "compile_config": compile_saving.compile_config(model)}
     directory = os.path.dirname(path)
     if directory:
         os.makedirs(directory, exist_ok=True)
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("config.json", json.dumps(config, indent=1))
-        archive.writestr("model.weights.npz", weights.getvalue())
+        archive.writestr("model.weights.npz", _npz_bytes(
+            {f"weight_{i:04d}": np.asarray(w.numpy()) for i, w in enumerate(model.weights)}))
+        if config["compile_config"] is not None:
+            archive.writestr("optimizer.npz",
+                             _npz_bytes(compile_saving.optimizer_state(model)))
 
 
-def read_model(filepath) -> tuple[dict, list]:
-    """The structure (``config.json``) and weights a ``save`` wrote to ``filepath``."""
+def _npz_bytes(arrays: dict) -> bytes:
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def read_model(filepath) -> tuple[dict, list, dict | None]:
+    """The structure (``config.json``), weights and optimizer variables (None when the model
+    was saved uncompiled) a ``save`` wrote to ``filepath``."""
     path = os.fspath(filepath)
     if not zipfile.is_zipfile(path):
         raise ValueError(f"{path} is not a model saved by rt.keras' model.save (a zip archive of "
                          f"config.json and model.weights.npz).")
     with zipfile.ZipFile(path) as archive:
-        config = json.loads(archive.read("config.json"))
-        with np.load(io.BytesIO(archive.read("model.weights.npz")), allow_pickle=False) as npz:
-            arrays = [npz[k] for k in sorted(npz.files)]
+        if "config.json" not in archive.namelist():
+            raise ValueError(f"{path} holds no config.json: it is not a model saved by "
+                             f"model.save (a weights archive? read it with load_weights).")
+        config = json.loads(_member(archive, "config.json", _MAX_CONFIG_BYTES, path))
+        arrays = [array for key, array in _npz_arrays(io.BytesIO(_member(
+            archive, "model.weights.npz", _MAX_ARRAY_BYTES, path)), path).items()
+            if key.startswith("weight_")]
+        optimizer = _npz_arrays(io.BytesIO(_member(archive, "optimizer.npz", _MAX_ARRAY_BYTES,
+                                                   path)), path) \
+            if "optimizer.npz" in archive.namelist() else None
     if config.get("format") != FORMAT:
         raise ValueError(f"{path}: unknown format {config.get('format')!r} (expected {FORMAT!r}); "
                          f"save the model again with this version of rt.keras.")
-    return config, arrays
+    return config, arrays, optimizer
+
+
+def _member(archive: zipfile.ZipFile, name: str, limit: int, path: str) -> bytes:
+    """The member ``name`` of a saved model, inflated only when its size is within ``limit``
+    (zipfile reads no more than the size a member declares)."""
+    if archive.getinfo(name).file_size > limit:
+        raise ValueError(f"{path}: its {name} would inflate to more than {limit} bytes, more "
+                         f"than any model rt.keras saves; the file is damaged or not a model.")
+    return archive.read(name)
+
+
+def _npz_arrays(source, path: str) -> dict:
+    """The arrays of an ``.npz`` archive (a file name or a file object) by name, in the order
+    of their names; its members' sizes are checked before NumPy inflates them."""
+    with zipfile.ZipFile(source) as archive:
+        if sum(info.file_size for info in archive.infolist()) > _MAX_ARRAY_BYTES:
+            raise ValueError(f"{path}: its weights would inflate to more than "
+                             f"{_MAX_ARRAY_BYTES} bytes; the file is damaged or not saved by "
+                             f"rt.keras.")
+    if hasattr(source, "seek"):
+        source.seek(0)
+    with np.load(source, allow_pickle=False) as npz:
+        return {key: npz[key] for key in sorted(npz.files)}
 
 
 def model_config(model) -> dict:

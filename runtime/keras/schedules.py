@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 
 from runtime.ops.array_ops import cast, constant, where
-from runtime.ops.math_ops import (ceil, cos, equal, floor, less, less_equal, maximum, minimum,
-                                  pow)  # noqa: A004
+from runtime.ops.math_ops import (ceil, cos, equal, floor, less, less_equal, log, maximum,
+                                  minimum, pow)  # noqa: A004
 from runtime.keras.missing import missing as _missing
 
 
@@ -185,7 +185,47 @@ class CosineDecay(LearningRateSchedule):
                 "warmup_target": self.warmup_target, "warmup_steps": self.warmup_steps}
 
 
+class CosineDecayRestarts(LearningRateSchedule):
+    """A cosine decay (as ``CosineDecay``'s, down to ``alpha`` times the rate) that restarts:
+    the first period lasts ``first_decay_steps``, each next one ``t_mul`` times longer, and
+    each restart begins at ``m_mul`` times the rate the previous one began at (Loshchilov and
+    Hutter's SGDR)."""
+
+    def __init__(self, initial_learning_rate, first_decay_steps, t_mul=2.0, m_mul=1.0,
+                 alpha=0.0, name="SGDRDecay"):
+        if first_decay_steps <= 0:
+            raise ValueError(f"CosineDecayRestarts: first_decay_steps must be positive, got "
+                             f"{first_decay_steps}.")
+        self.initial_learning_rate, self.first_decay_steps = initial_learning_rate, \
+            first_decay_steps
+        self.t_mul, self.m_mul, self.alpha, self.name = t_mul, m_mul, alpha, name
+
+    def _period_and_progress(self, periods_done):
+        """Which period ``periods_done`` (the step in first periods) falls in, and how far
+        into it (0 to 1): periods grow geometrically by ``t_mul``."""
+        t_mul = _float(self.t_mul)
+        if self.t_mul == 1.0:
+            restart = floor(periods_done)
+            return restart, periods_done - restart
+        restart = floor(log(1.0 - periods_done * (1.0 - t_mul)) / log(t_mul))
+        before = (1.0 - pow(t_mul, restart)) / (1.0 - t_mul)  # first periods before it
+        return restart, (periods_done - before) / pow(t_mul, restart)
+
+    def __call__(self, step):
+        periods_done = cast(step, "float32") / _float(self.first_decay_steps)
+        restart, progress = self._period_and_progress(periods_done)
+        cosine = 0.5 * pow(_float(self.m_mul), restart) * (1.0 + cos(_float(math.pi) * progress))
+        alpha = _float(self.alpha)
+        return _float(self.initial_learning_rate) * ((1.0 - alpha) * cosine + alpha)
+
+    def get_config(self) -> dict:
+        return {"initial_learning_rate": self.initial_learning_rate,
+                "first_decay_steps": self.first_decay_steps, "t_mul": self.t_mul,
+                "m_mul": self.m_mul, "alpha": self.alpha, "name": self.name}
+
+
 _SCHEDULES = {cls.__name__: cls for cls in (ExponentialDecay, PiecewiseConstantDecay,
-                                             InverseTimeDecay, PolynomialDecay, CosineDecay)}
+                                             InverseTimeDecay, PolynomialDecay, CosineDecay,
+                                             CosineDecayRestarts)}
 
 __getattr__ = _missing("keras.optimizers.schedules")

@@ -50,6 +50,9 @@ class Trainer:
         differs from its default by float32 rounding only)."""
         self.optimizer = optimizers_module.get(optimizer)
         self.loss = loss
+        # What model.save writes (runtime.keras.compile_saving) for load_model to compile with.
+        self._compile_args = {"loss": loss, "metrics": metrics, "loss_weights": loss_weights,
+                              "weighted_metrics": weighted_metrics, "run_eagerly": run_eagerly}
         self._compiled = _Compiled(self, loss, metrics or [], run_eagerly, loss_weights,
                                    weighted_metrics)
         self.compiled = True
@@ -108,7 +111,7 @@ class Trainer:
             logs = train_step.epoch_logs(batch_logs)
             if validation is not None and (epoch + 1) % validation_freq == 0:
                 logs.update({f"val_{k}": v for k, v in self._evaluate_data(
-                    validation, compiled, steps=validation_steps).items()})
+                    validation, compiled, callback_list, steps=validation_steps).items()})
             logs = dict(sorted(logs.items()))
             callback_list.on_epoch_end(epoch, logs)
             if progress:
@@ -128,22 +131,34 @@ class Trainer:
         compiled = self._require_compiled("evaluate")
         verbose = 1 if verbose == "auto" else verbose
         data = batches.Data(x, y, batch_size, sample_weight)
-        logs = self._evaluate_data(data, compiled, verbose, steps)
+        callback_list = self._loop_callbacks(callbacks, verbose, _at_most(data.steps(), steps))
+        logs = self._evaluate_data(data, compiled, callback_list, verbose, steps)
         return logs if return_dict else self._loop_step("test_step", compiled).in_order(logs)
 
-    def _evaluate_data(self, data, compiled, verbose=0, steps=None) -> dict:
+    def _loop_callbacks(self, callbacks, verbose, steps) -> callbacks_module.CallbackList:
+        """The callbacks of ``evaluate`` or ``predict``: one epoch of ``steps`` batches."""
+        return callbacks_module.CallbackList(callbacks, self, {"verbose": verbose, "epochs": 1,
+                                                               "steps": steps})
+
+    def _evaluate_data(self, data, compiled, callback_list, verbose=0, steps=None) -> dict:
+        """Runs the test step over ``data``, calling the test hooks of ``callback_list`` (the
+        one of ``fit`` for its validation); the logs averaged over the batches."""
         test_step = self._loop_step("test_step", compiled)
         test_step.start_epoch()
         progress = Progbar(_at_most(data.steps(), steps), verbose) if verbose else None
+        callback_list.on_test_begin()
         step, logs = 0, {}
         for step, (xb, yb, wb, count) in enumerate(
                 itertools.islice(data.batches(False, None), steps), start=1):
+            callback_list.on_test_batch_begin(step - 1)
             logs = test_step(xb, yb, wb, count)  # the first call resolves the metrics' names
+            callback_list.on_test_batch_end(step - 1, logs)
             if progress:
                 progress.update(step, logs)
         logs = test_step.epoch_logs(logs)
         if progress:
             progress.update(step, logs, finalize=True)
+        callback_list.on_test_end(logs)
         return logs
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
@@ -152,15 +167,20 @@ class Trainer:
         predict_step = self._predict_function()
         outputs = []
         progress = Progbar(_at_most(data.steps(), steps), verbose) if verbose else None
+        callback_list = self._loop_callbacks(callbacks, verbose, _at_most(data.steps(), steps))
+        callback_list.on_predict_begin()
         step = 0
         for step, (xb, _, _weights, _count) in enumerate(
                 itertools.islice(data.batches(False, None), steps), start=1):
+            callback_list.on_predict_batch_begin(step - 1)
             batch = custom_step.pack_x_y_sample_weight(xb)
             outputs.append(nest.map_structure(lambda t: np.asarray(t.numpy()), predict_step(batch)))
+            callback_list.on_predict_batch_end(step - 1, {"outputs": outputs[-1]})
             if progress:
                 progress.update(step)
         if progress:
             progress.update(step, finalize=True)
+        callback_list.on_predict_end()
         if not outputs:
             return None
         return nest.pack_like(outputs[0], [np.concatenate(parts, axis=0) for parts in

@@ -1,5 +1,6 @@
-"""``keras.utils``: ``set_random_seed``, ``to_categorical``, ``pad_sequences``, ``PyDataset``,
-``pack_x_y_sample_weight`` and ``unpack_x_y_sample_weight``."""
+"""``keras.utils``: ``set_random_seed``, ``to_categorical``, ``normalize``, ``pad_sequences``,
+``timeseries_dataset_from_array``, ``PyDataset``, ``pack_x_y_sample_weight`` and
+``unpack_x_y_sample_weight``."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from runtime.keras.custom_step import (pack_x_y_sample_weight,  # noqa: F401  (K
                                        unpack_x_y_sample_weight)
 from runtime.keras.layers import base as _base
 from runtime.keras.missing import missing as _missing
+from runtime.data import Dataset
 from runtime.ops import random_ops
+from runtime.ops.normalization_ops import l2_normalize
 from runtime.tensor import Tensor
 
 
@@ -103,6 +106,58 @@ class PyDataset:
 
 
 Sequence = PyDataset  # its Keras 2 name
+
+
+def normalize(x, axis=-1, order=2):
+    """``x`` divided by its ``order``-norm along ``axis`` (a norm of 0 divides by 1). NumPy
+    arrays give a NumPy array, tensors a tensor (norms floored at a small epsilon)."""
+    if isinstance(x, Tensor):
+        return _normalized_tensor(x, axis, order)
+    x = np.asarray(x)
+    norms = np.atleast_1d(np.linalg.norm(x, order, axis))
+    norms[norms == 0] = 1
+    return x / np.expand_dims(norms, axis)
+
+
+def _normalized_tensor(x, axis, order):
+    if order != 2:
+        raise NotImplementedError(f"keras.utils.normalize of a tensor supports order=2 only "
+                                  f"here, got order={order!r}; pass a NumPy array for other "
+                                  f"orders.")
+    return l2_normalize(x, axis=axis)
+
+
+def timeseries_dataset_from_array(data, targets, sequence_length, sequence_stride=1,
+                                  sampling_rate=1, batch_size=128, shuffle=False, seed=None,
+                                  start_index=None, end_index=None):
+    """A ``tf.data`` dataset of windows of ``data`` (each ``sequence_length`` steps,
+    ``sampling_rate`` apart; windows starting ``sequence_stride`` apart, within
+    ``data[start_index:end_index]``), batched, with ``targets[start]`` for the window
+    starting at ``start`` when targets are given (the pairs ``(window, target)``)."""
+    data = np.asarray(data)
+    start_index = 0 if start_index is None else start_index
+    end_index = len(data) if end_index is None else end_index
+    starts = _window_starts(end_index - start_index, targets, sequence_length, sequence_stride,
+                            sampling_rate)
+    if shuffle:
+        np.random.RandomState(seed).shuffle(starts)
+    steps = np.arange(sequence_length) * sampling_rate
+    windows = data[start_index:end_index][starts[:, None] + steps]
+    elements = windows if targets is None else \
+        (windows, np.asarray(targets)[start_index:end_index][starts])
+    dataset = Dataset.from_tensor_slices(elements)
+    return dataset if batch_size is None else dataset.batch(batch_size)
+
+
+def _window_starts(length, targets, sequence_length, sequence_stride, sampling_rate):
+    windows = length - (sequence_length - 1) * sampling_rate
+    if targets is not None:
+        windows = min(windows, len(targets))
+    if windows <= 0:
+        raise ValueError(f"timeseries_dataset_from_array: the data between start_index and "
+                         f"end_index ({length} steps) is too short for one window of "
+                         f"{sequence_length} steps {sampling_rate} apart.")
+    return np.arange(0, windows, sequence_stride)
 
 
 def clear_session() -> None:

@@ -12,7 +12,7 @@ from runtime.ops.io_ops import assert_
 from runtime.ops.math_ops import equal, greater, greater_equal, less, less_equal
 from runtime.ops.reduce_ops import reduce_all
 from runtime.ops.special_math_ops import is_finite
-from runtime.tensor import Tensor, format_shape
+from runtime.tensor import Tensor, format_shape as _format_shape
 
 
 def _check(condition, message: str | None, default: str, data) -> None:
@@ -66,7 +66,7 @@ def _rank_check(x, rank, message, at_least: bool, name: str) -> None:
         if (len(x.shape) >= int(wanted)) if at_least else (len(x.shape) == int(wanted)):
             return
         raise ValueError(f"{prefix}{name} failed: the tensor has rank {len(x.shape)} (shape "
-                         f"{format_shape(x.shape)}), but rank {relation}{int(wanted)} was "
+                         f"{_format_shape(x.shape)}), but rank {relation}{int(wanted)} was "
                          f"expected.")
     compare = greater_equal if at_least else equal
     _check(compare(rank_of(x), rank), message,
@@ -103,7 +103,7 @@ def _check_shape_spec(x: Tensor, spec: list, sizes: dict, message: str | None) -
     if x.shape is not None and (len(x.shape) < len(spec) if leading_any
                                 else len(x.shape) != len(spec)):
         raise ValueError(f"{prefix}assert_shapes failed: a tensor of shape "
-                         f"{format_shape(x.shape)} was expected to have "
+                         f"{_format_shape(x.shape)} was expected to have "
                          f"{'at least ' if leading_any else ''}{len(spec)} dimensions "
                          f"({spec}).")
     offset = len(x.shape) - len(spec) if x.shape is not None else None
@@ -125,7 +125,7 @@ def _check_size(x: Tensor, size, wanted, prefix: str, message: str | None) -> No
     if isinstance(size, int) and isinstance(wanted, int):
         if size != wanted:
             raise ValueError(f"{prefix}assert_shapes failed: a tensor of shape "
-                             f"{format_shape(x.shape)} has a dimension of size {size} where "
+                             f"{_format_shape(x.shape)} has a dimension of size {size} where "
                              f"{wanted} was expected.")
         return
     _check(equal(size, wanted), message, "assert_shapes failed: a dimension differs from the "

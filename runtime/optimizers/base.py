@@ -217,8 +217,8 @@ class Optimizer:
 
     def apply_gradients(self, grads_and_vars: Iterable[tuple]) -> Variable:
         """Updates each variable with its gradient (or, with ``gradient_accumulation_steps``,
-        adds it to the ones to update with later), moves the averages of ``use_ema``, then
-        counts the call.
+        adds it to the ones to update with later), moves the averages of ``use_ema``, counts
+        the call, then gives each variable with a ``constraint`` its constrained value.
 
         Args:
             grads_and_vars: (gradient, variable) pairs, e.g. ``zip(grads, variables)``. A
@@ -246,6 +246,7 @@ class Optimizer:
         self._moving_average.update(variables, self.iterations,
                                     lambda v: self._option_slot(v, "average"))
         self._calls.assign_add(np.int64(1))
+        _apply_constraints(v for _, v in pairs)
         return self._calls
 
     def _update_variables(self, pairs: list[tuple]) -> None:
@@ -358,6 +359,14 @@ class Optimizer:
 
     def __repr__(self) -> str:
         return f"<rt.optimizers.{type(self).__name__} {self.name!r}>"
+
+
+def _apply_constraints(variables: Iterable[Variable]) -> None:
+    """Projects each updated variable that has a ``constraint`` back onto it, after every
+    call (with gradient accumulation too), as Keras does."""
+    for variable in variables:
+        if variable.constraint is not None:
+            variable.assign(variable.constraint(variable))
 
 
 def _checked_variable(variable, name: str) -> Variable:

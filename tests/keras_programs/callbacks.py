@@ -125,3 +125,47 @@ def csv_logger_lines(tf):
     rows = [[float(v) if v != "NA" else v for v in line.replace(";", ",").split(",")]
             for line in lines[1:]]
     return header, rows
+
+
+def test_and_predict_hooks(tf):
+    seen = []
+
+    def recorder(hook):
+        def record(self, *args, logs=None):
+            logs = args[-1] if logs is None and args and isinstance(args[-1], dict) else logs
+            index = [a for a in args if isinstance(a, int)]
+            seen.append((hook, index, {k: np.shape(v) if k == "outputs" else round(float(v), 4)
+                                       for k, v in (logs or {}).items()}))
+        return record
+
+    hooks = ["on_test_begin", "on_test_end", "on_test_batch_begin", "on_test_batch_end",
+             "on_predict_begin", "on_predict_end", "on_predict_batch_begin",
+             "on_predict_batch_end", "on_epoch_end"]
+    Recorder = type("Recorder", (tf.keras.callbacks.Callback,),
+                    {hook: recorder(hook) for hook in hooks})
+    x, y = data(4, 3, seed=45)
+    model = _model(tf, 45)
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse", metrics=["mae"])
+    model.fit(x, y, validation_data=(x, y), epochs=1, batch_size=2, shuffle=False,
+              callbacks=[Recorder()], verbose=0)
+    evaluating = Recorder()
+    model.evaluate(x, y, batch_size=2, callbacks=[evaluating], verbose=0)
+    model.predict(x, batch_size=3, callbacks=[Recorder()], verbose=0)
+    return seen, evaluating.params
+
+
+def checkpoint_to_keras_file_loads_compiled(tf):
+    x, y = data(8, 3, seed=46)
+    model = _model(tf, 46)
+    model.compile(tf.keras.optimizers.Adam(0.01), "mse", metrics=["mae"])
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "best.keras")
+        model.fit(x, y, epochs=2, batch_size=4, shuffle=False, verbose=0,
+                  callbacks=[tf.keras.callbacks.ModelCheckpoint(path)])
+        loaded = tf.keras.models.load_model(path)
+    optimizer = loaded.optimizer
+    before = loaded.evaluate(x, y, verbose=0)
+    loaded.train_on_batch(x[:4], y[:4])
+    model.train_on_batch(x[:4], y[:4])
+    return [type(optimizer).__name__, int(optimizer.iterations), float(optimizer.learning_rate),
+            before, loaded.get_weights(), model.get_weights()]

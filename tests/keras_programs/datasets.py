@@ -55,3 +55,17 @@ def mapped_dataset_of_two_inputs(tf):
     model.compile(tf.keras.optimizers.SGD(0.05), "mse")
     history = model.fit(dataset, epochs=2, verbose=0)
     return history.history, model.get_weights()
+
+
+def timeseries_windows_and_normalize(tf):
+    utils = tf.keras.utils
+    windows = utils.timeseries_dataset_from_array(np.arange(10), np.arange(10) * 10,
+                                                  sequence_length=3, sequence_stride=2,
+                                                  batch_size=2)
+    sampled = utils.timeseries_dataset_from_array(np.arange(20).reshape(10, 2), None,
+                                                  sequence_length=2, sampling_rate=2,
+                                                  batch_size=3, start_index=1, end_index=8)
+    rows = np.array([[3.0, 4.0], [1.0, 0.0]])
+    return ([(np.asarray(x), np.asarray(y)) for x, y in windows],
+            [np.asarray(x) for x in sampled], utils.normalize(rows),
+            utils.normalize(rows, axis=0, order=1))

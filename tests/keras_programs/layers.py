@@ -218,3 +218,23 @@ def causal_dilated_conv1d_stack(tf):
     history = model.fit(x, y, epochs=2, batch_size=3, shuffle=False, verbose=0)
     return history.history, before, after[:, :7], model.output_shape, \
         model.layers[1].get_config()["padding"]
+
+
+def masked_softmax_channels_first_pooling_and_dot(tf):
+    layers = tf.keras.layers
+    scores = tf.constant([[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]])
+    masked = layers.Softmax()(scores, mask=tf.constant([[True, True, False], [False] * 3]))
+    images = (np.arange(120, dtype="float32").reshape(2, 3, 4, 5) % 7)
+    pooled = [np.asarray(layer(images)) for layer in (
+        layers.MaxPooling2D(data_format="channels_first"),
+        layers.AveragePooling2D((2, 3), strides=1, padding="same", data_format="channels_first"),
+        layers.GlobalAveragePooling2D(data_format="channels_first"))]
+    pooled.append(np.asarray(layers.MaxPooling1D(data_format="channels_first")(images[0])))
+    a = np.arange(6, dtype="float32").reshape(2, 3)
+    b = np.full((2, 3), 2.0, "float32")
+    x3 = np.arange(24, dtype="float32").reshape(2, 3, 4)
+    y3 = np.arange(30, dtype="float32").reshape(2, 5, 3)
+    dots = [np.asarray(layers.Dot(axes=1)([a, b])),
+            np.asarray(layers.Dot(axes=-1, normalize=True)([a, b])),
+            np.asarray(layers.Dot(axes=(1, 2))([x3, y3])), np.asarray(layers.dot([x3, x3], 2))]
+    return np.asarray(masked), pooled, dots

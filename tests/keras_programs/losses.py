@@ -218,3 +218,70 @@ def cosine_similarity_and_sum_metrics(tf):
     x, y = data(12, 4, outputs=2, seed=38)
     history = _fit(tf, _dense(tf, 2, seed=38), "mse", x, y, metrics=["cosine_similarity"])
     return float(cosine.result()), float(total.result()), history
+
+
+def root_mean_squared_error_counts_flat_elements(tf):
+    rmse = tf.keras.metrics.RootMeanSquaredError()
+    rmse.update_state([0.0, 0.0, 0.0], [1.0, 1.0, 1.0])
+    rmse.update_state([0.0], [3.0])
+    weighted = tf.keras.metrics.RootMeanSquaredError()
+    weighted.update_state([0.0, 1.0, 0.5], [0.2, 0.3, 0.4], sample_weight=[1.0, 2.0, 3.0])
+    accuracy = tf.keras.metrics.Accuracy()
+    accuracy.update_state([1, 2, 3], [1, 0, 3], sample_weight=[1.0, 2.0, 4.0])
+    return float(rmse.result()), float(weighted.result()), float(accuracy.result())
+
+
+def confusion_metric_options_and_names(tf):
+    rng = np.random.default_rng(0)
+    y_true = (rng.uniform(size=(6, 4)) > 0.5).astype("float32")
+    y_pred = rng.uniform(size=(6, 4)).astype("float32")
+    y_pred[0, 1] = y_pred[0, 2]  # a tie inside the top k
+    weights = rng.uniform(size=(6,)).astype("float32")
+    metrics = tf.keras.metrics
+    made = [metrics.Precision(top_k=2), metrics.Recall(top_k=2),
+            metrics.Precision(top_k=1, class_id=2), metrics.Recall(class_id=1),
+            metrics.Recall(thresholds=[0.3, 0.5, 0.7]), metrics.AUC(curve="PR"),
+            metrics.AUC(num_thresholds=7, curve="PR"), metrics.AUC(from_logits=True),
+            metrics.AUC(thresholds=[0.2, 0.5, 0.8]), metrics.AUC(name="named")]
+    results = []
+    for metric in made:
+        metric.update_state(y_true[:3], y_pred[:3], sample_weight=weights[:3])
+        metric.update_state(y_true[3:], y_pred[3:], sample_weight=weights[3:])
+        results.append(np.asarray(metric.result()))
+    return results, [metric.name for metric in made]
+
+
+def sparse_crossentropy_ignore_class_and_focal_loss(tf):
+    logits = np.array([[1.0, 2.0, -1.0], [0.5, 0.1, 0.3], [-2.0, 0.0, 3.0]], "float32")
+    losses = tf.keras.losses
+    ignoring = losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=0)
+    rng = np.random.default_rng(1)
+    y_true = (rng.uniform(size=(5, 3)) > 0.5).astype("float32")
+    y_pred = rng.uniform(size=(5, 3)).astype("float32")
+    return [float(ignoring(np.array([1, 0, 2]), logits)),
+            float(ignoring(np.array([1, 0, 2]), logits, sample_weight=[1.0, 2.0, 3.0])),
+            float(losses.BinaryFocalCrossentropy()(y_true, y_pred)),
+            float(losses.BinaryFocalCrossentropy(apply_class_balancing=True, gamma=1.5,
+                                                 label_smoothing=0.1)(y_true, y_pred)),
+            float(losses.BinaryFocalCrossentropy(from_logits=True)(y_true, y_pred * 4 - 2)),
+            np.asarray(losses.binary_focal_crossentropy(y_true, y_pred))]
+
+
+def mean_iou_and_r2_score(tf):
+    iou = tf.keras.metrics.MeanIoU(num_classes=3)
+    iou.update_state([0, 1, 2, 2, 1], [0, 2, 2, 1, 1])
+    iou.update_state([[0, 0]], [[1, 0]], sample_weight=[[2.0, 1.0]])
+    scores = tf.keras.metrics.MeanIoU(num_classes=3, sparse_y_pred=False, ignore_class=0)
+    scores.update_state([0, 1, 2, 2, 1], np.eye(3, dtype="float32")[[0, 2, 2, 1, 1]] * 0.8)
+    rng = np.random.default_rng(1)
+    y_true, y_pred = rng.uniform(size=(5, 3)), rng.uniform(size=(5, 3))
+    r2 = tf.keras.metrics.R2Score()
+    r2.update_state(y_true, y_pred)
+    r2.update_state(y_true[:2], y_pred[:2] * 0.5)
+    adjusted = tf.keras.metrics.R2Score(class_aggregation="variance_weighted_average",
+                                        num_regressors=2)
+    adjusted.update_state(y_true, y_pred, sample_weight=np.arange(5.0))
+    each = tf.keras.metrics.R2Score(class_aggregation=None)
+    each.update_state(y_true[:, :2], y_pred[:, :2])
+    return [float(iou.result()), iou.name, float(scores.result()), float(r2.result()),
+            float(adjusted.result()), np.asarray(each.result())]

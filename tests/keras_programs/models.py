@@ -209,3 +209,19 @@ def custom_layer_giving_back_its_sub_layers_output(tf):
     model = tf.keras.Model(inputs, Block()(inputs))
     return model.output_shape, len(model.weights), model.predict(np.ones((2, 4), "float32"),
                                                                  verbose=0)
+
+
+def raw_variable_attribute_is_not_trained(tf):
+    class Scaled(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(1, kernel_initializer="ones")
+            self.scale = tf.Variable(1.0)  # a tf.Variable: Keras 3 does not track it
+
+        def call(self, x):
+            return self.dense(x) * self.scale
+
+    model = Scaled()
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    model.fit(np.ones((4, 2), "float32"), np.zeros((4, 1), "float32"), epochs=2, verbose=0)
+    return len(model.trainable_variables), float(model.scale.numpy()), model.get_weights()

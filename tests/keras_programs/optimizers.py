@@ -282,3 +282,33 @@ def loss_scale_factor(tf):
     up to rounding (exact for a power of two); the loss logged is not scaled."""
     return {"adam_128": _train(tf, tf.keras.optimizers.Adam(0.02, loss_scale_factor=128.0)),
             "ftrl_3": _train(tf, tf.keras.optimizers.Ftrl(0.2, loss_scale_factor=3.0))}
+
+
+def variable_and_layer_constraints(tf):
+    clipped = tf.Variable([1.0, -2.0], constraint=lambda v: tf.clip_by_value(v, 0.0, 10.0))
+    tf.keras.optimizers.SGD(1.0).apply_gradients([(tf.constant([0.5, 0.5]), clipped)])
+    constraints = tf.keras.constraints
+    x, y = data(8, 3, seed=27)
+    model = tf.keras.Sequential([
+        tf.keras.Input(shape=(3,)),
+        tf.keras.layers.Dense(4, activation="tanh", kernel_constraint=constraints.NonNeg(),
+                              bias_constraint=constraints.MaxNorm(0.1)),
+        tf.keras.layers.Dense(1, kernel_constraint="unit_norm")])
+    deterministic_weights(model, seed=27)
+    model.compile(tf.keras.optimizers.Adam(0.05), "mse")
+    history = model.fit(x, y, epochs=2, batch_size=4, shuffle=False, verbose=0)
+    w = np.arange(-3, 3, dtype="float32").reshape(3, 2)
+    direct = [np.asarray(c(w)) for c in (constraints.MaxNorm(2.0), constraints.NonNeg(),
+                                         constraints.MinMaxNorm(0.5, 1.5, 0.7),
+                                         constraints.UnitNorm(axis=1))]
+    return [clipped.numpy(), clipped.constraint is not None, history.history["loss"],
+            model.get_weights(), direct, constraints.serialize(constraints.MaxNorm(3)),
+            constraints.get({"class_name": "UnitNorm", "config": {"axis": 1}}).get_config()]
+
+
+def cosine_decay_restarts(tf):
+    schedules = tf.keras.optimizers.schedules
+    growing = schedules.CosineDecayRestarts(0.1, 3, t_mul=2.0, m_mul=0.5, alpha=0.1)
+    even = schedules.CosineDecayRestarts(0.1, 4, t_mul=1.0)
+    return ([float(growing(step)) for step in range(0, 15, 2)],
+            [float(even(step)) for step in range(0, 10, 3)], growing.get_config())

@@ -40,7 +40,9 @@ def test_sequential_round_trip_gives_the_same_predictions(tmp_path):
         [type(layer).__name__ for layer in model.layers]
     np.testing.assert_array_equal(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
     with zipfile.ZipFile(path) as archive:
-        assert sorted(archive.namelist()) == ["config.json", "model.weights.npz"]
+        # optimizer.npz: the compiled model's optimizer variables (load_model restores them)
+        assert sorted(archive.namelist()) == ["config.json", "model.weights.npz",
+                                              "optimizer.npz"]
         assert json.loads(archive.read("config.json"))["class_name"] == "Sequential"
 
 
@@ -80,3 +82,58 @@ def test_models_that_are_code_are_refused_with_a_way_out(tmp_path):
     lam = tf.keras.Sequential([tf.keras.Input(shape=(2,)), tf.keras.layers.Lambda(lambda t: t)])
     with pytest.raises(NotImplementedError, match="Lambda"):
         lam.save(tmp_path / "lambda.keras")
+
+
+def _saved_compiled_model(tmp_path):
+    model = tf.keras.Sequential([tf.keras.Input(shape=(2,)), tf.keras.layers.Dense(1)])
+    model.compile("adam", "mse", metrics=["mae"])
+    path = tmp_path / "model.keras"
+    model.save(path)
+    return path
+
+
+def _rewritten(path, target, change):
+    """A copy of the saved model at ``target`` with ``change(name, data) -> data`` applied."""
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(target, "w") as copy:
+        for name in source.namelist():
+            copy.writestr(name, change(name, source.read(name)))
+    return target
+
+
+def test_compile_names_in_a_file_must_be_rt_keras_optimizers_losses_and_metrics(tmp_path):
+    path = _saved_compiled_model(tmp_path)
+
+    def with_compile(**changes):
+        def change(name, data):
+            if name != "config.json":
+                return data
+            config = json.loads(data)
+            for key, value in changes.items():
+                config["compile_config"][key] = value
+            return json.dumps(config)
+        return change
+
+    config = json.loads(zipfile.ZipFile(path).read("config.json"))
+    assert "compile_config" in config
+    optimizer = dict(config["compile_config"]["optimizer"], class_name="np")
+    hostile = _rewritten(path, tmp_path / "optimizer.keras", with_compile(optimizer=optimizer))
+    with pytest.raises(ValueError, match="'np' is not an optimizer of rt.keras"):
+        tf.keras.models.load_model(hostile)
+    loss = {"module": "losses", "class_name": "np", "config": {}}
+    hostile = _rewritten(path, tmp_path / "loss.keras", with_compile(loss=loss))
+    with pytest.raises(ValueError, match="'np', which is not a loss or metric"):
+        tf.keras.models.load_model(hostile)
+    loaded = tf.keras.models.load_model(hostile, compile=False)  # the way out it names
+    assert loaded.predict(np.ones((1, 2), "float32"), verbose=0).shape == (1, 1)
+
+
+def test_a_member_that_would_inflate_too_far_is_not_read(tmp_path, monkeypatch):
+    from runtime.keras import saving
+    path = _saved_compiled_model(tmp_path)
+    monkeypatch.setattr(saving, "_MAX_CONFIG_BYTES", 100)
+    with pytest.raises(ValueError, match="config.json would inflate to more than 100 bytes"):
+        tf.keras.models.load_model(path)
+    monkeypatch.setattr(saving, "_MAX_CONFIG_BYTES", 2**20)
+    monkeypatch.setattr(saving, "_MAX_ARRAY_BYTES", 100)
+    with pytest.raises(ValueError, match="would inflate to more than 100 bytes"):
+        tf.keras.models.load_model(path)

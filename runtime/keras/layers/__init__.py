@@ -13,6 +13,7 @@ from runtime.keras.layers.conv_transpose import Conv2DTranspose
 from runtime.keras.layers.convolutional_1d import AveragePooling1D, Conv1D, MaxPooling1D
 from runtime.keras.layers.core import (Activation, Add, Concatenate, Dense, Dropout, Flatten,
                                        Lambda, Reshape, add, concatenate)
+from runtime.keras.layers.dot import Dot, dot
 from runtime.keras.layers.dot_attention import AdditiveAttention, Attention
 from runtime.keras.layers.embedding import Embedding
 from runtime.keras.layers.gru import GRU
@@ -46,7 +47,7 @@ __all__ = ["Activation", "ActivityRegularization", "Add", "AdditiveAttention", "
            "Average", "AveragePooling1D", "AveragePooling2D", "AvgPool1D", "AvgPool2D",
            "BatchNormalization", "Bidirectional", "Concatenate", "Conv1D", "Conv2D",
            "Conv2DTranspose", "Convolution1D", "Convolution2D", "Convolution2DTranspose",
-           "Cropping1D", "Cropping2D", "Dense", "Dropout", "ELU", "Embedding", "Flatten", "GRU",
+           "Cropping1D", "Cropping2D", "Dense", "Dot", "Dropout", "ELU", "Embedding", "Flatten", "GRU",
            "GRUCell", "GaussianDropout", "GaussianNoise", "GlobalAveragePooling1D",
            "GlobalAveragePooling2D", "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalMaxPool1D",
            "GlobalMaxPool2D", "GlobalMaxPooling1D", "GlobalMaxPooling2D", "Identity", "Input",
@@ -56,7 +57,7 @@ __all__ = ["Activation", "ActivityRegularization", "Add", "AdditiveAttention", "
            "PReLU", "Permute", "RNN", "ReLU", "RepeatVector", "Rescaling", "Reshape", "SimpleRNN",
            "SimpleRNNCell", "Softmax", "SpatialDropout1D", "SpatialDropout2D", "Subtract",
            "TimeDistributed", "UnitNormalization", "UpSampling1D", "UpSampling2D", "ZeroPadding1D",
-           "ZeroPadding2D", "add", "average", "concatenate", "maximum", "minimum", "multiply",
+           "ZeroPadding2D", "add", "average", "concatenate", "dot", "maximum", "minimum", "multiply",
            "subtract"]
 
 __getattr__ = _missing("keras.layers")

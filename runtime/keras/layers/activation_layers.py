@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from runtime.keras import activations
 from runtime.keras.layers.base import Layer
+from runtime.ops.array_ops import cast, convert_to_tensor
 
 
 class ReLU(Layer):
@@ -61,10 +64,20 @@ class Softmax(Layer):
         self.axis = axis
 
     def call(self, inputs, mask=None):
-        if mask is not None:
-            raise NotImplementedError(f"{self.name}: a masked Softmax is not supported yet by "
-                                      f"rt.keras.")
-        return activations.softmax(inputs, axis=self.axis)
+        """With a ``mask``, masked positions get a large negative score before the softmax,
+        so they take no share, and an output of 0 after it (a row masked entirely is all
+        zeros), as in Keras."""
+        if mask is None:
+            return activations.softmax(inputs, axis=self.axis)
+        inputs = convert_to_tensor(inputs)
+        keep = cast(convert_to_tensor(mask), inputs.dtype)
+        scores = inputs + (1.0 - keep) * _large_negative(inputs.dtype)
+        return activations.softmax(scores, axis=self.axis) * keep
 
     def get_config(self):
         return {**super().get_config(), "axis": self.axis}
+
+
+def _large_negative(dtype) -> float:
+    """A score that ``exp`` takes to 0 but that does not overflow ``dtype`` (Keras' values)."""
+    return -3e4 if np.dtype(dtype) == np.float16 else -1e9

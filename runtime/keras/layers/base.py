@@ -28,7 +28,7 @@ from collections import defaultdict
 import numpy as np
 
 from runtime import conversion, nest, tracing
-from runtime.keras import initializers, masks, regularizers
+from runtime.keras import constraints, initializers, masks, regularizers
 from runtime.module import Module
 from runtime.ops.array_ops import cast, constant, shape as shape_of
 from runtime.tensor import Tensor
@@ -117,7 +117,8 @@ class Layer(Module):
             value = initializers.get(initializer)(shape, dtype=dtype)
             value = np.asarray(value.numpy() if isinstance(value, Tensor) else value, dtype)
             variable = Variable(value, name=f"{self.name}/{name or 'variable'}",
-                                trainable=trainable)
+                                trainable=trainable, constraint=constraints.get(constraint))
+        variable._keras_weight = True  # see _weights_of_its_own
         self._own_weights.append(variable)
         if regularizer is not None:
             self._weight_regularizers.append((variable, regularizers.get(regularizer)))
@@ -168,10 +169,13 @@ class Layer(Module):
 
     def _weights_of_its_own(self) -> list[Variable]:
         """The variables this layer made (``add_weight``) or holds as attributes, trainable
-        ones first, as Keras 3 lists a layer's own weights (``get_weights`` follows)."""
+        ones first, as Keras 3 lists a layer's own weights (``get_weights`` follows). Of its
+        attributes, only Keras weights (some layer's ``add_weight``) count: Keras 3 does not
+        track a raw ``tf.Variable``, so ``fit`` leaves one unchanged."""
         found, seen = [], set()
         for weight in itertools.chain(self._own_weights, (
-                value for value in self._tracked_values() if isinstance(value, Variable))):
+                value for value in self._tracked_values()
+                if isinstance(value, Variable) and getattr(value, "_keras_weight", False))):
             if id(weight) not in seen:
                 seen.add(id(weight))
                 found.append(weight)
@@ -389,7 +393,7 @@ class Layer(Module):
 _UNTRACKED = frozenset({"_own_weights", "_weight_regularizers", "_call_losses", "_graph",
                         "_probe_output", "_symbolic_call", "_sequential_owner",
                         "_symbolic_chain_of",
-                        "_inbound", "_compiled", "_history",
+                        "_inbound", "_compiled", "_compile_args", "_history",
                         "_train_functions", "_test_functions", "_predict_functions"})
 _NOT_SYMBOLIC = object()
 # Layers whose _call_losses are not empty: the outermost call empties theirs (Keras' losses

@@ -32,9 +32,11 @@ class Conv2DTranspose(Conv2D):
                              f"{input_shape}.")
         self.kernel = self.add_weight("kernel", self.kernel_size + (self.filters, channels),
                                       initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer)
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
         self.bias = self.add_weight("bias", (self.filters,), initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer) if self.use_bias else None
+                                    regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint) if self.use_bias else None
         self.built = True
 
     def _output_size(self, size: int, axis: int) -> int:

@@ -1,13 +1,14 @@
 """Image layers on channels-last batches (batch, height, width, channels): ``Conv2D``,
 ``MaxPooling2D``, ``AveragePooling2D``, ``GlobalAveragePooling2D``/``GlobalMaxPooling2D`` and
-their 1-D global counterparts."""
+their 1-D global counterparts. The pooling layers also take ``data_format="channels_first"``
+(batch, channels, height, width): they move the channels last, pool, and move them back."""
 
 from __future__ import annotations
 
-from runtime.keras import activations, initializers, regularizers
+from runtime.keras import activations, constraints, initializers, regularizers
 from runtime.keras.layers.base import Layer
 from runtime.ops import nn
-from runtime.ops.array_ops import cast, expand_dims
+from runtime.ops.array_ops import cast, expand_dims, transpose
 from runtime.ops.reduce_ops import reduce_max, reduce_mean, reduce_sum
 
 
@@ -24,6 +25,22 @@ def _padding(layer: str, padding: str) -> str:
     if not isinstance(padding, str) or padding.lower() not in ("valid", "same"):
         raise ValueError(f"{layer}: padding must be 'valid' or 'same', got {padding!r}.")
     return padding.upper()
+
+
+def channels_first(layer: str, data_format) -> bool:
+    """Whether ``data_format`` puts the channels first (None is Keras' default, last)."""
+    if data_format not in (None, "channels_last", "channels_first"):
+        raise ValueError(f"{layer}: data_format must be 'channels_last' or 'channels_first', "
+                         f"got {data_format!r}.")
+    return data_format == "channels_first"
+
+
+def pooled_channels_first(pool, inputs):
+    """``pool`` (which takes channels last) applied to channels-first ``inputs``."""
+    rank = len(inputs.shape)
+    to_last = [0] + list(range(2, rank)) + [1]
+    to_first = [0, rank - 1] + list(range(1, rank - 1))
+    return transpose(pool(transpose(inputs, to_last)), to_first)
 
 
 def _channels_last(layer: str, data_format) -> None:
@@ -44,15 +61,13 @@ class Conv2D(Layer):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         layer = type(self).__name__
         _channels_last(layer, data_format)
-        unsupported = [name for name, value in (
-            ("groups", None if groups == 1 else groups),
-            ("kernel_constraint", kernel_constraint), ("bias_constraint", bias_constraint))
-            if value is not None]
-        if unsupported:
-            raise NotImplementedError(f"{layer}: {', '.join(unsupported)} is not supported yet "
-                                      f"by rt.keras (it would be ignored).")
+        if groups != 1:
+            raise NotImplementedError(f"{layer}: groups={groups!r} is not supported yet by "
+                                      f"rt.keras (only 1, Keras' default).")
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
         self.filters = int(filters)
         self.kernel_size = self._size(f"{layer} kernel_size", kernel_size)
         self.strides = self._size(f"{layer} strides", strides)
@@ -71,9 +86,11 @@ class Conv2D(Layer):
                              f"{input_shape}.")
         self.kernel = self.add_weight("kernel", self.kernel_size + (channels, self.filters),
                                       initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer)
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
         self.bias = self.add_weight("bias", (self.filters,), initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer) if self.use_bias else None
+                                    regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint) if self.use_bias else None
         self.built = True
 
     _size = staticmethod(_pair)
@@ -104,17 +121,23 @@ class _Pooling2D(Layer):
                  **kwargs):
         super().__init__(**kwargs)
         name = type(self).__name__
-        _channels_last(name, data_format)
+        self.channels_first = channels_first(name, data_format)
         self.pool_size = _pair(f"{name} pool_size", pool_size)
         self.strides = self.pool_size if strides is None else _pair(f"{name} strides", strides)
         self.padding = _padding(name, padding)
 
     def call(self, inputs):
+        if self.channels_first:
+            return pooled_channels_first(self._pooled, inputs)
+        return self._pooled(inputs)
+
+    def _pooled(self, inputs):
         return type(self)._pool(inputs, self.pool_size, self.strides, self.padding)
 
     def get_config(self):
         return {**super().get_config(), "pool_size": self.pool_size, "strides": self.strides,
-                "padding": self.padding.lower()}
+                "padding": self.padding.lower(),
+                "data_format": "channels_first" if self.channels_first else "channels_last"}
 
 
 class MaxPooling2D(_Pooling2D):
@@ -133,14 +156,20 @@ class _GlobalPooling(Layer):
 
     def __init__(self, data_format=None, keepdims=False, **kwargs):
         super().__init__(**kwargs)
-        _channels_last(type(self).__name__, data_format)
+        self.channels_first = channels_first(type(self).__name__, data_format)
         self.keepdims = keepdims
 
+    @property
+    def _spatial_axes(self) -> list[int]:
+        """The axes pooled over: after the channels when they come first."""
+        return [axis + 1 for axis in self._axes] if self.channels_first else list(self._axes)
+
     def call(self, inputs):
-        return type(self)._reduce(inputs, list(self._axes), keepdims=self.keepdims)
+        return type(self)._reduce(inputs, self._spatial_axes, keepdims=self.keepdims)
 
     def get_config(self):
-        return {**super().get_config(), "keepdims": self.keepdims}
+        return {**super().get_config(), "keepdims": self.keepdims,
+                "data_format": "channels_first" if self.channels_first else "channels_last"}
 
 
 class GlobalAveragePooling2D(_GlobalPooling):
@@ -161,9 +190,10 @@ class GlobalAveragePooling1D(_GlobalPooling):
     def call(self, inputs, mask=None):
         if mask is None:
             return super().call(inputs)
-        weights = expand_dims(cast(mask, inputs.dtype), 2)
-        return reduce_sum(inputs * weights, axis=1, keepdims=self.keepdims) / \
-            reduce_sum(weights, axis=1, keepdims=self.keepdims)
+        axis = self._spatial_axes[0]
+        weights = expand_dims(cast(mask, inputs.dtype), 1 if self.channels_first else 2)
+        return reduce_sum(inputs * weights, axis=axis, keepdims=self.keepdims) / \
+            reduce_sum(weights, axis=axis, keepdims=self.keepdims)
 
 
 class GlobalMaxPooling1D(_GlobalPooling):

@@ -4,7 +4,8 @@ and ``AveragePooling1D``. Each runs as its 2-D counterpart over a height of one.
 from __future__ import annotations
 
 from runtime.keras.layers.base import Layer
-from runtime.keras.layers.convolutional import Conv2D, _channels_last, _padding
+from runtime.keras.layers.convolutional import (Conv2D, channels_first, pooled_channels_first,
+                                                _padding)
 from runtime.ops import nn
 from runtime.ops.array_ops import expand_dims, squeeze
 from runtime.ops.pad_ops import pad
@@ -51,19 +52,25 @@ class _Pooling1D(Layer):
     def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None, **kwargs):
         super().__init__(**kwargs)
         name = type(self).__name__
-        _channels_last(name, data_format)
+        self.channels_first = channels_first(name, data_format)
         self.pool_size = _single(f"{name} pool_size", pool_size)
         self.strides = self.pool_size if strides is None else _single(f"{name} strides", strides)
         self.padding = _padding(name, padding)
 
     def call(self, inputs):
+        if self.channels_first:
+            return pooled_channels_first(self._pooled, inputs)
+        return self._pooled(inputs)
+
+    def _pooled(self, inputs):
         pooled = type(self)._pool(expand_dims(inputs, 1), (1,) + self.pool_size,
                                   (1,) + self.strides, self.padding)
         return squeeze(pooled, 1)
 
     def get_config(self):
         return {**super().get_config(), "pool_size": self.pool_size, "strides": self.strides,
-                "padding": self.padding.lower()}
+                "padding": self.padding.lower(),
+                "data_format": "channels_first" if self.channels_first else "channels_last"}
 
 
 class MaxPooling1D(_Pooling1D):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.keras import activations, initializers, regularizers
+from runtime.keras import activations, constraints, initializers, regularizers
 from runtime.keras.layers.base import Layer
 from runtime.keras.layers.merging import combined_mask
 from runtime.ops import nn
@@ -25,12 +25,6 @@ class Dense(Layer):
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                  kernel_constraint=None, bias_constraint=None, **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        unsupported = [name for name, value in (
-            ("kernel_constraint", kernel_constraint), ("bias_constraint", bias_constraint))
-            if value is not None]
-        if unsupported:
-            raise NotImplementedError(f"Dense: {', '.join(unsupported)} is not supported yet by "
-                                      f"rt.keras (it would be ignored).")
         if isinstance(units, bool) or not isinstance(units, (int, np.integer)) or units <= 0:
             raise ValueError(f"Dense: units must be a positive integer, got {units!r}.")
         self.units = int(units)
@@ -40,6 +34,8 @@ class Dense(Layer):
         self.bias_initializer = initializers.get(bias_initializer)
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
 
     def build(self, input_shape):
         last = input_shape[-1]
@@ -48,9 +44,11 @@ class Dense(Layer):
                              f"build a Dense layer, got shape {input_shape}.")
         self.kernel = self.add_weight("kernel", (last, self.units),
                                       initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer)
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
         self.bias = self.add_weight("bias", (self.units,), initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer) if self.use_bias else None
+                                    regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint) if self.use_bias else None
         self.built = True
 
     def call(self, inputs):

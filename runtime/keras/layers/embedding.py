@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from runtime.keras import initializers, regularizers
+from runtime.keras import constraints, initializers, regularizers
 from runtime.keras.layers.base import Layer
 from runtime.ops.array_ops import cast, convert_to_tensor, gather
 from runtime.ops.math_ops import not_equal
@@ -17,21 +17,20 @@ class Embedding(Layer):
                  embeddings_regularizer=None, embeddings_constraint=None, mask_zero=False,
                  input_length=None, lora_rank=None, **kwargs):
         super().__init__(**kwargs)
-        unsupported = [name for name, value in (
-            ("embeddings_constraint", embeddings_constraint),
-            ("lora_rank", lora_rank)) if value is not None]
-        if unsupported:
-            raise NotImplementedError(f"Embedding: {', '.join(unsupported)} is not supported yet "
-                                      f"by rt.keras (it would be ignored).")
+        if lora_rank is not None:
+            raise NotImplementedError("Embedding: lora_rank is not supported yet by rt.keras (it "
+                                      "would be ignored).")
         self.input_dim, self.output_dim = int(input_dim), int(output_dim)
         self.mask_zero = bool(mask_zero)
         self.embeddings_initializer = initializers.get(embeddings_initializer)
         self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
+        self.embeddings_constraint = constraints.get(embeddings_constraint)
 
     def build(self, input_shape=None):
         self.embeddings = self.add_weight("embeddings", (self.input_dim, self.output_dim),
                                           initializer=self.embeddings_initializer,
-                                          regularizer=self.embeddings_regularizer)
+                                          regularizer=self.embeddings_regularizer,
+                                          constraint=self.embeddings_constraint)
         self.built = True
 
     def call(self, inputs):

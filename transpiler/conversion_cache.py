@@ -9,9 +9,8 @@ A conversion depends on four things:
 - what some names meant in the function's globals when it was converted (``print`` the
   built-in or another function, ``math.exp``, whether a callee is library code).
 
-The key covers the first three: the file's size and modification time (as ``__pycache__``
-checks a source), and the size and modification time of the files of the ``transpiler`` and
-``gast`` modules loaded at the first conversion.
+The key covers the first three: a digest of the file's text, and the size and modification
+time of the files of the ``transpiler`` and ``gast`` modules loaded at the first conversion.
 The last is kept in the entry: every name the converters looked up, with a description of what
 it named (``describe``). An entry is used only when each name still describes the same.
 A conversion that fails is not kept: it fails again, with its message, in the next process.
@@ -30,6 +29,9 @@ from transpiler import parsing
 
 _fingerprint: str | None = None
 _CONVERTER_PACKAGES = ("transpiler.", "gast.")
+# file -> (its lines in linecache, their digest): a file whose lines linecache still holds is
+# not hashed again.
+_file_digests: dict[str, tuple[list, str]] = {}
 
 
 def global_value(namespace: dict, name: str) -> object | None:
@@ -66,14 +68,14 @@ def key(fn: types.FunctionType) -> str | None:
     if config.code_cache_directory() is None:
         return None
     code = fn.__code__
-    file_state = _file_state(code.co_filename, fn.__globals__)
-    if file_state is None:
+    file_digest = _file_digest(code.co_filename, fn.__globals__)
+    if file_digest is None:
         return None
     # A def is the one of its name that starts on its first line; lambdas on one line are
     # told apart by the columns of their code.
     where = str(list(code.co_positions())) if code.co_name == "<lambda>" else ""
     return code_cache.digest("conversion", _converter_fingerprint(), code.co_filename,
-                             file_state, str(code.co_firstlineno), code.co_name, fn.__name__,
+                             file_digest, str(code.co_firstlineno), code.co_name, fn.__name__,
                              " ".join(code.co_freevars), str(parsing.last_code_line(code)),
                              where)
 
@@ -116,16 +118,20 @@ def _describe_now(looked_up: tuple, namespace: dict) -> tuple | None:
     return describe(getattr(module, looked_up[1], None))
 
 
-def _file_state(filename: str, module_globals: dict) -> str | None:
-    """What says that the file's text is the one converted before: its size and modification
-    time, as ``__pycache__`` checks a source (``parsing`` reads the file again when it
-    changes); for text that is in ``linecache`` only (an interactive cell), a digest of it."""
-    try:
-        info = os.stat(filename)
-    except (OSError, ValueError):
-        lines = linecache.getlines(filename, module_globals)
-        return code_cache.digest("".join(lines)) if lines else None
-    return f"{info.st_size} {info.st_mtime_ns}"
+def _file_digest(filename: str, module_globals: dict) -> str | None:
+    """The digest of the file's text as ``parsing`` reads it (``linecache``), once per text
+    in a process. By content, not by size and modification time: a copy that keeps an older
+    file's time (``cp -p``, ``tar``, a wheel's fixed dates) must not bring its conversion back."""
+    linecache.checkcache(filename)
+    lines = linecache.getlines(filename, module_globals)
+    if not lines:
+        return None
+    known = _file_digests.get(filename)
+    if known is not None and known[0] is lines:
+        return known[1]
+    digest = code_cache.digest("".join(lines))
+    _file_digests[filename] = (lines, digest)
+    return digest
 
 
 def _converter_fingerprint() -> str:

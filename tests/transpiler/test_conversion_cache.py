@@ -4,6 +4,7 @@ same."""
 
 from __future__ import annotations
 
+import linecache
 import os
 import subprocess
 import sys
@@ -272,3 +273,20 @@ def test_the_directory_is_pruned_to_its_newest_entries(tmp_path, monkeypatch):
     code_cache._prune(str(tmp_path))
     assert sorted(path.name for path in tmp_path.iterdir()) == [
         f"code-{number:02}.bin" for number in range(10, 15)]
+
+
+def test_a_file_of_the_same_size_and_time_with_other_text_converts_again(cache, conversions,
+                                                                         tmp_path, monkeypatch):
+    """As ``cp -p`` or ``tar`` may leave it: the text decides, not the file's size and time."""
+    module_file = tmp_path / "copied_module.py"
+    module_file.write_text("def f(x):\n    if x > 0:\n        return x * 2.0\n    return -x\n")
+    os.utime(module_file, ns=(10**18, 10**18))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import copied_module
+    assert "x * 2.0" in transpiler.to_code(copied_module.f)
+    module_file.write_text("def f(x):\n    if x > 0:\n        return x * 3.0\n    return -x\n")
+    os.utime(module_file, ns=(10**18, 10**18))
+    linecache.cache.pop(str(module_file), None)  # as a new process reads the file
+    clear_conversion_cache()
+    assert "x * 3.0" in transpiler.to_code(copied_module.f)
+    assert conversions[0] == 2

@@ -20,6 +20,7 @@ to turns it off with one warning; the results never depend on it.
 
 from __future__ import annotations
 
+import atexit
 import collections
 import hashlib
 import importlib.util
@@ -43,6 +44,9 @@ _MAX_ENTRIES = 4096  # files on disk; about one store in _PRUNE_EVERY looks how 
 _PRUNE_EVERY = 64
 
 _lock = threading.Lock()
+_pending: dict[str, bytes] = {}  # path -> entry, written by ``flush``
+_MAX_PENDING = 64
+_flush_at_exit = False
 _recent: "collections.OrderedDict[str, types.CodeType]" = collections.OrderedDict()
 _usable: set[str] = set()  # directories checked this process
 _unusable: set[str] = set()  # directories found unusable, warned about once
@@ -65,11 +69,13 @@ def load(kind: str, key: str) -> object | None:
     path = _path(kind, key)
     if path is None:
         return None
-    try:
-        with open(path, "rb") as file:
-            data = file.read(_MAX_BYTES + 1)
-    except OSError:
-        return None
+    data = _pending.get(path)
+    if data is None:
+        try:
+            with open(path, "rb") as file:
+                data = file.read(_MAX_BYTES + 1)
+        except OSError:
+            return None
     if len(data) > _MAX_BYTES or not data.startswith(_MAGIC):
         return None
     try:
@@ -80,7 +86,9 @@ def load(kind: str, key: str) -> object | None:
 
 def store(kind: str, key: str, value: object) -> None:
     """Keeps ``value`` (anything ``marshal`` writes: code, str, bytes, numbers, tuples, lists,
-    dicts) under ``kind`` and ``key`` for later processes; a failure to write is ignored."""
+    dicts) under ``kind`` and ``key`` for later processes. The file is written when the process
+    exits (or once many wait), not during the first call that made it; a failure to write is
+    ignored."""
     path = _path(kind, key)
     if path is None:
         return
@@ -90,6 +98,27 @@ def store(kind: str, key: str, value: object) -> None:
         return
     if len(data) > _MAX_BYTES:
         return
+    global _flush_at_exit
+    with _lock:
+        _pending[path] = data
+        if not _flush_at_exit:
+            _flush_at_exit = True
+            atexit.register(flush)
+        full = len(_pending) >= _MAX_PENDING
+    if full:
+        flush()
+
+
+def flush() -> None:
+    """Writes the entries stored so far (at exit, or when ``_MAX_PENDING`` wait)."""
+    with _lock:
+        entries = list(_pending.items())
+        _pending.clear()
+    for path, data in entries:
+        _write(path, data)
+
+
+def _write(path: str, data: bytes) -> None:
     if os.urandom(1)[0] < 256 // _PRUNE_EVERY:
         _prune(os.path.dirname(path))
     temporary = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
@@ -104,6 +133,14 @@ def store(kind: str, key: str, value: object) -> None:
             raise
     except OSError:
         pass
+
+
+def _forget_pending() -> None:
+    """A forked child leaves its parent's entries to the parent (and has a lock of its own:
+    another thread of the parent may have held it at the fork)."""
+    global _lock
+    _lock = threading.Lock()
+    _pending.clear()
 
 
 def _prune(directory: str) -> None:
@@ -176,3 +213,7 @@ def _path(kind: str, key: str) -> str | None:
             return None
         _usable.add(directory)
     return os.path.join(directory, f"{kind}-{key}.bin")
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pending)

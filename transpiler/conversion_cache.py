@@ -10,7 +10,7 @@ A conversion depends on four things:
   built-in or another function, ``math.exp``, whether a callee is library code).
 
 The key covers the first three: a digest of the file's text, and the size and modification
-time of the files of the ``transpiler`` and ``gast`` modules loaded at the first conversion.
+time of the converter's files (``_converter_fingerprint``).
 The last is kept in the entry: every name the converters looked up, with a description of what
 it named (``describe``). An entry is used only when each name still describes the same.
 A conversion that fails is not kept: it fails again, with its message, in the next process.
@@ -28,7 +28,7 @@ from runtime import code_cache, config
 from transpiler import parsing
 
 _fingerprint: str | None = None
-_CONVERTER_PACKAGES = ("transpiler.", "gast.")
+_CONVERTER_PACKAGES = ("transpiler", "gast")
 # file -> (its lines in linecache, their digest): a file whose lines linecache still holds is
 # not hashed again.
 _file_digests: dict[str, tuple[list, str]] = {}
@@ -135,13 +135,17 @@ def _file_digest(filename: str, module_globals: dict) -> str | None:
 
 
 def _converter_fingerprint() -> str:
-    """The converter's version: the size and modification time of the files of the
-    ``transpiler`` and ``gast`` modules loaded (an edited converter makes a new key)."""
+    """The converter's version. Installed (in ``site-packages``), its package's first file's
+    size and modification time: an installation writes every file anew. Otherwise (a working
+    copy, perhaps being edited), those of every ``transpiler`` and ``gast`` module loaded."""
     global _fingerprint
     if _fingerprint is None:
         modules = sys.modules
+        names = ["transpiler", "gast"] if _installed(getattr(modules.get("transpiler"),
+                                                              "__file__", None)) \
+            else sorted(name for name in list(modules) if name.startswith(_CONVERTER_PACKAGES))
         stats = []
-        for name in sorted(name for name in list(modules) if name.startswith(_CONVERTER_PACKAGES)):
+        for name in names:
             path = getattr(modules.get(name), "__file__", None)
             if path:
                 try:
@@ -151,3 +155,8 @@ def _converter_fingerprint() -> str:
                 stats.append(f"{name} {info.st_size} {info.st_mtime_ns}")
         _fingerprint = code_cache.digest("\n".join(stats))
     return _fingerprint
+
+
+def _installed(path: str | None) -> bool:
+    parts = os.path.normpath(path or "").split(os.sep)
+    return "site-packages" in parts or "dist-packages" in parts

@@ -129,6 +129,8 @@ def test_a_file_that_changed_converts_again(cache, conversions, tmp_path, monkey
 def test_damaged_entries_are_converted_again(cache, conversions):
     sample = _sample_functions()[0]
     code = transpiler.to_code(sample.fn)
+    assert list(cache.iterdir()) == []  # written when the process exits
+    code_cache.flush()
     entries = list(cache.iterdir())
     assert entries
     for entry in entries:
@@ -137,6 +139,7 @@ def test_damaged_entries_are_converted_again(cache, conversions):
     clear_conversion_cache()
     assert transpiler.to_code(sample.fn) == code
     assert conversions[0] == 2
+    code_cache.flush()  # the entry made again
     for entry in cache.iterdir():
         entry.write_bytes(b"not an entry")
     clear_conversion_cache()
@@ -290,3 +293,27 @@ def test_a_file_of_the_same_size_and_time_with_other_text_converts_again(cache, 
     clear_conversion_cache()
     assert "x * 3.0" in transpiler.to_code(copied_module.f)
     assert conversions[0] == 2
+
+
+def test_an_edited_converter_changes_every_key(tmp_path, monkeypatch):
+    import types as module_types
+
+    from transpiler import conversion_cache
+    converter = tmp_path / "fake_converter.py"
+    converter.write_text("RULE = 1\n")
+    monkeypatch.setitem(sys.modules, "transpiler.fake_converter",
+                        module_types.SimpleNamespace(__file__=str(converter)))
+    monkeypatch.setattr(conversion_cache, "_fingerprint", None)
+    monkeypatch.setattr(conversion_cache, "_installed", lambda path: False)  # a working copy
+    before = conversion_cache._converter_fingerprint()
+    converter.write_text("RULE = 22\n")
+    monkeypatch.setattr(conversion_cache, "_fingerprint", None)
+    assert conversion_cache._converter_fingerprint() != before
+
+
+def test_an_installed_converter_is_known_by_its_package_file():
+    from transpiler import conversion_cache
+    site = os.path.join("/usr", "lib", "python3", "site-packages", "transpiler", "__init__.py")
+    assert conversion_cache._installed(site)
+    assert not conversion_cache._installed(os.path.join("/home", "me", "eager2graph",
+                                                        "transpiler", "__init__.py"))

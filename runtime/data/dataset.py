@@ -22,6 +22,7 @@ from runtime.data import structure
 from runtime.data.batching import Batch, PaddedBatch, Unbatch
 from runtime.data.combining import ChooseFromDatasets, Concatenate, FlatMap, Interleave, Zip
 from runtime.data.generator import FromGenerator, generator_args
+from runtime.data.grouping import GroupByWindow, bucket_key
 from runtime.data.generator import signature as generator_signature
 from runtime.data.graph_loop import dataset_loop, single_element, single_element_message
 from runtime.data.iteration import Iterator, NumpyIterator
@@ -198,6 +199,64 @@ class Dataset:
                 "Dataset.rebatch with a list of batch sizes (one per replica) is not supported "
                 "yet; give one batch size, or unbatch and batch the pieces yourself.")
         return self.unbatch().batch(batch_size, drop_remainder)
+
+    def group_by_window(self, key_func: Callable, reduce_func: Callable, window_size=None,
+                        window_size_func: Callable | None = None,
+                        name: str | None = None) -> "Dataset":
+        """Elements gathered by ``key_func`` (a scalar integer) into windows of
+        ``window_size`` (or ``window_size_func(key)``); each full window, and at the end each
+        partial one in the order of their keys, becomes the elements of
+        ``reduce_func(key, window_dataset)``."""
+        if (window_size is None) == (window_size_func is None):
+            raise ValueError("Dataset.group_by_window: give exactly one of window_size and "
+                             "window_size_func.")
+        if window_size_func is None:
+            size = int(np.asarray(window_size))
+            window_size_func = lambda key: size  # noqa: E731 - one size for every key
+        return Dataset(GroupByWindow(self._node, converted(key_func), converted(reduce_func),
+                                     window_size_func, Dataset, _node_of))
+
+    def bucket_by_sequence_length(self, element_length_func: Callable, bucket_boundaries,
+                                  bucket_batch_sizes, padded_shapes=None, padding_values=None,
+                                  pad_to_bucket_boundary: bool = False, no_padding: bool = False,
+                                  drop_remainder: bool = False,
+                                  name: str | None = None) -> "Dataset":
+        """Batches of elements of similar length: an element of length ``n`` goes to the
+        bucket ``[b_i, b_(i+1))`` holding ``n`` (``bucket_boundaries``: increasing; the first
+        bucket starts at 0, the last never ends), each bucket is batched by its own
+        ``bucket_batch_sizes`` entry and padded to its longest element (to the bucket's
+        boundary minus one with ``pad_to_bucket_boundary``; not at all with ``no_padding``)."""
+        boundaries = [int(b) for b in bucket_boundaries]
+        sizes = [int(b) for b in bucket_batch_sizes]
+        if len(sizes) != len(boundaries) + 1:
+            raise ValueError(f"Dataset.bucket_by_sequence_length: bucket_batch_sizes needs one "
+                             f"entry per bucket, len(bucket_boundaries) + 1 = "
+                             f"{len(boundaries) + 1}, got {len(sizes)}.")
+        if any(a >= b for a, b in zip(boundaries, boundaries[1:])):
+            raise ValueError(f"Dataset.bucket_by_sequence_length: bucket_boundaries must "
+                             f"increase, got {boundaries}.")
+        bucket_of = bucket_key(boundaries)
+        length_func = converted(element_length_func)
+
+        def key(*element):
+            return np.int64(bucket_of(int(np.asarray(length_func(*element)))))
+
+        def batched(bucket, window):
+            if no_padding:
+                return window.batch(sizes[bucket], drop_remainder)
+            shapes = padded_shapes
+            if pad_to_bucket_boundary:
+                if bucket >= len(boundaries):
+                    raise InvalidArgumentError(
+                        f"Dataset.bucket_by_sequence_length: with pad_to_bucket_boundary=True "
+                        f"every element must be shorter than the last boundary "
+                        f"({boundaries[-1]}).")
+                shapes = structure.map_leaves(
+                    lambda spec: [boundaries[bucket] - 1 if d is None else d
+                                  for d in spec.shape], padded_shapes or window.element_spec)
+            return window.padded_batch(sizes[bucket], shapes, padding_values, drop_remainder)
+
+        return self.group_by_window(key, batched, window_size_func=lambda bucket: sizes[bucket])
 
     def unbatch(self, name: str | None = None) -> "Dataset":
         """Each element split along its first dimension."""

@@ -419,3 +419,23 @@ def test_get_single_element_in_a_traced_function():
 def test_unstaged_forms_say_why_and_what_to_do(make, message):
     with pytest.raises(rt.data.StagingError, match=re.escape(message)):
         rt.data.staged(make())
+
+
+def test_group_by_window_takes_one_window_size_and_is_not_staged():
+    numbers = rt.data.Dataset.range(6)
+    for sizes in ({}, {"window_size": 2, "window_size_func": lambda key: 2}):
+        with pytest.raises(ValueError, match="exactly one of window_size and window_size_func"):
+            numbers.group_by_window(lambda x: x % 2, lambda key, w: w.batch(2), **sizes)
+    with pytest.raises(rt.errors.InvalidArgumentError, match="scalar integer tensor"):
+        list(numbers.group_by_window(lambda x: x * 1.5, lambda key, w: w, window_size=2))
+    grouped = numbers.group_by_window(lambda x: x % 2, lambda key, w: w.batch(2), window_size=2)
+
+    @rt.function
+    def total():
+        return rt.data.dataset_loop(grouped, lambda e, s: s + rt.reduce_sum(e),
+                                    (rt.constant(np.int64(0)),))
+    with pytest.raises(rt.data.StagingError, match="group_by_window gives windows that are "
+                                                   "datasets"):
+        total()
+    with pytest.raises(ValueError, match="one entry per bucket"):
+        numbers.bucket_by_sequence_length(lambda x: 1, [2, 4], [1, 2])

@@ -117,3 +117,28 @@ def get_next_until_out_of_range(tf):
         except tf.errors.OutOfRangeError:
             break
     return batches
+
+
+def group_by_window_and_buckets(tf):
+    """Windows by key (full ones at once, the rest in the order of their keys at the end),
+    a window size per key, tuple elements, and sequences batched by length buckets: padded to
+    the longest, to the bucket's boundary, or not padded with drop_remainder."""
+    numbers = tf.data.Dataset.range(10)
+    by_three = numbers.group_by_window(lambda x: x % 3, lambda key, w: w.batch(2), window_size=2)
+    sized = numbers.group_by_window(lambda x: x % 2,
+                                    lambda key, w: w.map(lambda v: v * 10 + key).batch(5),
+                                    window_size_func=lambda key: 2 + key)
+    pairs = tf.data.Dataset.from_tensor_slices((tf.range(6), tf.range(6) * 2))
+    tuples = pairs.group_by_window(lambda a, b: tf.cast(a % 2, tf.int64), lambda key, w: w.batch(3),
+                                   window_size=3)
+    sequences = [[1], [1, 2, 3], [1, 2], [1, 2, 3, 4, 5], [7], [8, 9, 1, 2], [3, 3, 3]]
+    ragged = tf.data.Dataset.from_generator(lambda: iter(sequences),
+                                            output_signature=tf.TensorSpec([None], tf.int32))
+    length = lambda x: tf.shape(x)[0]  # noqa: E731
+    buckets = [ragged.bucket_by_sequence_length(length, [2, 4], [2, 2, 2]),
+               ragged.bucket_by_sequence_length(length, [3, 6], [2, 2, 2],
+                                                pad_to_bucket_boundary=True),
+               ragged.bucket_by_sequence_length(length, [2, 4], [3, 1, 2], drop_remainder=True)]
+    return ([b.numpy() for b in by_three], [b.numpy() for b in sized],
+            [(a.numpy(), b.numpy()) for a, b in tuples],
+            [[x.numpy() for x in dataset] for dataset in buckets])

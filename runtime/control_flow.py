@@ -78,7 +78,7 @@ def _leaf_to_graph(leaf, graph: Graph, dtype: np.dtype | None = None) -> Symboli
     if type(leaf) is SymbolicTensor:
         return leaf if leaf.graph is graph else graph.capture(substitute(leaf))
     if type(leaf) is EagerTensor:
-        return constant_in_graph(graph, leaf.numpy(), key_object=leaf)
+        return constant_in_graph(graph, leaf._value, key_object=leaf)
     read = getattr(leaf, "_read_value_for_op", None)
     if read is not None:
         with tracing.building(graph):

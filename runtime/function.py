@@ -527,7 +527,7 @@ def _graph_outputs(result, graph: Graph):
         if type(leaf) is SymbolicTensor:
             return leaf if leaf.graph is graph else graph.capture(leaf)
         if type(leaf) is EagerTensor:
-            return constant_in_graph(graph, leaf.numpy())
+            return constant_in_graph(graph, leaf._value)
         if isinstance(leaf, dtypes.PYTHON_SCALARS):
             return constant_in_graph(graph, _exact_array(leaf))
         if isinstance(leaf, (np.ndarray, np.generic)):

@@ -152,9 +152,11 @@ class EagerTensor(Tensor):
     def shape(self) -> ShapeTuple:
         return ShapeTuple(self._value.shape)
 
-    def numpy(self) -> np.ndarray:
-        """The value as a NumPy array (0-d for scalars)."""
-        return self._value
+    def numpy(self) -> np.ndarray | np.generic:
+        """The value as a NumPy array, or a NumPy scalar (``np.float32(2.5)``) for a scalar,
+        as TensorFlow gives it."""
+        value = self._value
+        return value[()] if value.ndim == 0 else value
 
     def __array__(self, dtype=None, copy=None):
         if dtype is not None and dtype != self._value.dtype:

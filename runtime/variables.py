@@ -135,7 +135,7 @@ class Variable:
                 self._assign(pending, "initialize")
                 return
             initial_value = self._static_initial_value
-        value = constant(initial_value, dtype).numpy().copy()
+        value = np.array(constant(initial_value, dtype).numpy())  # a copy of its own
         value.flags.writeable = False  # reads hand this array out; it changes only by assignment
         self._value = value
         self.dtype = value.dtype

@@ -12,6 +12,8 @@ import functools
 import inspect
 from typing import Callable
 
+import numpy as np
+
 from runtime import nest, tracing
 from runtime.autodiff import recording
 from runtime.graph import node_id_mark
@@ -134,7 +136,7 @@ def custom_gradient(f: Callable) -> Callable:
         attrs = {"num_outputs": len(results), "rule": rule}
         inputs = results + arguments + read_values
         if graph is None:
-            outputs = [EagerTensor(value.numpy()) for value in results]
+            outputs = [EagerTensor(np.asarray(value.numpy())) for value in results]
             recording.record(CUSTOM_GRADIENT, inputs, attrs,
                              outputs[0] if len(outputs) == 1 else tuple(outputs))
         else:
@@ -153,7 +155,7 @@ def _is_variable(value) -> bool:
 def _in_graph(value: Tensor, graph):
     if isinstance(value, SymbolicTensor):
         return graph.capture(value)
-    return constant_in_graph(graph, value.numpy(), key_object=value)
+    return constant_in_graph(graph, np.asarray(value.numpy()), key_object=value)
 
 
 def _trainable_reads(reads: list) -> tuple[list, list]:

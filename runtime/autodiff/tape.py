@@ -151,7 +151,7 @@ class GradientTape:
         if self._graph is None or tracing.current_graph() is None:
             return value
         if type(value) is EagerTensor:
-            return constant_in_graph(self._graph, value.numpy(), key_object=value)
+            return constant_in_graph(self._graph, value._value, key_object=value)
         if type(value) is SymbolicTensor and value.graph is not self._graph:
             try:
                 return self._graph.capture(value)

@@ -176,7 +176,7 @@ def _dims(shape) -> tuple:
 
 
 def _pad_column(column, target, value, position: int) -> EagerTensor:
-    arrays = [leaf.numpy() for leaf in column]
+    arrays = [np.asarray(leaf.numpy()) for leaf in column]
     rank = arrays[0].ndim
     if any(a.ndim != rank for a in arrays):
         raise ValueError(f"Dataset.padded_batch: component {position} has elements of "

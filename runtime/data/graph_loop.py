@@ -39,10 +39,19 @@ class StagedDataset:
     ``more``) only inside the loop's body (and test): it adds ops to the current graph.
     """
 
-    def __init__(self, plan: Plan):
+    def __init__(self, plan: Plan, start=None, finish: Callable[[Tensor], Any] | None = None):
+        """``start``: the first element's index (an int64 scalar; 0 when None). ``finish``: is
+        given the step counter the loop ended with (where an iterator goes on)."""
         self.plan = plan
         self.sizes = [len(stage.initial) for stage in plan.stages]
-        self.counters: tuple = (index(0),) + tuple(v for s in plan.stages for v in s.initial)
+        self.counters: tuple = (index(0) if start is None else start,) \
+            + tuple(v for s in plan.stages for v in s.initial)
+        self._finish = finish
+
+    def finish(self, counters: Sequence) -> None:
+        """Called with the loop's final counters, after the loop."""
+        if self._finish is not None:
+            self._finish(counters[0])
 
     def _split(self, counters: Sequence) -> tuple:
         states, at = [], 1

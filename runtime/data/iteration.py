@@ -4,8 +4,9 @@ An iterator made inside a function being traced gives eager tensors (it computes
 outside the trace, and the traced code sees constants: each call makes the iterator anew). An
 iterator made outside and advanced with ``next()`` inside a traced function is state, as in
 TensorFlow: its position becomes an int64 variable, and each call of the graph reads the
-element at that position and advances it (past the end, ``OutOfRangeError``); eager ``next()``
-continues from the same position. A dataset that holds symbolic tensors has no values to
+element at that position and advances it (past the end, ``OutOfRangeError``); a converted
+``for`` loop over it is a graph loop from that position, which it leaves where the loop
+stopped; eager ``next()`` continues from the same position. A dataset that holds symbolic tensors has no values to
 iterate in Python: only a graph loop can.
 """
 
@@ -17,6 +18,7 @@ import numpy as np
 
 from runtime import tracing
 from runtime.data import structure
+from runtime.data.graph_loop import StagedDataset
 from runtime.data.node import Node
 from runtime.errors import OutOfRangeError
 from runtime.ops.io_ops import assert_
@@ -41,17 +43,12 @@ class Iterator:
         self._position = None  # the position variable, once next() ran in a graph
 
     def __iter__(self) -> "Iterator":
-        if tracing.is_tracing() and not self._made_in_trace:
+        if self.stages_in_trace():
             raise NotImplementedError(
-                "a for loop over an iterator made outside the function being traced is not "
-                "supported: loop over the dataset itself (a graph loop), or call next() on the "
-                "iterator, which advances it on every call.")
-        if tracing.is_tracing() and self._position is not None:
-            raise NotImplementedError(
-                "a for loop over an iterator that next() advanced inside a graph loop or branch "
-                "is not supported (how far it got is only known when the graph runs): loop over "
-                "the dataset itself with the elements taken skipped (dataset.skip(n)), or keep "
-                "calling next() on the iterator.")
+                "a Python for loop over an iterator whose position is state of the function "
+                "being traced (made outside it, or advanced by next() in a graph loop) cannot "
+                "run while tracing: convert the function (transpiler.function), whose for loop "
+                "over it is a graph loop, or call next() on the iterator.")
         return self
 
     def __next__(self) -> Any:
@@ -78,8 +75,20 @@ class Iterator:
                 "after a filter. Loop over the dataset inside the function instead.")
         return plan
 
-    def _next_in_graph(self) -> Any:
+    def stages_in_trace(self) -> bool:
+        """Whether a loop over this iterator in the function being traced is a graph loop (its
+        position is state of the graph: made outside, or advanced in the graph before)."""
+        return tracing.is_tracing() and (not self._made_in_trace or self._position is not None)
+
+    def staged(self) -> StagedDataset:
+        """A graph loop over the rest of the elements, from the iterator's position, which the
+        loop leaves where it stopped (after the element a ``break`` left on), as TensorFlow's
+        for loop over an iterator does."""
         plan = self._indexed_plan()
+        position = self._position_variable()
+        return StagedDataset(plan, start=position.value(), finish=position.assign)
+
+    def _position_variable(self) -> Variable:
         if self._position is None:
             with tracing.eager_scope():
                 self._position = Variable(np.int64(self._consumed), trainable=False,
@@ -87,11 +96,16 @@ class Iterator:
             if self._made_in_trace:  # each call starts where the eager steps of the trace end
                 with tracing.building(self._graph):
                     self._position.assign(np.int64(self._consumed))
-        i = self._position.value()
+        return self._position
+
+    def _next_in_graph(self) -> Any:
+        plan = self._indexed_plan()
+        position = self._position_variable()
+        i = position.value()
         if plan.length is not None:
             assert_(i < plan.length, "End of sequence", error="out_of_range")
         element = plan.element_at(i)
-        self._position.assign_add(np.int64(1))
+        position.assign_add(np.int64(1))
         return element
 
     def _next_at_position(self) -> Any:
@@ -132,5 +146,4 @@ class NumpyIterator:
 
 
 def _to_numpy(tensor):
-    value = tensor.numpy()
-    return value[()] if value.ndim == 0 else value
+    return tensor.numpy()

@@ -122,7 +122,7 @@ def _refuse_lists_of_numbers(name: str, value) -> None:
 
 def _as_array(value) -> np.ndarray:
     if isinstance(value, Tensor):
-        return value.numpy()
+        return np.asarray(value.numpy())
     array = np.asarray(value)
     if array.dtype == np.float64:
         array = array.astype(np.float32)  # as Keras converts float64 data to floatx

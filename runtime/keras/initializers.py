@@ -72,17 +72,17 @@ class _Random(Initializer):
     def _uniform(self, shape, low, high, dtype):
         if self.seed is not None:
             return np.random.default_rng(self.seed).uniform(low, high, shape).astype(dtype)
-        return random_ops.uniform(shape, low, high, dtype=dtype).numpy()
+        return random_ops.uniform(shape, low, high, dtype=dtype)._value
 
     def _normal(self, shape, stddev, dtype, mean=0.0):
         if self.seed is not None:
             return (mean + stddev * np.random.default_rng(self.seed).standard_normal(shape)
                     ).astype(dtype)
-        return random_ops.normal(shape, mean, stddev, dtype=dtype).numpy()
+        return random_ops.normal(shape, mean, stddev, dtype=dtype)._value
 
     def _truncated(self, shape, stddev, dtype, mean=0.0):
         if self.seed is None:
-            return random_ops.truncated_normal(shape, mean, stddev, dtype=dtype).numpy()
+            return random_ops.truncated_normal(shape, mean, stddev, dtype=dtype)._value
         rng = np.random.default_rng(self.seed)
         draw = rng.standard_normal(shape)
         outside = np.abs(draw) > 2

@@ -28,7 +28,7 @@ def constant(value, dtype=None) -> EagerTensor:
     """An eager tensor. Python int -> int32, float -> float32, bool -> bool; arrays keep dtype."""
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
     if isinstance(value, Tensor):
-        value = value.numpy()
+        value = np.asarray(value.numpy())
     array = dtypes.to_array(value, dtype)
     if array is value or (isinstance(value, np.ndarray) and np.shares_memory(array, value)):
         array = array.copy()  # the tensor must not change when the caller's array does

@@ -37,7 +37,7 @@ def _result_array(op_name: str, func: Callable, position: int, value, dtype: np.
     """One returned value as an array of ``dtype``: tensors (and for ``numpy_function``, NumPy
     arrays) must have it already; Python numbers and lists are converted to it."""
     if isinstance(value, Tensor):
-        array = value.numpy()
+        array = np.asarray(value.numpy())
     elif isinstance(value, (np.ndarray, np.generic)):
         array = np.asarray(value)
         if cast_arrays:

@@ -31,6 +31,8 @@ from __future__ import annotations
 import json
 import os
 
+import numpy as np
+
 from runtime.concrete_function import ConcreteFunction
 from runtime.errors import SavedGraphError
 from runtime.function import Function
@@ -65,7 +67,7 @@ def save(function: ConcreteFunction, path: str | os.PathLike) -> None:
             "graph": encode_graph(function.graph, writer)}
     body["variables"] = [{"name": v.name, "trainable": v.trainable} for v in writer.variables]
     arrays = dict(writer.arrays)
-    arrays.update({f"variable{i}": v.numpy() for i, v in enumerate(writer.variables)})
+    arrays.update({f"variable{i}": np.asarray(v.numpy()) for i, v in enumerate(writer.variables)})
     write_archive(os.fspath(path), json.dumps(body, allow_nan=False).encode(), arrays)
 
 

@@ -44,7 +44,7 @@ def compare(fn, *args, rtol: float = 1e-5):
     """Exports ``fn`` (a traced function) for ``args``, runs it jitted, compares."""
     concrete = fn.get_concrete_function(*args)
     exported = jax.jit(rt.export.jax(concrete))
-    tensors = [a for a in args if isinstance(a, (np.ndarray, rt.Tensor, list))]
+    tensors = [a for a in args if isinstance(a, (np.ndarray, np.generic, rt.Tensor, list))]
     assert_same(concrete(*args), exported(*(np.asarray(a) if isinstance(a, rt.Tensor) else a
                                             for a in tensors)), rtol)
 

@@ -311,3 +311,33 @@ def next_in_a_graph_loop(tf):
 
     ds = tf.data.Dataset.range(1, 9).map(lambda x: x * 2)
     return f(ds, 3), f(ds, 2)
+
+
+def for_loop_over_an_iterator_argument(tf):
+    """A for loop over an iterator passed to a tf.function goes on from its position and
+    leaves it where the loop stopped (a break leaves the element after the one that broke
+    out); next() outside continues from there."""
+    @tf.function
+    def sum_until(iterator, limit):
+        total = tf.constant(0, tf.int64)
+        for x in iterator:
+            if x > limit:
+                break
+            total += x
+        return total
+
+    @tf.function
+    def weighted(iterator):
+        total = tf.constant(0.0, tf.float64)
+        for a, b in iterator:
+            total += tf.reduce_sum(a * b)
+        return total
+
+    numbers = iter(tf.data.Dataset.range(12))
+    first = next(numbers)
+    sums = [sum_until(numbers, tf.constant(limit, tf.int64)) for limit in (3, 7)]
+    after = next(numbers)
+    rest = sum_until(numbers, tf.constant(100, tf.int64))
+    pairs = tf.data.Dataset.from_tensor_slices((tf.range(6.0, dtype=tf.float64),
+                                                tf.range(6.0, dtype=tf.float64) * 10)).batch(4)
+    return first, sums, after, rest, weighted(iter(pairs))

@@ -148,11 +148,36 @@ def next_in_a_loop_then_a_for_loop(ds, n):
     return s
 
 
-def test_a_for_loop_over_an_iterator_advanced_in_a_graph_loop_says_so():
-    """The iterator was made inside the function: the error says what is not supported (its
-    position is graph state after next() in a graph loop), not that it was made outside."""
+def test_a_for_loop_over_an_iterator_advanced_in_a_graph_loop_goes_on_from_there():
+    """The iterator was made inside the function and next() advanced it in a graph loop: its
+    position is graph state, and the for loop is a graph loop from that position."""
     data = rt.data.Dataset.range(5)
     assert int(next_in_a_loop_then_a_for_loop(data, rt.constant(2))) == 1234  # eagerly
-    with pytest.raises(NotImplementedError, match=r"a for loop over an iterator that next\(\) "
-                                                  r"advanced inside a graph loop or branch"):
-        function(next_in_a_loop_then_a_for_loop)(data, rt.constant(2))
+    traced = function(next_in_a_loop_then_a_for_loop)
+    assert int(traced(data, rt.constant(2))) == 1234
+    assert int(traced(data, rt.constant(3))) == 334  # 0 + 1 + 2, then 3 and 4
+
+
+def sum_until(itr, limit):
+    s = rt.constant(0, rt.int64)
+    for x in itr:
+        if x > limit:
+            break
+        s += x
+    return s
+
+
+def test_a_for_loop_over_an_iterator_passed_in_leaves_it_where_the_loop_stopped():
+    """As TensorFlow: the loop goes on from the iterator's position; after a break the next
+    element is the one after the element that broke out; a Python for loop refuses with a
+    way out."""
+    itr = iter(D.range(10))
+    traced = function(sum_until)
+    assert int(next(itr)) == 0
+    assert int(traced(itr, rt.constant(3, rt.int64))) == 1 + 2 + 3
+    assert int(next(itr)) == 5  # 4 broke out of the loop
+    assert int(traced(itr, rt.constant(100, rt.int64))) == 6 + 7 + 8 + 9
+    with pytest.raises(StopIteration):
+        next(itr)
+    with pytest.raises(NotImplementedError, match="convert the function"):
+        rt.function(sum_until)(iter(D.range(3)), rt.constant(1, rt.int64))

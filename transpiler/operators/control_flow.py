@@ -614,6 +614,7 @@ class _GraphLoop:
                        f"assigned inside it, has no value after it (the loop must iterate at "
                        f"least once to initialize {listed}). Give it a value before the loop.")
             final = final[:-1]
+        self.final_leading = tuple(final[:lead])  # where the leading counters ended
         return self._returned_after(everything(final[lead:]), produced)
 
     def _returned_after(self, state: tuple, produced: dict) -> tuple:
@@ -994,7 +995,8 @@ def _for_backend(iterable):
     """The backend staging a for loop over ``iterable`` (without making any op); None for a
     Python iterable, which the loop unrolls."""
     if isinstance(iterable, StagedList) or (isinstance(iterable, rt.data.Dataset)
-                                            and tracing.is_tracing()):
+                                            and tracing.is_tracing()) \
+            or (isinstance(iterable, rt.data.Iterator) and iterable.stages_in_trace()):
         return staging.backend_for_runtime()
     if is_sequence(iterable):
         return staging.backend_for_any(tensors_of(iterable))

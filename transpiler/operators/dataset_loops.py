@@ -23,8 +23,11 @@ def graph_dataset_for_stmt(dataset, extra_test: Callable | None, body: Callable[
                            get_state: GetState, set_state: SetState, names: Sequence[str],
                            opts: dict, *, mutates: Sequence[str], outer: Sequence[str],
                            staged: Sequence[str]) -> None:
-    """The runtime backend's ``for`` over an ``rt.data.Dataset``: ``rt.while_loop``."""
-    loop = rt.data.staged(dataset)  # a StagingError says which transformation has no graph form
+    """The runtime backend's ``for`` over an ``rt.data.Dataset`` (or an iterator whose position
+    is state of the graph: the loop goes on from it and leaves it where it stopped):
+    ``rt.while_loop``."""
+    # a StagingError says which transformation has no graph form
+    loop = dataset.staged() if isinstance(dataset, rt.data.Iterator) else rt.data.staged(dataset)
     count = len(loop.counters)
     _reject_mutations(mutates, "a for loop", _ONCE_PER_TRACE)
     with naming_construct("for loop"):
@@ -54,6 +57,7 @@ def graph_dataset_for_stmt(dataset, extra_test: Callable | None, body: Callable[
         final = graph_loop.run(loop_test, loop_body, tuple(loop.counters), opts)
         _refuse_graph_values_outside(outer, names, final, get_state, set_state, before,
                                      "a for loop")
+        loop.finish(graph_loop.final_leading)
         set_state(final)
 
 

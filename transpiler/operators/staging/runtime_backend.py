@@ -25,7 +25,7 @@ class RuntimeBackend:
 
     @staticmethod
     def for_stmt(iterable, *args, **kwargs) -> None:
-        if isinstance(iterable, rt.data.Dataset):
+        if isinstance(iterable, (rt.data.Dataset, rt.data.Iterator)):
             dataset_loops.graph_dataset_for_stmt(iterable, *args, **kwargs)
         else:
             control_flow.graph_for_stmt(iterable, *args, **kwargs)

@@ -288,3 +288,16 @@ def test_a_ragged_list_is_a_clear_error():
         rt.constant([[1, 2], [3]])
     with pytest.raises(TypeError, match="different lengths"):
         rt.add([[1.0], [2.0, 3.0]], 1.0)
+
+
+def test_numpy_of_a_scalar_is_a_numpy_scalar():
+    """As TensorFlow gives it: hashable (a dict key), and an array for every other shape."""
+    label = rt.constant(3)
+    assert type(label.numpy()) is np.int32
+    counts = {}
+    for value in (label, rt.constant(3), rt.constant(4)):
+        counts[value.numpy()] = counts.get(value.numpy(), 0) + 1
+    assert counts == {3: 2, 4: 1}
+    assert type(rt.constant(2.5, rt.float64).numpy()) is np.float64
+    assert isinstance(rt.constant([1.0]).numpy(), np.ndarray)
+    assert rt.Variable(1.5).numpy() == np.float32(1.5) and rt.Variable([1.5]).numpy().shape == (1,)

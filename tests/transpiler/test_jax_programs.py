@@ -34,7 +34,6 @@ KNOWN_FAILURES = {
     "idioms.count_positive_generator": "sum() of a generator with a traced condition",
     "idioms.prime_by_for_else": "a variable assigned before a break and in a for loop's "
                                 "else clause: refused as undefined in a branch",
-    "idioms.reversed_range": "reversed(range(traced n))",
     "idioms.mixed_increment": "1 if v > 0 else 0.5: an int and a float from a traced ternary",
     "transforms.grow_until": "unbounded while under jax.grad",
     "transforms.power_traced_n": "range(traced n) under jax.grad",

@@ -19,7 +19,8 @@ jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
 from tests.transpiler.staging_samples import (  # noqa: E402
-    stepped_sum, total_of_first, zero_step_sum, zipped_and_enumerated)
+    reversed_weighted, rotated, stepped_sum, total_of_first, zero_step_sum,
+    zipped_and_enumerated)
 from transpiler import convert, set_loop_options  # noqa: E402
 
 
@@ -258,6 +259,12 @@ for x in range(-2, 11):
         got = f(jnp.asarray(x, "int64"), jnp.asarray(n, "int64"))
         assert got.dtype == jnp.int64 and int(got) == clipped_sum(x, n), (x, n, got)
 assert int(jax.jit(convert(collatz_steps))(jnp.int64(837799))) == 524
+from tests.transpiler.staging_samples import extended_gcd
+for a, b in ((240, 46), (17, 5)):
+    got = jax.jit(convert(extended_gcd))(jnp.int32(a), jnp.int32(b))
+    expected = extended_gcd(jnp.int32(a), jnp.int32(b))
+    assert [g.dtype for g in got] == [jnp.int32] * 2 and [int(g) for g in got] == [
+        int(e) for e in expected], (a, b, got)
 print("ok")
 """
 
@@ -490,6 +497,25 @@ def counter_next_to_int8(xs, n):
 def test_the_counter_of_a_traced_range_is_weak_as_a_python_int():
     result = _jit(counter_next_to_int8)(jnp.zeros(2, jnp.int8), jnp.int32(3))
     assert result.dtype == jnp.int8 and result.tolist() == [3, 3]
+
+
+@pytest.mark.parametrize("dtype, first, second", [
+    (jnp.int8, 1, 0), (jnp.float16, 1.0, 0.0), (jnp.int32, 1, 0), (jnp.float32, 1.0, 0.0)])
+def test_python_numbers_swapped_in_a_loop_take_the_dtype_the_loop_settles_on(dtype, first,
+                                                                            second):
+    # ``v`` becomes ``b``'s dtype in the first iteration, ``u`` in the second: lax promotes a
+    # weak carry once, so the carry is promoted until an iteration keeps its types.
+    jitted = jax.jit(convert(lambda b: rotated(b, first, second)))
+    for b in (2, 4):
+        b = jnp.asarray(b, dtype)
+        expected, got = rotated(b, first, second), jitted(b)
+        assert got.dtype == expected.dtype and float(got) == float(expected), (dtype, b)
+
+
+def test_reversed_range_of_traced_bounds_counts_down_as_python():
+    jitted = jax.jit(convert(reversed_weighted))
+    for bounds in ((0, 5, 1), (9, 2, -3), (5, 0, 1), (3, -4, -2), (1, 2, 5)):
+        assert int(jitted(*map(jnp.int32, bounds))) == reversed_weighted(*bounds), bounds
 
 
 def stop_early(n):

@@ -79,10 +79,23 @@ def _decide(fn):
     return convert_or_warn(fn)
 
 
+def _module_forward(obj):
+    """A PyTorch module's ``forward`` to call for ``obj(...)`` (see ``staging.torch_modules``),
+    or None: PyTorch is not imported, or the module must be called itself."""
+    if "torch" not in sys.modules:
+        return None
+    from transpiler.operators.staging.torch_modules import forward_to_convert
+    return forward_to_convert(obj)
+
+
 def _converted_callable_object(obj):
     """Instances with a Python ``__call__`` (layers, models) have that method converted."""
     if isinstance(obj, (type, functools.partial)) or not callable(obj):
         return obj
+    forward = _module_forward(obj)
+    if forward is not None:
+        converted_forward = converted(forward)
+        return obj if converted_forward is forward else converted_forward
     call = getattr(type(obj), "__call__", None)
     if not isinstance(call, types.FunctionType) or is_library_code(call):
         return obj

@@ -434,7 +434,7 @@ def _while_backend(test_value):
     """The backend staging a while loop whose test gave ``test_value``; None for Python."""
     if _staged_in_graph(test_value):
         return staging.backend_for_runtime()
-    return staging.backend_for(test_value)
+    return staging.backend_for_loop_test(test_value)
 
 
 def graph_while_stmt(test: Callable, body: Callable, get_state: GetState, set_state: SetState,

@@ -129,22 +129,32 @@ def backend_for_any(values: Iterable):
 
 def backend_for_bounds(bounds: Iterable):
     """The backend staging ``range(*bounds)``: the one of a staged bound, or PyTorch's for a
-    symbolic int that Python's range cannot take: one known only when the program runs
-    (``n.item()``), or, under ``torch.export``, a size of a dimension exported as dynamic,
-    which range would fix to the value traced. (Under ``torch.compile`` range fixes a size as
-    plain PyTorch does: Dynamo then compiles again for another size, and the loop unrolls.)"""
+    symbolic int that Python's range cannot take without fixing it to the value traced: one
+    known only when the program runs (``n.item()``), a size of a dimension exported as
+    dynamic, or a Python int that ``torch.compile`` made dynamic after a second value (fixing
+    it would compile again for every value, up to Dynamo's recompile limit)."""
     backend = backend_for_any(bounds)
-    if backend is None and any(_stays_symbolic(bound) for bound in bounds):
+    if backend is None and any(is_torch_symbolic(bound) for bound in bounds):
         return _backend("torch")
     return backend
 
 
-def _stays_symbolic(value) -> bool:
+def backend_for_loop_test(value):
+    """The backend staging a while loop whose test gave ``value``: the one of a staged value,
+    or PyTorch's for a comparison of symbolic ints (``i < n`` with an ``n`` that
+    ``torch.compile`` made dynamic), which Python would decide by fixing ``n``."""
+    backend = backend_for(value)
+    if backend is None and is_torch_symbolic(value):
+        return _backend("torch")
+    return backend
+
+
+def is_torch_symbolic(value) -> bool:
+    """Whether ``value`` is a symbolic bool or int of a PyTorch trace that is no constant."""
     torch = sys.modules.get("torch")
-    if torch is None or not isinstance(value, getattr(torch, "SymInt", ())):
+    if torch is None or type(value) not in (torch.SymInt, torch.SymBool):
         return False
-    return is_torch_unknown_number(value) or (
-        value.node.is_symbolic() and torch.compiler.is_exporting())
+    return value.node.is_symbolic()
 
 
 class StagedRange:
@@ -163,6 +173,16 @@ class StagedRange:
             return StagedRange(0, args[0], 1)
         start, limit, *delta = args
         return StagedRange(start, limit, delta[0] if delta else 1)
+
+    def __reversed__(self) -> "StagedRange":
+        """``reversed(range(start, limit, delta))``: the range counting down from its last
+        element, ``start + k * delta`` for the largest ``k`` it reaches, to just past
+        ``start``; empty when this one is (its last would then lie before ``start``)."""
+        start, limit, delta = self.start, self.limit, self.delta
+        # A whole step towards the limit, less one, rounds the distance to the last element.
+        sign = (1 if delta > 0 else -1) if isinstance(delta, int) else (delta > 0) * 2 - 1
+        last = start + ((limit - start - sign) // delta) * delta
+        return StagedRange(last, start - delta, -delta)
 
     def __repr__(self) -> str:
         return f"StagedRange({self.start!r}, {self.limit!r}, {self.delta!r})"

@@ -31,6 +31,7 @@ class StagedExpressions:
                              "whichever the condition picks when it runs")
         nouts = len(names) if nouts is None else nouts
         before = cf._state_before(get_state, names)
+        write_back = self.writing_back(before, names, get_state)
         self.refuse_staged_lists(before, names, staged, "an if statement")
         # What the branches start from, kept apart: ``after_if`` may append to the lists of
         # ``before``, and an engine may run a branch again later (for its gradient).
@@ -64,9 +65,15 @@ class StagedExpressions:
                 cond, branch(body, "if"), branch(orelse, "else"), construct="if statement",
                 location=location, names=labelled, check_pair=check_pair, prepare=prepare)
         self.after_if(before, branch_outputs, outputs, [name in staged for name in names])
-        cf._set_state_tolerantly(set_state, get_state, names,
-                                 tuple(outputs) + tuple(before[nouts:]))
+        final = write_back(tuple(outputs) + tuple(before[nouts:]), f"the if statement{location}")
+        cf._set_state_tolerantly(set_state, get_state, names, final)
         return result
+
+    def writing_back(self, before: tuple, names, get_state) -> Callable:
+        """``finish(after, construct)``: the values to set after a staged block that gave
+        ``after`` for the state that was ``before`` (read before the block runs); ``after``
+        itself by default."""
+        return lambda after, construct: after
 
     def branch_outputs(self, outputs: tuple, names, label: str, location: str) -> tuple:
         """What a branch gives the conditional for the variables used after it; a variable

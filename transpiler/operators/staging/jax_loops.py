@@ -26,8 +26,9 @@ from runtime.control_flow import Unset
 from transpiler.operators import control_flow as cf
 from transpiler.operators.tensor_sequences import is_sequence, item_at, length_of
 from transpiler.operators.staging import StagedRange, is_jax_tracer, jax_lists
-from transpiler.operators.staging.jax_values import (condition, describe, is_array, spec_of,
-                                                     staged, weak, zeros_like)
+from transpiler.operators.staging.jax_values import (condition, converted_type, describe,
+                                                     is_array, spec_of, staged, weak,
+                                                     zeros_like)
 from transpiler.operators.variables import (ReturnedNone, Undefined, UndefinedReturnValue,
                                             returns_a_value, returns_none)
 
@@ -199,12 +200,16 @@ class Loop:
         init = (tuple(leading), self._carried(self.initial), False if flag else (),
                 jnp.zeros((), np.asarray(maximum).dtype) if counted else ())
         if bound is not None and not self.exits_early:
-            final = lax.fori_loop(0, bound, lambda _, carry: body_fun(carry), init)
+            final = _weak_carry_settled(
+                lambda init: lax.fori_loop(0, bound, lambda _, carry: body_fun(carry), init),
+                body_fun, init)
         elif bound is not None:
-            final = bounded_while(cond_fun, body_fun, init, bound,
-                                  counts=isinstance(maximum, int))
+            final = _weak_carry_settled(
+                lambda init: bounded_while(cond_fun, body_fun, init, bound,
+                                           counts=isinstance(maximum, int)), body_fun, init)
         else:
-            final = lax.while_loop(cond_fun, body_fun, init)
+            final = _weak_carry_settled(lambda init: lax.while_loop(cond_fun, body_fun, init),
+                                        body_fun, init)
             final = _refusing_reverse_mode(final, self.construct, self.location)
         lead_values, carried, ran, _ = final
         if flag:
@@ -250,6 +255,44 @@ class Loop:
             elif type(new) is ReturnedNone and new is not entering:
                 state[index] = new.inside(here)
         return tuple(state)
+
+
+_CARRY_TYPES_DIFFER = "carry input and carry output must have equal types"
+
+
+def _weak_carry_settled(loop: Callable, body: Callable, init):
+    """``loop(init)``. JAX's loops promote a Python number of the carry (weak) to the dtype
+    one iteration gives it, once; when that made another number change in turn
+    (``u, v = v, b`` with ``u, v = 1, 0`` and an int8 ``b``: ``v`` becomes int8, then ``u``),
+    they refuse the carry, and the numbers are promoted until one iteration keeps every type,
+    as Python's values would change from one iteration to the next."""
+    try:
+        return loop(init)
+    except TypeError as error:
+        if _CARRY_TYPES_DIFFER not in str(error):
+            raise
+    return loop(_settled_weak_carry(body, init))
+
+
+def _settled_weak_carry(body: Callable, init):
+    """``init`` with each weak leaf promoted until ``body`` gives back the types it takes."""
+    flat, tree = jax.tree_util.tree_flatten(init)
+    for _ in range(len(flat) + 1):
+        out = jax.tree_util.tree_leaves(
+            jax.eval_shape(body, jax.tree_util.tree_unflatten(tree, flat)))
+        changed = [_takes_type(spec_of(value), leaving) for value, leaving in zip(flat, out)]
+        if not any(changed):
+            break
+        flat = [converted_type(value, jnp.result_type(value, leaving), leaving.weak_type)
+                if change else value
+                for value, leaving, change in zip(flat, out, changed)]
+    return jax.tree_util.tree_unflatten(tree, flat)
+
+
+def _takes_type(entering: jax.ShapeDtypeStruct, leaving: jax.ShapeDtypeStruct) -> bool:
+    """Whether a carried Python number (weak) takes the type an iteration gives it."""
+    return entering.weak_type and (entering.dtype, entering.weak_type) != (
+        leaving.dtype, leaving.weak_type)
 
 
 def bounded_while(cond_fun: Callable, body_fun: Callable, init, bound: int, *, counts: bool):

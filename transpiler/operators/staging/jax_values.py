@@ -147,6 +147,11 @@ def weak(value):
     return _convert_element_type(value, np.dtype(value.dtype), weak_type=True)
 
 
+def converted_type(value, dtype, weak_type: bool):
+    """``value`` as ``dtype``, weak (standing for a Python number) or not."""
+    return _convert_element_type(value, np.dtype(dtype), weak_type=weak_type)
+
+
 try:
     from jax._src.lax.lax import _convert_element_type
 except ImportError:  # pragma: no cover - another JAX version: the counter keeps its dtype

@@ -16,6 +16,7 @@ their messages are the shared ones of ``transpiler.operators.control_flow``.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Callable, Sequence
 
 import torch
@@ -32,6 +33,7 @@ from transpiler.operators.staging.torch_lifting import (Captured, as_output, dis
                                                         distinct, made, substituting)
 from transpiler.operators.staging.torch_values import (Spec, as_tensor, condition, is_carried,
                                                        joined, same_static)
+from transpiler.operators.places import Place
 from transpiler.operators.variables import Undefined
 
 
@@ -216,6 +218,15 @@ class TorchBackend(StagedExpressions):
 
     range = staticmethod(StagedRange.of)
 
+    def if_stmt(self, *args, **kwargs):
+        with buffer_assignments_unhooked():
+            return super().if_stmt(*args, **kwargs)
+
+    @staticmethod
+    def writing_back(before, names, get_state):
+        """A module's buffer the branches change is written in place."""
+        return module_tensors_written_in_place(before, names, get_state)
+
     def branch_outputs(self, outputs: tuple, names, label: str, location: str) -> tuple:
         """A variable a branch leaves unassigned is checked when the program runs (see
         ``UnassignedInBranch``); one it deletes is still an error."""
@@ -223,6 +234,78 @@ class TorchBackend(StagedExpressions):
                         if type(value) is Undefined and not value.deleted else value
                         for name, value in zip(names, outputs))
         return super().branch_outputs(outputs, names, label, location)
+
+
+def module_tensors_written_in_place(before: tuple, names: Sequence[str],
+                                    get_state: Callable) -> Callable:
+    """``finish(after, construct)``: ``after``, the state after a staged block, where an
+    attribute that held a module's registered buffer ``before`` it (``self.count += 1`` in a
+    branch) is that buffer again, the block's value copied into it: rebinding the attribute to
+    the block's output would leave the module's real buffer unchanged under ``torch.compile``
+    and ``torch.export``, which record a buffer's change only as a change in place. Which
+    attributes hold buffers is read now, before the block rebinds them."""
+    buffers = {index for index, (name, value) in enumerate(zip(names, before))
+               if _is_buffer_of(get_state, name, value)}
+
+    def finish(after: tuple, construct: str) -> tuple:
+        after = list(after)
+        for index in buffers:
+            old, new = before[index], after[index]
+            if new is not old:
+                _check_buffer_value(names[index], old, new, construct)
+                old.copy_(new)
+                after[index] = old
+        return tuple(after)
+    return finish
+
+
+def _check_buffer_value(name: str, old: torch.Tensor, new, construct: str) -> None:
+    if isinstance(new, torch.Tensor) and tuple(new.shape) == tuple(old.shape) \
+            and new.dtype == old.dtype:
+        return
+    shown = (f"a tensor of shape {tuple(new.shape)} and dtype {new.dtype}"
+             if isinstance(new, torch.Tensor) else repr(new))
+    raise rt.errors.GraphTypeError(
+        f"'{name}' is a registered buffer of shape {tuple(old.shape)} and dtype {old.dtype}, "
+        f"and {construct} on a traced PyTorch tensor makes it {shown}. A buffer changed in a "
+        f"staged block is written in place (torch.compile and torch.export record only such "
+        f"changes of a buffer), so give it a value of the same shape and dtype, or keep the "
+        f"value in a plain attribute.")
+
+
+@contextlib.contextmanager
+def buffer_assignments_unhooked():
+    """Inside: assigning a tensor to a module's buffer (``self.count = v``, as ``+=`` does)
+    calls no global buffer-registration hook. ``torch.export`` maps each assigned buffer to
+    the graph node of its new value that way, which a staged block's own values (traced apart,
+    or not recorded at all while the block is discovered) do not have; the block's final value
+    is copied into the buffer instead (``module_tensors_written_in_place``)."""
+    hooks = getattr(torch.nn.modules.module, "_global_buffer_registration_hooks", None)
+    if not hooks:
+        yield
+        return
+    saved = dict(hooks)
+    hooks.clear()
+    try:
+        yield
+    finally:
+        hooks.update(saved)
+
+
+def _is_buffer_of(get_state: Callable, name: str, value) -> bool:
+    """Whether the attribute ``name`` (``self.count``) held ``value`` as a registered buffer of
+    a module."""
+    if not isinstance(value, torch.Tensor) or "." not in name:
+        return False
+    place = Place(get_state, name)
+    if not (place.is_part and place.qn.has_attr):
+        return False
+    try:
+        holder = place.holder()
+    except (LookupError, AttributeError, TypeError, ValueError):
+        return False
+    buffers = getattr(holder, "_buffers", None) if isinstance(holder, torch.nn.Module) else None
+    return buffers is not None and buffers.get(place.qn.attr) is value
 
 
 def _appended_to(old: list, new) -> bool:

@@ -12,6 +12,7 @@ real tensors, as Python. Imported only when PyTorch is.
 
 from __future__ import annotations
 
+import types
 from typing import Callable
 
 import torch
@@ -36,15 +37,54 @@ def outside_dynamo(converted: Callable) -> Callable:
     an optional bias or mask, a string) through the call; run as Python (eagerly), it calls
     ``converted`` directly."""
     marked = torch._dynamo.nonstrict_trace(
-        lambda *args, **kwargs: _boxed(_run_traced(
+        lambda _read, *args, **kwargs: _boxed(_run_traced(
             converted, *_unboxed(args), **_unboxed(kwargs))))
+    global_names = _global_names_read(converted)
 
     def call(*args, **kwargs):
         if not torch.compiler.is_compiling():
             return converted(*args, **kwargs)
-        return _unboxed(marked(*_boxed(args), **_boxed(kwargs)))
+        read = _python_state(args, converted.__globals__, global_names)
+        return _unboxed(marked(read, *_boxed(args), **_boxed(kwargs)))
 
     return call
+
+
+_SCALARS = (bool, int, float, str)
+
+
+def _python_state(args: tuple, namespace: dict, global_names: tuple) -> tuple:
+    """The Python values converted code may decide on that Dynamo would otherwise not see,
+    read here, in the code Dynamo traces, so that it guards on them and compiles again when
+    one changes (the converted function runs outside Dynamo, on the values of its first
+    trace): the ``training`` flag and Python-number attributes of the modules passed in (and
+    their submodules), and the Python-number globals its code names."""
+    values = []
+    for arg in args:
+        if isinstance(arg, torch.nn.Module):
+            for module in arg.modules():
+                values.append(module.training)
+                values += [value for value in module.__dict__.values()
+                           if type(value) in _SCALARS]
+    values += [namespace[name] for name in global_names
+               if name in namespace and type(namespace[name]) in _SCALARS]
+    # An int as a dict key, which Dynamo keeps a constant: passed as itself, it would become
+    # symbolic once it changed (automatic dynamic shapes), and the code, reading the int
+    # itself, would keep the value of its first trace.
+    return tuple({_STATIC_KEY: {value: ()}} if type(value) is int else value
+                 for value in values)
+
+
+def _global_names_read(fn) -> tuple:
+    """The names the code of ``fn`` (and of the functions nested in it) reads, a global
+    among them."""
+    code = getattr(getattr(fn, "__wrapped__", fn), "__code__", None)
+    names, stack = set(), [code] if code is not None else []
+    while stack:
+        code = stack.pop()
+        names.update(code.co_names)
+        stack += [const for const in code.co_consts if isinstance(const, types.CodeType)]
+    return tuple(sorted(names))
 
 
 def _run_traced(fn: Callable, *args, **kwargs):

@@ -397,6 +397,20 @@ def stand_ins(specs: Sequence[tuple], like: Sequence) -> list:
             return [torch.zeros(shape, dtype=dtype) for shape, dtype in specs]
 
 
+def symbolic_numbers(zeros: Sequence) -> list:
+    """Symbolic Python numbers of the kinds of ``zeros`` (ints and floats) whose value the trace
+    does not know, made outside any recording (``.item()``'s kind of number): a loop variable
+    that enters as a Python number while the body is discovered, so that PyTorch promotes it as
+    a Python number (next to an int32 tensor it gives int32). Without a shape environment, the
+    zeros themselves."""
+    shape_env = getattr(torch._guards.detect_fake_mode(), "shape_env", None)
+    if shape_env is None or not zeros:
+        return list(zeros)
+    with disable_proxy_modes_tracing(), shape_env.ignore_fresh_unbacked_symbols():
+        return [shape_env.create_unbacked_symfloat() if isinstance(zero, float)
+                else shape_env.create_unbacked_symint() for zero in zeros]
+
+
 def made(outputs):
     """``outputs`` of a higher-order operator (which bypasses torch functions), noted as made
     inside the blocks being discovered."""

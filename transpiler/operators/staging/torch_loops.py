@@ -22,13 +22,18 @@ from runtime import nest
 from runtime.control_flow import Unset
 from transpiler.operators import control_flow as cf
 from transpiler.operators.control_flow import naming_construct
-from transpiler.operators.staging import StagedRange, is_torch_traced, torch_differentiable
-from transpiler.operators.staging.torch_backend import _refuse_staged_lists
+from transpiler.operators.staging import (StagedRange, is_torch_symbolic, is_torch_traced,
+                                          torch_differentiable)
+from transpiler.operators.staging.torch_backend import (_refuse_staged_lists,
+                                                        buffer_assignments_unhooked,
+                                                        module_tensors_written_in_place)
 from transpiler.operators.staging.torch_lifting import (Captured, as_output, bind, current,
                                                         discover, distinct, made,
-                                                        stand_ins, substituting, unaliased)
+                                                        stand_ins, substituting,
+                                                        symbolic_numbers, unaliased)
 from transpiler.operators.staging.torch_values import (Spec, as_tensor, condition, is_carried,
-                                                       kind, number, same_shape, same_static)
+                                                       kind, number, number_dtype, same_shape,
+                                                       same_static)
 from transpiler.operators.tensor_sequences import python_iterable
 from transpiler.operators.variables import Undefined, UndefinedReturnValue
 
@@ -39,6 +44,16 @@ class _Retype(Exception):
     """An iteration gave a loop variable standing for a Python number another type."""
 
 
+def _adopted_dtype(spec: Spec, after: Spec) -> torch.dtype:
+    """The dtype a loop variable that entered as a Python number (``spec``) carries once an
+    iteration made it ``after``: a number still of PyTorch's type for it adopts a tensor's dtype
+    (``r = 0``, then ``r = r * 10 + n`` with an int32 ``n``: int32, as in Python); one already
+    retyped keeps a dtype that holds both."""
+    if after.weak or spec.dtype != number_dtype(spec.zero()):
+        return torch.promote_types(spec.dtype, after.dtype)
+    return after.dtype
+
+
 class _Loop:
     """``while_loop`` over the state of a converted loop, with ``leading`` tensors (a
     counter) before it."""
@@ -47,6 +62,7 @@ class _Loop:
         self.get_state, self.set_state, self.names = get_state, set_state, tuple(names)
         self.construct, self.location = construct, cf._where()
         self.first_set_inside: list[str] = []
+        self.settled = False  # the types found: an iteration changing one is an error then
         # Python numbers the loop makes tensors of another kind (``total = 0``, then
         # ``total += x[i]``, a float): Python keeps the number when the loop runs zero times.
         self.kind_changed: dict[str, torch.dtype] = {}
@@ -116,10 +132,7 @@ class _Loop:
                 f"shape. Pad it to its final shape before the loop.")
         if after.dtype != spec.dtype:
             if spec.weak and not (after.weak and _RANK[kind(after.dtype)] <= _RANK[kind(spec.dtype)]):
-                self.retype[index] = torch.promote_types(spec.dtype, after.dtype)
-                if kind(self.retype[index]) != kind(spec.dtype):
-                    self.kind_changed[name] = self.retype[index]
-                raise _Retype()
+                self._retype(name, spec, after, index)
             if not after.weak or _RANK[kind(after.dtype)] > _RANK[kind(spec.dtype)]:
                 raise rt.errors.GraphTypeError(
                     f"'{name}' has {spec.describe()} before an iteration of the "
@@ -127,6 +140,26 @@ class _Loop:
                     f"PyTorch loop variable keeps its dtype. Convert it with .to(...) in the "
                     f"body, or give it the loop's dtype before the loop.")
         return as_tensor(leaf, spec)
+
+    def _retype(self, name: str, spec: Spec, after: Spec, index: int) -> None:
+        """Notes the dtype a Python-number loop variable takes after an iteration that made it
+        ``after`` and raises ``_Retype`` (the loop is settled again at that dtype), unless its
+        dtype already holds it; a number made a tensor of a lower kind (a float made an int
+        tensor) cannot be carried."""
+        dtype = _adopted_dtype(spec, after)
+        if dtype == spec.dtype:
+            return  # the loop's dtype holds what the iteration made
+        if _RANK[kind(dtype)] < _RANK[kind(spec.dtype)] or self.settled:
+            raise rt.errors.GraphTypeError(
+                f"'{name}' is {spec.describe()} before an iteration of the {self.construct}"
+                f"{self.location} and {after.describe()} after it; one traced loop variable "
+                f"cannot hold both. Give it the value's type before the loop (for example "
+                f"{name} = torch.zeros((), dtype=torch."
+                f"{str(after.dtype).replace('torch.', '')})).")
+        self.retype[index] = dtype
+        if kind(dtype) != kind(spec.dtype):
+            self.kind_changed[name] = dtype
+        raise _Retype()
 
     # -- settling the initial values -------------------------------------------------------
 
@@ -141,11 +174,17 @@ class _Loop:
         saved = cf._state_before(self.get_state, self.names)
         like = [*leading, *(leaf for value in before for leaf in nest.flatten(value))]
         lead = stand_ins([(tuple(t.shape), t.dtype) for t in leading], like)
-        for _ in range(2 * len(before) + 2):
+        # First as Python numbers (symbolic ones), the variables that enter as numbers: what
+        # the body makes of them then is their type, as in Python (a number next to an int32
+        # tensor gives int32). Then, types settled, as tensors: what the blocks capture.
+        self.settled = False
+        as_numbers = any(_enters_as_number(spec) for spec in self._specs())
+        for _ in range(4 * len(before) + 4):
             self.captured = Captured()
+            as_numbers = as_numbers and any(_enters_as_number(spec) for spec in self._specs())
             # Stand-ins for the loop variables: the body's uses of the values they enter with
             # (``y = w`` before the loop, ``w`` read inside) are then captures.
-            fresh = stand_ins([(spec.shape, spec.dtype) for spec in self._specs()], like)
+            fresh = self._stand_ins(like, as_numbers)
             try:
                 after = discover(lambda: self._one_iteration(fresh, lead, test, step),
                                  self.captured, fresh + lead)
@@ -154,15 +193,45 @@ class _Loop:
                 self._apply_retype()
                 continue
             except (NameError, LookupError, AttributeError) as error:
+                if as_numbers:
+                    as_numbers = False  # the body needs tensors: typed as tensors only
+                    continue
                 if not undefined:
                     raise
                 raise cf.undefined_before_loop_error(undefined, self.location, error) from None
+            except Exception:  # noqa: BLE001 - the same body runs again on tensors
+                if not as_numbers:
+                    raise
+                as_numbers = False
+                continue
             finally:
                 cf._set_state_tolerantly(self.set_state, self.get_state, self.names, saved)
+            if as_numbers:  # types settled: once more on tensors
+                as_numbers = False
+                continue
             if self._settle_undefined(after):
                 continue
             break
+        else:
+            raise rt.errors.GraphTypeError(
+                f"The types of the variables of the {self.construct}{self.location} do not "
+                f"settle: an iteration keeps changing the dtype of "
+                f"{', '.join(repr(name) for name in self._leaf_names())}. Give each loop "
+                f"variable the dtype it has after an iteration before the loop.")
+        self.settled = True
         cf._check_loop_inputs(self.values, self.names)
+
+    def _stand_ins(self, like: Sequence, as_numbers: bool) -> list:
+        """What the loop variables are while the body is discovered: tensors of their types,
+        or, ``as_numbers``, symbolic Python numbers for those that enter as numbers."""
+        specs = self._specs()
+        number = [as_numbers and _enters_as_number(spec) for spec in specs]
+        tensors = iter(stand_ins([(spec.shape, spec.dtype)
+                                  for spec, is_number in zip(specs, number) if not is_number],
+                                 like))
+        numbers = iter(symbolic_numbers(
+            [spec.zero() for spec, is_number in zip(specs, number) if is_number]))
+        return [next(numbers) if is_number else next(tensors) for is_number in number]
 
     def _specs(self) -> list[Spec]:
         return [leaf for value in self.initial for leaf in nest.flatten(value)
@@ -261,6 +330,11 @@ class _Loop:
                 f"the {self.construct}{self.location}", name, f"a {shown} tensor"))
 
 
+def _enters_as_number(spec: Spec) -> bool:
+    """Whether a loop variable is still the Python int or float it entered the loop as."""
+    return spec.weak and kind(spec.dtype) in "if" and spec.dtype == number_dtype(spec.zero())
+
+
 def _retyped(spec: Spec, dtype) -> Spec:
     return spec if dtype is None else Spec(spec.shape, dtype, spec.weak)
 
@@ -269,10 +343,12 @@ def while_stmt(test, body, get_state, set_state, names, opts, *, mutates, staged
     cf._reject_mutations(mutates, "a while loop", cf._ONCE_PER_TRACE)
     before = cf._state_before(get_state, names)
     _refuse_staged_lists(before, names, staged, "a while loop")
-    with naming_construct("while loop"):
+    with naming_construct("while loop"), buffer_assignments_unhooked():
         loop = _Loop(get_state, set_state, names, "while loop")
-        final = _run_writing_back(loop, before, (), test, lambda: (body(), ())[1])
-    set_state(final)
+        finish = module_tensors_written_in_place(before, names, get_state)
+        final = finish(_run_writing_back(loop, before, (), test, lambda: (body(), ())[1]),
+                       f"the while loop{loop.location}")
+        set_state(final)
 
 
 def _run_writing_back(loop: _Loop, before: tuple, leading: tuple, test: Callable,
@@ -306,6 +382,20 @@ def _run_writing_back(loop: _Loop, before: tuple, leading: tuple, test: Callable
 
 def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts, *, mutates,
              staged) -> None:
+    builds_list = any(type(value) is list for value in cf._state_before(get_state, names))
+    if isinstance(iterable, StagedRange) and builds_list and _known_while_tracing(iterable):
+        # A loop building a list over a range of symbolic ints that have a value while
+        # tracing (a Python int torch.compile made dynamic) runs as Python, fixing them, as
+        # lists are not carried by while_loop.
+        iterable = range(iterable.start, iterable.limit, iterable.delta)
+        cf._python_for(iterable, extra_test, body, get_state, set_state, names)
+        return
+    if _rows_of_symbolic_length(iterable) and not builds_list:
+        # Rows of a dimension torch.compile made dynamic: a staged loop over their indices,
+        # as unrolling would fix the length (and compile again for every length); a loop
+        # building a list stays unrolled (lists are not carried by while_loop).
+        rows, row_body = iterable, body
+        iterable, body = StagedRange(0, rows.shape[0], 1), lambda index: row_body(rows[index])
     if not isinstance(iterable, StagedRange):
         # Rows of a traced tensor: their number is known while tracing.
         if isinstance(iterable, torch.Tensor) and iterable.dim() == 0:
@@ -316,11 +406,11 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts, *, m
     cf._reject_mutations(mutates, "a for loop", cf._ONCE_PER_TRACE)
     before = cf._state_before(get_state, names)
     _refuse_staged_lists(before, names, staged, "a for loop")
-    with naming_construct("for loop"):
+    with naming_construct("for loop"), buffer_assignments_unhooked():
         start, limit, delta = _bounds(iterable)
 
         def test(index):
-            if isinstance(delta, int):
+            if not isinstance(delta, torch.Tensor):  # a step known while tracing (its sign)
                 more = index < limit if delta > 0 else index > limit
             else:  # a step of 0 stops the loop at once (its check fails the run)
                 more = torch.where(delta > 0, index < limit,
@@ -334,8 +424,21 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts, *, m
             return (index + delta,)
 
         loop = _Loop(get_state, set_state, names, "for loop")
-        final = _run_writing_back(loop, before, (start,), test, step)
-    set_state(final)
+        finish = module_tensors_written_in_place(before, names, get_state)
+        final = finish(_run_writing_back(loop, before, (start,), test, step),
+                       f"the for loop{loop.location}")
+        set_state(final)
+
+
+def _known_while_tracing(staged: StagedRange) -> bool:
+    return all(isinstance(bound, int) or (isinstance(bound, torch.SymInt)
+                                          and bound.node.has_hint())
+               for bound in (staged.start, staged.limit, staged.delta))
+
+
+def _rows_of_symbolic_length(iterable) -> bool:
+    return isinstance(iterable, torch.Tensor) and iterable.dim() > 0 and is_torch_symbolic(
+        iterable.shape[0])
 
 
 def _bounds(staged: StagedRange):
@@ -364,5 +467,7 @@ def _bounds(staged: StagedRange):
     elif not isinstance(delta, int):  # a symbolic int of the trace
         message = cf.zero_step_message()
         torch._check(delta != 0, lambda: message)
+        if not delta.node.has_hint():  # known only when the program runs: so is its sign
+            delta = torch.scalar_tensor(delta, dtype=dtype)
     return start.reshape(()).to(dtype), bounds[1], delta
 

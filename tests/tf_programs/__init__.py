@@ -59,6 +59,19 @@ def plain(value):
             else array.tolist(), "dtype": array.dtype.name, "shape": list(array.shape)}
 
 
+def error_name(fn) -> str:
+    """The error class a program's users would catch when ``fn()`` raises (TensorFlow's and
+    ours share these names), or "no error"."""
+    try:
+        fn()
+    except Exception as error:
+        for kind in ("InvalidArgumentError", "ValueError", "TypeError"):
+            if any(base.__name__ == kind for base in type(error).__mro__):
+                return kind
+        return type(error).__name__
+    return "no error"
+
+
 @contextlib.contextmanager
 def _python_streams():
     out = io.StringIO()

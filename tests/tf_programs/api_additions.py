@@ -3,20 +3,13 @@ index arithmetic, math and segment reductions, counting, bitwise ops, partitions
 and Python functions in graphs (py_function, numpy_function, also in tf.data maps); eagerly and
 inside tf.function."""
 
+from tests.tf_programs import error_name
+
 
 def _eager_and_traced(tf, fn, *args):
     return fn(*args), tf.function(fn)(*args)
 
 
-def _error_name(fn):
-    try:
-        fn()
-    except Exception as error:  # the class TensorFlow's users catch
-        for kind in ("InvalidArgumentError", "ValueError", "TypeError"):
-            if any(base.__name__ == kind for base in type(error).__mro__):
-                return kind
-        return type(error).__name__
-    return "no error"
 
 
 def devices_and_thread_settings(tf):
@@ -30,7 +23,7 @@ def devices_and_thread_settings(tf):
             [d.name for d in tf.config.get_visible_devices()],
             (logical.name, logical.device_type), len(tf.config.list_logical_devices("GPU")),
             cpu == tf.config.PhysicalDevice("/physical_device:CPU:0", "CPU"),
-            _error_name(lambda: tf.config.experimental.set_memory_growth(cpu, True)),
+            error_name(lambda: tf.config.experimental.set_memory_growth(cpu, True)),
             tf.config.threading.get_inter_op_parallelism_threads())
 
 
@@ -70,9 +63,9 @@ def shape_checks(tf):
     shapes = tf.shape_n([ones, tf.zeros([4]), 1.0])
     return (tf.ensure_shape(ones, [2, None]), tf.ensure_shape(ones, tf.TensorShape(None)),
             rows_of_three(ones), shapes, tf.shape_n([ones], out_type=tf.int64),
-            _error_name(lambda: tf.ensure_shape(ones, [2, 4])),
-            _error_name(lambda: rows_of_three(tf.ones([2, 2]))),
-            _error_name(lambda: rows_of_four(ones)))
+            error_name(lambda: tf.ensure_shape(ones, [2, 4])),
+            error_name(lambda: rows_of_three(tf.ones([2, 2]))),
+            error_name(lambda: rows_of_four(ones)))
 
 
 def index_arithmetic(tf):
@@ -83,8 +76,8 @@ def index_arithmetic(tf):
                 tf.math.invert_permutation(tf.constant([1, 0], tf.int64)))
 
     result = _eager_and_traced(tf, f, tf.constant([1, 5, 4]), tf.constant([0, 5], tf.int64))
-    return result, _error_name(lambda: tf.unravel_index([6], [2, 3])), \
-        _error_name(lambda: tf.math.invert_permutation([0, 0, 2]))
+    return result, error_name(lambda: tf.unravel_index([6], [2, 3])), \
+        error_name(lambda: tf.math.invert_permutation([0, 0, 2]))
 
 
 def math_additions(tf):
@@ -196,8 +189,8 @@ def counting(tf):
         return counts
 
     return (eager, traced, dynamic(tf.constant([0, 4])),
-            _error_name(lambda: m.bincount([-1, 2])),
-            _error_name(lambda: m.confusion_matrix([1, 5], [2, 2], num_classes=4)))
+            error_name(lambda: m.bincount([-1, 2])),
+            error_name(lambda: m.confusion_matrix([1, 5], [2, 2], num_classes=4)))
 
 
 def bitwise_ops(tf):
@@ -241,7 +234,7 @@ def partition_and_stitch(tf):
         loss = tf.reduce_sum(parts[0] * 2.0) + tf.reduce_sum(
             tf.dynamic_stitch([[0, 1], [1]], [parts[1], [5.0]]) * [3.0, 4.0])
     return (eager, round_trip(x, tf.constant([1, 0, 1])), tape.gradient(loss, v),
-            _error_name(lambda: tf.dynamic_partition(tf.constant([1, 2]), [0, 2], 2)))
+            error_name(lambda: tf.dynamic_partition(tf.constant([1, 2]), [0, 2], 2)))
 
 
 def vectorized_map(tf):
@@ -286,7 +279,7 @@ def python_functions(tf):
              tf.py_function(lambda: 7, [], tf.int64))
     first = traced(tf.constant([1.0, 2.0]))
     second = traced(tf.constant([3.0]))
-    return eager, first, second, calls, _error_name(lambda: _traced_wrong_dtype(tf))
+    return eager, first, second, calls, error_name(lambda: _traced_wrong_dtype(tf))
 
 
 def _traced_wrong_dtype(tf):

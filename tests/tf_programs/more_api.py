@@ -3,16 +3,7 @@ expm), tf.nn pools, depthwise and transposed convolutions, losses and normalizat
 strided_slice, folds, broadcast_dynamic_shape, name_scope, the debugging assertions, tf.data's
 rebatch and ConcreteFunction.outputs; each with its gradients where TensorFlow has them."""
 
-
-def _error_name(fn):
-    try:
-        fn()
-    except Exception as error:  # the class TensorFlow's users catch
-        for kind in ("InvalidArgumentError", "ValueError", "TypeError"):
-            if any(base.__name__ == kind for base in type(error).__mro__):
-                return kind
-        return type(error).__name__
-    return "no error"
+from tests.tf_programs import error_name
 
 
 def _value_and_gradient(tf, fn, *args):
@@ -143,8 +134,8 @@ def slicing_folds_and_shapes(tf):
     return (slices(x, 3), tf.function(slices)(x, tf.constant(3)), folds(v, m),
             tf.function(folds)(v, m), tape.gradient(folded, v),
             shapes(tf.ones([3, 1]), tf.ones([4])), dynamic(tf.ones([3, 1]), tf.ones([4])),
-            _error_name(lambda: tf.broadcast_dynamic_shape([2, 3], [4])),
-            _error_name(lambda: dynamic(tf.ones([3, 1]), tf.ones([0])) and
+            error_name(lambda: tf.broadcast_dynamic_shape([2, 3], [4])),
+            error_name(lambda: dynamic(tf.ones([3, 1]), tf.ones([0])) and
                         dynamic(tf.ones([2, 1]), tf.ones([3]))))
 
 
@@ -186,10 +177,10 @@ def name_scopes_and_assertions(tf):
             return v * 2.0
 
     names = list(names)
-    return (names, [_error_name(check) for check in checks],
-            traced(x, tf.ones([2, 2])), _error_name(lambda: traced(-x, tf.ones([2, 2]))),
-            _error_name(lambda: traced(x, tf.ones([2]))),
-            _error_name(lambda: traced(x, tf.ones([3, 2]))))
+    return (names, [error_name(check) for check in checks],
+            traced(x, tf.ones([2, 2])), error_name(lambda: traced(-x, tf.ones([2, 2]))),
+            error_name(lambda: traced(x, tf.ones([2]))),
+            error_name(lambda: traced(x, tf.ones([3, 2]))))
 
 
 def rebatch_and_concrete_outputs(tf):

@@ -12,7 +12,7 @@ control flow (``if``/``while``/``for`` on tensors) into ``rt.cond`` and ``rt.whi
 
 __version__ = "0.1.0"  # the distribution's version: keep pyproject.toml's in step (a test checks)
 
-from runtime import config, data, errors, export, nest, optimizers, visualize
+from runtime import config, data, display, errors, export, nest, optimizers, visualize
 from runtime.autodiff import control_flow as _control_flow_gradients  # registers the rules
 from runtime.autodiff.custom_gradient import custom_gradient
 from runtime.autodiff.tape import GradientTape, UnconnectedGradients

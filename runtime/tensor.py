@@ -12,7 +12,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import display, dtypes
 from runtime.autodiff import recording
 from runtime.errors import OperatorNotAllowedInGraphError
 
@@ -164,12 +164,10 @@ class EagerTensor(Tensor):
         return self._value.copy() if copy else self._value
 
     def __repr__(self) -> str:
-        value = self._value
-        body = str(value[()]) if value.ndim == 0 else np.array2string(value, separator=" ",
-                                                                        threshold=1000)
-        return f"Tensor({body}, shape={format_shape(self.shape)}, dtype={self.dtype.name})"
+        return display.tensor_repr(self._value, format_shape(self.shape))
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        return display.tensor_str(self._value, format_shape(self.shape))
 
     def _scalar(self, what: str):
         if self._value.ndim != 0:
@@ -214,6 +212,8 @@ class EagerTensor(Tensor):
     def __format__(self, spec: str) -> str:
         if self._value.ndim == 0:
             return format(self._value[()], spec)
+        if display.style() == display.TENSORFLOW:
+            return format(self._value, spec)  # f"{x}": the values alone, as TensorFlow shows
         return format(str(self), spec)
 
 

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from runtime import tracing
+from runtime import display, tracing
 from runtime.ops.array_ops import (cast, constant, convert_to_tensor, gather, getitem, reshape,
                                    shape as shape_of)
 from runtime.ops.broadcast_ops import broadcast_to
@@ -119,6 +119,7 @@ class Variable:
                  constraint=None, **ignored):
         # ``ignored``: TensorFlow's validate_shape, caching_device, synchronization, ...
         self.name = name or f"Variable{next(_variable_ids)}"
+        self._named = bool(name)
         self.trainable = trainable
         self.constraint = _checked_constraint(constraint, self.name)
         self._lock = threading.Lock()  # makes each update atomic across threads
@@ -323,11 +324,8 @@ class Variable:
             lock.release()
 
     def __repr__(self) -> str:
-        if self._value is None:
-            return (f"<rt.Variable {self.name!r} shape={format_shape(self.shape)} "
-                    f"dtype={self.dtype.name}, not initialized yet>")
-        return (f"<rt.Variable {self.name!r} shape={format_shape(self.shape)} dtype={self.dtype.name}, "
-                f"numpy={np.array2string(self._value)}>")
+        return display.variable_repr(self.name, self._named, self._value,
+                                     format_shape(self.shape), self.dtype)
 
 
 def _checked_constraint(constraint, name: str):

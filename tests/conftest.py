@@ -5,7 +5,7 @@ import os
 import pytest
 
 import runtime as rt
-from runtime import retracing
+from runtime import display, retracing
 
 # The modules that take longest (measured with --durations), slowest first. With `-n 2 --dist
 # loadfile` each worker takes a whole file when it is free, in this order (pyproject's
@@ -56,11 +56,15 @@ def clean_runtime_state():
     float bits must not see the compiled tier take over half-way (its own tests turn it on)."""
     retracing.reset()
     rt.config.run_functions_eagerly(False)
+    # `import transpiler.tf` makes tensors print as TensorFlow's; the tests that run
+    # TensorFlow programs select that style for the program (tests/tf_programs.run).
+    display.set_style(display.RT)
     auto_compile = rt.config.jit_auto_compile_after()
     compiler = rt.config.jit_compiler()
     rt.config.set_jit_auto_compile(None)
     yield
     rt.config.run_functions_eagerly(False)
+    display.set_style(display.RT)
     rt.config.set_jit_auto_compile(auto_compile)
     rt.config.set_jit_compiler(compiler)
     retracing.reset()

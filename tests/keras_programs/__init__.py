@@ -25,7 +25,7 @@ from typing import Callable
 
 import numpy as np
 
-from tests.tf_programs import compare, plain  # noqa: F401  (the same records and comparison)
+from tests.tf_programs import compare, plain, printed_as  # noqa: F401  (the same records, printing and comparison)
 
 KINDS = ("models", "training", "optimizers", "losses", "callbacks", "weights", "datasets",
          "recurrent", "layers", "attention", "custom_loops", "masking")
@@ -79,7 +79,7 @@ def run(fn: Callable, tf) -> dict:
     """Runs one program with the module ``tf``: ``{"value": ..., "output": what it printed}``
     (standard output only, cleaned), or ``{"error": exception class name, ...}``."""
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
+    with printed_as(tf), contextlib.redirect_stdout(out):
         try:
             value = fn(tf)
         except Exception as error:  # recorded, and compared with TensorFlow's class name

@@ -301,3 +301,15 @@ def test_numpy_of_a_scalar_is_a_numpy_scalar():
     assert type(rt.constant(2.5, rt.float64).numpy()) is np.float64
     assert isinstance(rt.constant([1.0]).numpy(), np.ndarray)
     assert rt.Variable(1.5).numpy() == np.float32(1.5) and rt.Variable([1.5]).numpy().shape == (1,)
+
+
+def test_tensors_print_in_the_style_set():
+    x = rt.constant([1.0, 2.5])
+    assert str(x) == repr(x) == "Tensor([1.  2.5], shape=(2,), dtype=float32)"
+    rt.display.set_style(rt.display.TENSORFLOW)  # the fixtures set it back
+    assert str(x) == "tf.Tensor([1.  2.5], shape=(2,), dtype=float32)"
+    assert repr(x) == "<tf.Tensor: shape=(2,), dtype=float32, numpy=array([1. , 2.5], dtype=float32)>"
+    assert f"{x}" == "[1.  2.5]"
+    assert repr(rt.Variable(3, name="count")) == "<tf.Variable 'count:0' shape=() dtype=int32, numpy=3>"
+    with pytest.raises(ValueError, match="one of 'rt', 'tensorflow'"):
+        rt.display.set_style("numpy")

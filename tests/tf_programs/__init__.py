@@ -79,11 +79,27 @@ def _python_streams():
         yield out.getvalue
 
 
+@contextlib.contextmanager
+def printed_as(tf):
+    """Tensors print as ``tf``'s do: TensorFlow's style for ``transpiler.tf`` (which its
+    import selects, and the test fixtures set back after each test)."""
+    if getattr(tf, "__name__", "") != "transpiler.tf":
+        yield
+        return
+    from runtime import display
+    previous = display.style()
+    display.set_style(display.TENSORFLOW)
+    try:
+        yield
+    finally:
+        display.set_style(previous)
+
+
 def run(fn: Callable, tf, capture=_python_streams) -> dict:
     """Runs one program with the module ``tf``: ``{"value": ..., "output": printed text}``,
     or ``{"error": exception class name, ...}`` when it raises. ``capture`` is a context
     manager giving a function that returns what was printed (standard output and error)."""
-    with capture() as printed:
+    with printed_as(tf), capture() as printed:
         try:
             value = fn(tf)
         except Exception as error:  # recorded, and compared with TensorFlow's class name

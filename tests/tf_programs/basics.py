@@ -328,3 +328,20 @@ def numpy_floats_next_to_tensors(tf):
 
     return (centred.dtype.name, centred, weights, scaled(x).dtype.name, scaled(x),
             tf.maximum(x, np.float64(1.5)))
+
+
+def printing_tensors_and_variables(tf):
+    """print and repr of eager tensors (scalars, vectors, matrices, a list of them), of
+    variables (named or not) and f-strings print what TensorFlow prints."""
+    x = tf.constant([1.0, 2.5])
+    print(x)
+    print(repr(x))
+    print(tf.constant(3), repr(tf.constant(3)))
+    print([tf.constant(1.5), tf.constant([1, 2])])
+    print(tf.Variable([1.0, 2.0]))
+    print(repr(tf.Variable(3, name="count")))
+    print(tf.constant([[1, 2], [3, 4]], tf.int64))
+    print(repr(tf.constant([[1.5, 2], [3, 4]], tf.float64)))
+    print(tf.constant(True), repr(tf.constant([True, False])))
+    print(f"{x} {tf.constant(2.0):.3f}", "value: %s" % tf.constant(2.0))
+    return x

@@ -11,6 +11,7 @@ import logging as _logging
 import types as _types
 
 import runtime as _rt
+from runtime import display as _display
 from runtime import data, keras  # noqa: F401  (tf.data, tf.keras)
 from transpiler import api as _api
 from runtime.ops import (ensure_shape_ops as _ensure_shape_ops, folds as _folds,
@@ -26,6 +27,9 @@ from transpiler.tf._names import export as _export, missing as _missing
 
 function = _api.function
 optimizers = keras.optimizers
+
+# A TensorFlow program prints tensors as TensorFlow prints them (runtime.display).
+_display.set_style(_display.TENSORFLOW)
 
 # The TensorFlow version whose API this namespace follows (its programs are checked against it).
 __version__ = "2.21.0"

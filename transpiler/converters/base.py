@@ -76,8 +76,8 @@ class StatementTransformer(ScopeTransformer):
     does not descend into expressions, which hold none."""
 
     def generic_visit(self, node):
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            block = getattr(node, field, None)
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(node, name, None)
             if isinstance(block, list):
                 block[:] = self.visit_block(block)
         return node
@@ -90,9 +90,9 @@ _BLOCKS = frozenset({"body", "handlers", "orelse", "finalbody", "cases"})
 def _block_items(node: gast.AST) -> list:
     """The statements in ``node``'s blocks (and its except clauses and match cases)."""
     items = []
-    for field in node._fields:
-        if field in _BLOCKS:
-            items += getattr(node, field)
+    for name in node._fields:
+        if name in _BLOCKS:
+            items += getattr(node, name)
     return items
 
 

@@ -36,7 +36,7 @@ from runtime.data.transformations import (Enumerate, Filter, Map, Passthrough, R
 from runtime.data.windowing import Window
 from runtime.errors import InvalidArgumentError
 from runtime.ops.dispatch import convert_to_tensor
-from runtime.tensor import EagerTensor
+from runtime.tensor import EagerTensor, SymbolicTensor
 
 def _node_of(value) -> Node:
     if not isinstance(value, Dataset):
@@ -242,6 +242,13 @@ class Dataset:
             return np.int64(bucket_of(int(np.asarray(length_func(*element)))))
 
         def batched(bucket, window):
+            if type(bucket) is SymbolicTensor:
+                # The element spec is traced with a symbolic key: any bucket's batches have
+                # it, but for a static batch size only one size can give.
+                one_size = drop_remainder and len(set(sizes)) == 1
+                return window.padded_batch(sizes[0], padded_shapes, padding_values, one_size) \
+                    if not no_padding else window.batch(sizes[0], one_size)
+            bucket = int(bucket)
             if no_padding:
                 return window.batch(sizes[bucket], drop_remainder)
             shapes = padded_shapes

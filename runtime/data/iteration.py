@@ -66,13 +66,14 @@ class Iterator:
         self._consumed += 1
         return element
 
-    def _indexed_plan(self):
+    def _indexed_plan(self, use: str = "next()"):
         plan = self._node.plan()
         if plan.stages:
             raise NotImplementedError(
-                "next() inside a traced function on an iterator made outside it needs a dataset "
-                "whose n-th element is computed directly; this one filters, takes or skips "
-                "after a filter. Loop over the dataset inside the function instead.")
+                f"{use} inside a traced function on an iterator whose position is state of the "
+                f"graph needs a dataset whose n-th element is computed directly; this one "
+                f"filters, takes or skips after a filter. Loop over the dataset inside the "
+                f"function instead.")
         return plan
 
     def stages_in_trace(self) -> bool:
@@ -84,7 +85,7 @@ class Iterator:
         """A graph loop over the rest of the elements, from the iterator's position, which the
         loop leaves where it stopped (after the element a ``break`` left on), as TensorFlow's
         for loop over an iterator does."""
-        plan = self._indexed_plan()
+        plan = self._indexed_plan("a for loop")
         position = self._position_variable()
         return StagedDataset(plan, start=position.value(), finish=position.assign)
 

@@ -139,6 +139,8 @@ def group_by_window_and_buckets(tf):
                ragged.bucket_by_sequence_length(length, [3, 6], [2, 2, 2],
                                                 pad_to_bucket_boundary=True),
                ragged.bucket_by_sequence_length(length, [2, 4], [3, 1, 2], drop_remainder=True)]
+    doubled = buckets[0].map(lambda x: x * 2)  # needs the element spec, traced with any key
     return ([b.numpy() for b in by_three], [b.numpy() for b in sized],
             [(a.numpy(), b.numpy()) for a, b in tuples],
-            [[x.numpy() for x in dataset] for dataset in buckets])
+            [[x.numpy() for x in dataset] for dataset in buckets],
+            [x.numpy() for x in doubled], doubled.element_spec.shape.as_list())

@@ -181,3 +181,10 @@ def test_a_for_loop_over_an_iterator_passed_in_leaves_it_where_the_loop_stopped(
         next(itr)
     with pytest.raises(NotImplementedError, match="convert the function"):
         rt.function(sum_until)(iter(D.range(3)), rt.constant(1, rt.int64))
+
+
+def test_a_for_loop_over_an_iterator_of_a_filtered_dataset_says_what_to_do():
+    itr = iter(D.range(10).filter(lambda x: x % 2 == 0).take(3))
+    with pytest.raises(NotImplementedError, match="a for loop inside a traced function on an "
+                                                  "iterator .* Loop over the dataset"):
+        function(sum_until)(itr, rt.constant(100, rt.int64))

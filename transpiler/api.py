@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import threading
 import types
@@ -197,8 +198,13 @@ def _showing_user_frames(converted):
     if run is not converted:
         # Dynamo keeps what it compiled per code object: with one code for every converted
         # function, a compiled one could run another's graph, and all would share Dynamo's
-        # limit of 8 recompilations.
-        converted_call.__code__ = converted_call.__code__.replace()
+        # limit of 8 recompilations. It remembers which sizes changed (automatic dynamic
+        # shapes) per file, line and name of the code: the name says whose call it is, so
+        # that one function's sizes do not make another's dynamic.
+        original = converted.__e2g_original__.__code__
+        converted_call.__code__ = converted_call.__code__.replace(
+            co_name=f"converted_call of {converted.__qualname__} at "
+                    f"{os.path.basename(original.co_filename)}:{original.co_firstlineno}")
     converted.__dict__[_PUBLIC] = converted_call
     return converted_call
 

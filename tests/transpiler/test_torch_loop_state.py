@@ -213,3 +213,17 @@ def test_compiled_code_sees_changed_globals_attributes_and_training_flags():
         model.threshold = threshold
         model.train(training)
         assert torch.equal(run(x), _Training.forward(model, x)), (threshold, training)
+
+
+def test_each_converted_function_is_its_own_code_to_dynamo():
+    """Dynamo remembers which sizes changed per file, line and name of the code it compiles
+    (and the code of the functions in its closure): the wrappers of two converted functions
+    must not share that, or one function's changing sizes would make another's dynamic."""
+    from tests.torch_programs.algorithms import staircase_integer_ops
+
+    def doubled(x):
+        return x * 2
+    first, second = convert(doubled), convert(staircase_integer_ops)
+    assert first.__code__.co_name != second.__code__.co_name
+    assert "doubled" in first.__code__.co_name \
+        and "staircase_integer_ops" in second.__code__.co_name

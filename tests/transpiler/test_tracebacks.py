@@ -25,7 +25,7 @@ from transpiler import function
 HERE = os.path.basename(__file__)
 PACKAGES = tuple(os.path.dirname(package.__file__) for package in (rt, transpiler))
 # The one frame Python always shows: the entry point that re-raised the error.
-ENTRY = re.compile(r'  File "[^"]*", line \d+, in (__call__|get_concrete_function|converted_call|explain)\n'
+ENTRY = re.compile(r'  File "[^"]*", line \d+, in (__call__|get_concrete_function|converted_call(?: of \S+ at \S+)?|explain)\n'
                    r"    raise error\.with_traceback\(user_traceback\(error\)\)\n")
 
 

@@ -7,15 +7,20 @@ whole compile on another core (its kernels land in the on-disk cache) and exits;
 only checks, now and then, whether it has (``poll``), then loads the cached kernels itself.
 
 The child runs in a process group of its own (the terminal's Ctrl-C stays the program's),
-with standard output and error closed to the terminal and warnings off (the program repeats
-the load, and its warnings, itself). It reports failure by its exit status and a line on a
-pipe. Children still running when the program exits are killed, with the compiler they run.
+with standard output and error closed to the terminal, none of the program's other files open
+(a pipe the program's caller waits on is not held past the program's end) and warnings off
+(the program repeats the load, and its warnings, itself). It reports failure by its exit status
+and a line on a pipe, and ends itself at its time limit (an alarm) whether or not the program
+still asks. A child still running when the program exits is killed with the compiler it runs,
+unless the program ``detach``-ed it: then it finishes at the lowest priority, its work left in
+the kernel cache for the next run.
 """
 
 from __future__ import annotations
 
 import atexit
 import builtins
+import math
 import os
 import signal
 import sys
@@ -25,6 +30,7 @@ import warnings
 from typing import Callable
 
 MESSAGE_BYTES = 4000
+LOWEST_PRIORITY = 19  # a detached child's niceness
 _running: dict[int, "ForkedBuild"] = {}  # pid -> build, killed at exit
 
 
@@ -41,14 +47,11 @@ def forks() -> bool:
         and not any(name in sys.modules for name in THREADED_LIBRARIES)
 
 
-DECLINED = 3  # the child's exit status when ``build()`` returned False
-
-
 class ForkedBuild:
     """``build()`` running in a child process; ``poll`` says when it has ended and how:
-    ``error`` (None when it succeeded), ``declined`` (it returned False: nothing done)."""
+    ``error`` (None when it succeeded)."""
 
-    def __init__(self, build: Callable[[], bool], time_limit: float):
+    def __init__(self, build: Callable[[], None], time_limit: float):
         for earlier in list(_running.values()):  # whose program no longer asks: reaped here
             earlier.poll()
         read, write = os.pipe()
@@ -62,12 +65,11 @@ class ForkedBuild:
             raise
         if pid == 0:
             os.close(read)
-            _run_child(build, write)
+            _run_child(build, write, time_limit)
         os.close(write)
         self.pid, self._pipe = pid, read
         self.deadline = time.monotonic() + time_limit
         self.error: Exception | None = None
-        self.declined = False
         self.finished = False
         self._reaping = threading.Lock()
         _running[pid] = self
@@ -93,6 +95,16 @@ class ForkedBuild:
                 return False
             time.sleep(0.005)
 
+    def detach(self) -> None:
+        """Leaves the child to finish on its own, at the lowest priority (with the compiler
+        it runs): the program no longer asks, nor kills it at exit. The child's alarm still
+        ends it at its time limit; ``init`` reaps it once the program has ended."""
+        _running.pop(self.pid, None)
+        try:
+            os.setpriority(os.PRIO_PGRP, self.pid, LOWEST_PRIORITY)
+        except OSError:  # ended already
+            pass
+
     def kill(self) -> None:
         try:
             os.killpg(self.pid, signal.SIGKILL)
@@ -104,24 +116,27 @@ class ForkedBuild:
         os.close(self._pipe)
         if status is None:
             self.error = TimeoutError("the compile ran past its time limit and was stopped")
-        elif os.waitstatus_to_exitcode(status) == DECLINED:
-            self.declined = True
         elif os.waitstatus_to_exitcode(status) != 0:
             self.error = _rebuilt(report, status)
         self.finished = True
         _running.pop(self.pid, None)
 
 
-def _run_child(build: Callable[[], bool], pipe: int) -> None:
+def _run_child(build: Callable[[], None], pipe: int, time_limit: float) -> None:
     """The child's whole life: never returns to the program's code."""
     code = 1
     try:
         os.setpgid(0, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)  # the program may handle it
+        signal.alarm(max(1, math.ceil(time_limit)))
         quiet = os.open(os.devnull, os.O_WRONLY)
         os.dup2(quiet, 1)
         os.dup2(quiet, 2)
+        os.closerange(3, pipe)  # everything else the program had open
+        os.closerange(pipe + 1, os.sysconf("SC_OPEN_MAX"))
         warnings.simplefilter("ignore")
-        code = 0 if build() else DECLINED
+        build()
+        code = 0
     except BaseException as error:  # noqa: BLE001 - reported to the program, which goes on
         os.write(pipe, f"{type(error).__name__}\n{error}".encode()[:MESSAGE_BYTES])
     finally:

@@ -2,24 +2,32 @@
 proves hot, without making the program slower by more than a twentieth.
 
 A concrete function times one call in 64 to estimate the time it has spent on the NumPy plan.
-Once that has paid for the switch (``switch_cost``: what the switch costs the program) and the
-process has run for ``WORTH_IT`` times that cost, the compile starts while calls go on running
-the plan: whatever the program does next, the switch costs it at most a twentieth of its time
+The switch starts once that time has paid for the switch's expected cost (``switch_cost``) and
+that cost is at most a twentieth (``WORTH_IT``) of the program's time by when it is paid:
+whatever the program does next, the switch costs it at most a twentieth of its time
 (``config.set_jit_auto_compile`` sets a fixed number of calls instead, or turns it off).
 
-With a C compiler on Linux, a forked child process does the whole compile (partitioning,
-writing and translating the kernels, the C compiler) on another core and leaves the modules
-in the kernel cache (``runtime.forked_build``); calls ask now and then whether it has ended,
-and the one that finds it has loads the modules (without translating them again: tens of
-milliseconds). A first child only looks for the kernels in the cache (none does when the
-cache holds no module at all); when they are not there, building them is costed too, and a
-later child builds them. The cost counts that load, and the child's work as far as it slows
-the program: all of it when the machine has no core to spare (its load average leaves less
-than one and a half free), ``CONTENTION`` of it otherwise. Without ``fork``, a daemon thread
-compiles, taking turns with the calls. Kernels C does not take stay on the plan, since Numba
-would compile them in this process, holding the lock for seconds; without a C compiler, Numba
-compiles everything, in the thread, and the switch is costed as the import of Numba plus a
-second of compiling or loading kernels.
+With a C compiler on Linux:
+
+* When the kernel cache may hold the function's kernels (it holds modules), the program looks
+  for them itself, in the calling thread, and loads them: about 10 ms (``load_seconds``), so
+  a warm cache switches within the first second of a run.
+* Otherwise, or when they are not there, a forked child process builds them (partitioning,
+  writing and translating the kernels, the C compiler) on another core and leaves the modules
+  in the kernel cache (``runtime.forked_build``); calls ask now and then whether it has ended,
+  and the one that finds it has loads the modules. The child's work costs the program only as
+  far as it slows it down: ``CONTENTION`` of it with a core to spare, all of it without one
+  (the load average leaves less than one and a half cores). The cost is paid when the kernels
+  arrive, a build's time later (``build_seconds``), so the program's time by then counts.
+* A program that ends while a function that spent longer on the plan than its kernels take to
+  build still waits to pay for it leaves the build behind (``leave_builds_behind``), as it does
+  a child still building: the child finishes after the program, at the lowest priority, and the
+  next run of the program finds the kernels in the cache.
+
+Without ``fork``, a daemon thread compiles, taking turns with the calls. Kernels C does not
+take stay on the plan, since Numba would compile them in this process, holding the lock for
+seconds; without a C compiler, Numba compiles everything, in the thread, and the switch is
+costed as the import of Numba plus a second of compiling or loading kernels.
 
 When the kernels are ready the function swaps its executable (one attribute write, atomic
 for the interpreter); if the tier finds nothing worth compiling, or fails, the function stays
@@ -32,10 +40,13 @@ inputs is then the same before and after, and a program's results the same run t
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
 import threading
 import time
+import weakref
+from dataclasses import dataclass
 from typing import Callable
 
 from runtime import config
@@ -48,41 +59,74 @@ from runtime.graph import Graph
 
 SAMPLE_EVERY = 64  # one call in this many is timed
 POLL_EVERY = 16  # while a child builds, one call in this many asks whether it has ended
-CHILDREN = 3  # children started at most for one function (see BackgroundCompile._compile)
-WORTH_IT = 20  # the switch may cost at most 1/20 of the process's time before it
-# Estimates of this machine class (2 cores). With C: this process's part of the switch per
-# node of the graph and per function (loading the modules a child built: partitioning,
-# writing the kernels and the plan around them, W7 42-48 ms for 264 nodes, the MLP of
-# examples/end_to_end.py 37 ms for 112), and the C compiler's, one module per
-# function (W7 0.8-1.1 s, W8 0.7 s cold), which takes the other core or, on a busy machine,
-# time from the program. With Numba: its import, then loading or compiling the kernels of one
+CHILDREN = 3  # children started at most for one function (see BackgroundCompile._not_built)
+WORTH_IT = 20  # the switch may cost at most 1/20 of the process's time when it is paid
+CHILD_SECONDS = BUILD_TIMEOUT_SECONDS + 60  # a child's time limit
+# Estimates of this machine class (2 cores), measured in new processes. With C: loading a
+# function's modules from the cache (partitioning the graph, writing the kernels and the plan
+# around them, the first module's load; the MLP of examples/end_to_end.py, 112 nodes, 10-11
+# ms, W8's 157 nodes 11-13 ms, W7's 264 nodes 12-13 ms), and building them: the C compiler,
+# mostly a fixed cost of Python's and NumPy's headers and the kernels' shared code (0.44 s,
+# 0.57 s and 0.59 s). With Numba: its import, then loading or compiling the kernels of one
 # function (about 0.05 s each from the disk cache, 0.5-2 s each cold).
-C_LOAD_SECONDS = 0.015  # the fork, loading the modules, first uses (MLP 16-32-4: 37 ms in all)
-C_SECONDS_PER_NODE = 1.8e-4
+C_LOAD_SECONDS = 0.006
+C_SECONDS_PER_NODE = 2.5e-5
+FORK_SECONDS = 0.003  # the fork, and asking whether the child has ended
 THREAD_SECONDS_PER_NODE = 2.5e-4  # without fork: a thread writes and translates the kernels
-C_BUILD_SECONDS = 0.15
-C_BUILD_SECONDS_PER_NODE = 2.5e-3
-# The program's slowdown while the compiler runs on the other core, as a share of the
-# compiler's time (a training loop's steps took 15-30% longer on this machine).
-CONTENTION = 0.3
+C_BUILD_SECONDS = 0.35
+C_BUILD_SECONDS_PER_NODE = 1e-3
+# How much a build on another core slows the program, as a share of the build's time: the
+# two cores share caches and memory. CPU time of a training loop here was unchanged within a
+# few percent while GCC ran beside it; this leaves a margin.
+CONTENTION = 0.1
 NUMBA_IMPORT_SECONDS = 0.7
 KERNELS_SECONDS = 1.0
 
 
-def switch_cost(graph: Graph, cold: bool = False) -> float:
-    """Seconds the move of ``graph`` to the compiled tier is expected to cost the program:
-    its work in this process, and the child's (its Python, about twice the load's, and when
-    the kernels are not in the cache, ``cold``, the compiler's): all of that on a busy
-    machine, ``CONTENTION`` of it with a core to spare."""
+@dataclass(frozen=True)
+class SwitchCost:
+    """What the move to the compiled tier is expected to cost the program (``seconds``), and
+    how long after it starts that cost is paid in full (``ahead``: the program runs on
+    meanwhile)."""
+
+    seconds: float
+    ahead: float = 0.0
+
+    def pays(self, spent: float) -> bool:
+        """Whether the switch is worth starting now, after ``spent`` seconds on the plan."""
+        return spent >= self.seconds and \
+            time.process_time() + self.ahead >= WORTH_IT * self.seconds
+
+
+def _nodes(graph: Graph) -> int:
+    return sum(1 for _ in graph.walk())
+
+
+def load_seconds(graph: Graph) -> float:
+    """Seconds this process takes to load ``graph``'s kernels from the cache."""
+    return C_LOAD_SECONDS + C_SECONDS_PER_NODE * _nodes(graph)
+
+
+def build_seconds(graph: Graph) -> float:
+    """Seconds the C compiler takes to build ``graph``'s kernels."""
+    return C_BUILD_SECONDS + C_BUILD_SECONDS_PER_NODE * _nodes(graph)
+
+
+def switch_cost(graph: Graph, cold: bool = False) -> SwitchCost:
+    """The cost of moving ``graph`` to the compiled tier: loading its kernels from the cache
+    here, or, ``cold``, building them in a child first (its work counts as far as it slows
+    the program, see ``CONTENTION``)."""
     if builds_with_c():
-        nodes = sum(1 for _ in graph.walk())
-        build = C_BUILD_SECONDS + C_BUILD_SECONDS_PER_NODE * nodes
         if not forks():  # a thread: its whole compile takes turns with the calls
-            return THREAD_SECONDS_PER_NODE * nodes + build
-        load = C_LOAD_SECONDS + C_SECONDS_PER_NODE * nodes
-        child = 2 * load + (build if cold else 0.0)
-        return load + child * (CONTENTION if spare_core() else 1.0)
-    return KERNELS_SECONDS + (0.0 if "numba" in sys.modules else NUMBA_IMPORT_SECONDS)
+            return SwitchCost(THREAD_SECONDS_PER_NODE * _nodes(graph) + build_seconds(graph))
+        load = load_seconds(graph)
+        if not cold:
+            return SwitchCost(load)
+        build = build_seconds(graph) + load  # the child's Python, then the compiler
+        if spare_core():
+            return SwitchCost(load + FORK_SECONDS + CONTENTION * build, ahead=build)
+        return SwitchCost(load + FORK_SECONDS + build)
+    return SwitchCost(KERNELS_SECONDS + (0.0 if "numba" in sys.modules else NUMBA_IMPORT_SECONDS))
 
 
 def spare_core() -> bool:
@@ -109,8 +153,8 @@ class BackgroundCompile:
         self.plan_run, self.install = plan_run, install
         self.calls = 0
         self.spent = 0.0  # seconds on the plan, estimated from the timed calls
-        # Kernels not built yet: a build, which costs more (see switch_cost). A first child
-        # looks for them in the cache, unless the cache holds no module at all.
+        # Kernels not built yet: a build, which costs more (see switch_cost). The program
+        # looks in the cache first, unless it holds no module at all.
         self.cold = not cache_has_modules()
         self.cost = switch_cost(graph, self.cold)
         self.error: BaseException | None = None
@@ -121,6 +165,7 @@ class BackgroundCompile:
         self._child: ForkedBuild | None = None
         self._children = 0
         self._polling = threading.Lock()  # held by the thread asking whether the child ended
+        _functions.add(self)
 
     def run(self, *arrays):
         """The NumPy plan, counting calls until the compile starts."""
@@ -139,7 +184,7 @@ class BackgroundCompile:
         began = time.perf_counter()
         results = self.plan_run(*arrays)
         self.spent += SAMPLE_EVERY * (time.perf_counter() - began)
-        if self.spent >= self.cost and time.process_time() >= WORTH_IT * self.cost:
+        if self.cost.pays(self.spent):
             self.start()
         return results
 
@@ -148,35 +193,33 @@ class BackgroundCompile:
             if self.outcome != "waiting":
                 return
             self.outcome = "compiling"
-        if builds_with_c() and forks() and self._fork():
-            return
+        if builds_with_c() and forks():
+            if not self.cold:
+                self._compile(build=False)  # in the cache: loaded here, in this thread
+                return
+            if self._fork():
+                return
         threading.Thread(target=self._compile, daemon=True,
                          name=f"eager2graph compile {self.name}").start()
 
     def _fork(self) -> bool:
         """Starts a child that builds the kernels; False if the system refuses one."""
         try:
-            self._child = ForkedBuild(self._build, BUILD_TIMEOUT_SECONDS + 60)
+            self._child = ForkedBuild(self._build, CHILD_SECONDS)
         except OSError:  # no memory or processes to spare: the thread compiles
             return False
         self._children += 1
         return True
 
-    def _build(self) -> bool:
-        """The child's work: the kernels built into the cache (an error if C failed). The
-        first child only looks for them (False: not built), since building them may cost
-        the program more than loading them (see ``switch_cost``)."""
-        try:
-            JIT_EXACT.compile(self.graph, self.name, numba=False, build=self.cold)
-        except NotBuilt:
-            return False
+    def _build(self) -> None:
+        """The child's work: the kernels built into the cache (an error if C failed)."""
+        JIT_EXACT.compile(self.graph, self.name, numba=False)
         failure = c_failure()
         if failure is not None:
             raise failure
-        return True
 
     def _collect(self, timeout: float = 0.0) -> None:
-        """Once the child has ended: the kernels it built, loaded here (a few tens of
+        """Once the child has ended: the kernels it built, loaded here (about ten
         milliseconds, in the calling thread: a thread would take several times as long
         sharing the lock with the calls), or its error. One thread asks at a time; the
         others go on (waiting up to ``timeout`` for their turn)."""
@@ -193,11 +236,7 @@ class BackgroundCompile:
             self._child = None
         finally:
             self._polling.release()
-        if child.declined:  # not built: back to counting, at the cost of a build
-            self.cold, self.cost = True, switch_cost(self.graph, cold=True)
-            with self._lock:
-                self.outcome = "waiting"
-        elif child.error is None:
+        if child.error is None:
             self._compile(build=False)
         else:
             self._finish(child.error)
@@ -211,7 +250,7 @@ class BackgroundCompile:
             left = 1.0 if deadline is None else min(1.0, deadline - time.monotonic())
             if left <= 0:
                 return False
-            self.start()  # again when the first child found the kernels not built
+            self.start()  # again when the kernels were not in the cache
             if self._child is not None:
                 self._collect(left)
             else:  # a thread compiles, or another thread loads what the child built
@@ -222,13 +261,8 @@ class BackgroundCompile:
         try:
             executable = JIT_EXACT.compile(self.graph, self.name, numba=not builds_with_c(),
                                            build=build)
-        except NotBuilt:  # the child built another batch: a kernel came meanwhile
-            if self._children >= CHILDREN or not self._fork():
-                self._finish(RuntimeError(
-                    f"after {self._children} builds in child processes the kernels it needs "
-                    f"were still not in the cache (other functions' kernels compiled at the "
-                    f"same time change what a build holds); jit_compile=True builds them at "
-                    f"once"))
+        except NotBuilt:
+            self._not_built()
         except Exception as error:  # noqa: BLE001 - the plan keeps running; the report says why
             self._finish(error)
         else:
@@ -237,10 +271,32 @@ class BackgroundCompile:
             self.install(executable if executable.kernels else None)
             self.done.set()
 
+    def _not_built(self) -> None:
+        """Some kernels are not in the cache. Found by the program's own look: back to
+        counting, at the cost of a build. After a child's build (another function's kernels
+        came meanwhile, so it built another batch): another child, at once."""
+        if self._children == 0:
+            self.cold, self.cost = True, switch_cost(self.graph, cold=True)
+            with self._lock:
+                self.outcome = "waiting"
+        elif self._children >= CHILDREN or not self._fork():
+            self._finish(RuntimeError(
+                f"after {self._children} builds in child processes the kernels it needs "
+                f"were still not in the cache (other functions' kernels compiled at the "
+                f"same time change what a build holds); jit_compile=True builds them at "
+                f"once"))
+
     def _finish(self, error: BaseException) -> None:
         self.error, self.outcome = error, "failed"
         self.install(None)
         self.done.set()
+
+    def worth_building_behind(self) -> bool:
+        """Whether the program ends before this function paid for a build it has earned: it
+        spent longer on the plan than the build takes (``leave_builds_behind``)."""
+        return self.outcome == "waiting" and self.cold and \
+            config._jit_auto_compile_after == config.AUTO and builds_with_c() and \
+            self.spent >= build_seconds(self.graph)
 
     def describe(self) -> str:
         if self.outcome == "waiting":
@@ -251,10 +307,11 @@ class BackgroundCompile:
             if threshold == config.AUTO:
                 return (f"runs on the NumPy plan; the compiled tier takes over in the background "
                         f"once the time spent on the plan ({self.spent:.2g} s so far) has paid "
-                        f"for the switch's expected cost ({self.cost:.2g} s"
+                        f"for the switch's expected cost ({self.cost.seconds:.2g} s"
                         + (", building its kernels, which the cache does not hold"
                            if self.cold and builds_with_c() else "")
-                        + f") and the process has run {WORTH_IT} times as long.")
+                        + f") and that cost is at most 1/{WORTH_IT} of the process's time "
+                        f"by when it is paid.")
             return (f"runs on the NumPy plan; the compiled tier takes over in the background "
                     f"after {threshold} calls ({self.calls} so far).")
         if self.outcome == "compiling":
@@ -265,3 +322,33 @@ class BackgroundCompile:
         reasons = "".join(f"\n  {reason}" for reason in self.reasons[:3])
         return ("runs on the NumPy plan: the compiled tier found nothing worth compiling"
                 + (f"; what it left on the plan, and why:{reasons}" if reasons else "."))
+
+
+_functions: weakref.WeakSet[BackgroundCompile] = weakref.WeakSet()  # this process's
+
+
+def leave_builds_behind() -> None:
+    """At the program's end: a child still building kernels is left to finish, and one
+    more builds those of the functions that earned a build but have not started it, so that
+    the next run finds them in the cache. Both run at the lowest priority, on their own."""
+    functions = list(_functions)
+    for function in functions:
+        child = function._child
+        if child is not None and not child.finished:
+            child.detach()
+    earned = [function for function in functions if function.worth_building_behind()]
+    if not earned or not forks():
+        return
+
+    def build_all() -> None:
+        for function in earned:
+            function._build()
+    try:
+        ForkedBuild(build_all, CHILD_SECONDS).detach()
+    except OSError:  # no process to spare: the next run builds them
+        pass
+
+
+atexit.register(leave_builds_behind)  # runs before forked_build's, which kills the others
+if hasattr(os, "register_at_fork"):  # a process forked from the program does not own them
+    os.register_at_fork(after_in_child=_functions.clear)

@@ -16,7 +16,8 @@ tracing and compiles count: eager2graph with its default settings (``jit_compile
 with ``jit_compile=False``, JAX's ``jax.jit`` and TensorFlow's ``tf.function`` when they are
 installed (they are not dependencies). eager2graph's default runs twice, with an empty kernel
 cache and with one holding the default tier's kernels (filled by an untimed run that waits for
-them, as a long run would leave it; a run of a few seconds only looks in the cache). Python's
+them, as a run that earned them leaves them; a build a run leaves behind is waited for, untimed,
+before the next run starts). Python's
 bytecode is cached, as for an installed package: one untimed run of each system fills the cache
 first. Every system starts from the same weights and batch, and its final loss is printed next
 to its time, so a system that computed something else shows. Ratios are of medians measured in
@@ -305,7 +306,8 @@ def run_once(script: str, steps: int, setting: str, argument: str, cache: str,
                           capture_output=True, text=True, env=environment, check=False)
     elapsed = time.perf_counter() - began
     used = _children_cpu_seconds() - used
-    _wait_for_builds_left_behind()
+    if _adopted:
+        _wait_for_builds_left_behind()
     if done.returncode != 0:
         raise RuntimeError(f"{path} {steps} {setting} failed:\n{done.stderr}")
     return elapsed, used, done.stdout.strip().splitlines()[-1]
@@ -316,20 +318,24 @@ def _children_cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+_adopted = False  # whether this process adopts what its runs leave behind (main)
+
+
 def _adopt_builds_left_behind() -> None:
     """Makes this process the parent of what its runs leave running when they end (Linux's
     child subreaper): eager2graph's default leaves a build of kernels a run earned but did not
     wait for, to finish after it. Its time is not the run's, and must not slow the next."""
+    global _adopted
     if sys.platform.startswith("linux"):
         import ctypes  # noqa: PLC0415 - Linux only
 
         set_child_subreaper = 36  # prctl's PR_SET_CHILD_SUBREAPER
-        ctypes.CDLL(None).prctl(set_child_subreaper, 1, 0, 0, 0)
+        _adopted = ctypes.CDLL(None).prctl(set_child_subreaper, 1, 0, 0, 0) == 0
 
 
 def _wait_for_builds_left_behind() -> None:
-    """Waits for the processes a run left behind (adopted: see above) to end: this process
-    has no other children then."""
+    """Waits for the processes a run left behind (adopted: see above) to end; the harness
+    has no other children then (a test calling ``run_once`` may have: it adopts nothing)."""
     while True:
         try:
             os.waitpid(-1, 0)

@@ -21,7 +21,7 @@ from runtime.ops.registry import COND, CONST, PLACEHOLDER, WHILE_LOOP
 from runtime.plan_control_flow import ControlFlowEmission, LoopLimit
 from runtime.plan_groups import WRITE_LANES
 from runtime.plan_source import function_name
-from runtime.plan_writes import variable_writer
+from runtime.plan_writes import STORE_UPDATE, update_writer, variable_writer
 from runtime.variables import ASSIGN
 
 # Ufuncs written as operators: the same ufunc runs for arrays (ndarray's operators call it),
@@ -39,7 +39,7 @@ _POSITIONAL_OUT = frozenset(_OPERATORS) | {np.negative, np.absolute, np.square, 
 # Constants up to this size are checked for being one value repeated (see array_constant).
 _UNIFORM_SIZE = 4096
 # Variable writes: their value is not aliased by them (see runtime.plan_writes).
-_WRITES = (ASSIGN, WRITE_LANES)
+_WRITES = (ASSIGN, WRITE_LANES, STORE_UPDATE)
 # Kernels that are neither ufuncs nor marked ``fresh_result`` (a builtin takes no attribute)
 # and return a new array every call, which the plan may then write into.
 _FRESH_BUILTINS = (np.dot,)
@@ -183,8 +183,11 @@ class Emitter(ControlFlowEmission):
             return None
         if node.op in _WRITES:
             self.define(node)
-            self.write(node, args[0], indent, owned=id(node.inputs[0]) in dying
-                       and id(node.inputs[0]) in self.fresh and id(node.inputs[0]) not in self.shared)
+            value = id(node.inputs[0])
+            # A computed update's value comes from a kernel, which the writer checks itself.
+            fresh = value in self.fresh or node.op is STORE_UPDATE
+            self.write(node, args, indent,
+                       owned=value in dying and fresh and value not in self.shared)
             return None
         array_result = len(node.outputs) == 1 and _is_array_shape(node.outputs[0].shape)
         if isinstance(lowered, plan_lowering.UfuncCall):
@@ -285,17 +288,19 @@ class Emitter(ControlFlowEmission):
                 return None
         return name
 
-    def write(self, node: Node, value: str, indent: str, owned: bool) -> None:
+    def write(self, node: Node, args: list[str], indent: str, owned: bool) -> None:
         """A variable write, by a writer made for the value's static type (or the writes of a
-        group of variables: runtime.plan_lanes)."""
+        group of variables: runtime.plan_lanes; or a computed update: runtime.plan_writes)."""
         name = f"k{self.number(node)}"
         source = node.inputs[0]
         if node.op is WRITE_LANES:
             self.globals[name] = node.attrs["group"].writer(node.attrs["mode"], owned)
+        elif node.op is STORE_UPDATE:
+            self.globals[name] = update_writer(node.attrs["variable"], node.attrs["mode"], owned)
         else:
             self.globals[name] = variable_writer(node.attrs["variable"], node.attrs["mode"],
                                                  (source.dtype, source.shape), owned)
-        self.emit(f"{indent}{name}({value})", node)
+        self.emit(f"{indent}{name}({', '.join(args)})", node)
 
     def define(self, node: Node) -> str:
         number = self.number(node)

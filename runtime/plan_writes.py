@@ -10,15 +10,33 @@ The bits are those of ``_store``: the same ufunc on the same operands, in the va
 
 A variable not initialized yet (created by a first trace whose graph has not run) goes through
 ``_store``, which raises its error.
+
+``store_update[variable, mode](new, old, delta)`` is an op of plans only (never registered: no
+trace, saved graph or gradient sees it). The compiled tier makes it of an ``assign_add`` or
+``assign_sub`` (``runtime.backends.jit.state``) so that a kernel computes the stored value
+``new = old + delta`` (or ``-``) in the loop that computes ``delta``: the write then only
+stores it, instead of a NumPy call over the elements again (an optimizer's step writes every
+variable and two slots per variable).
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Callable
 
 import numpy as np
 
+from runtime.ops.registry import OpDef
+
 _UPDATES = {"add": np.add, "sub": np.subtract}
+_count = sys.getrefcount
+
+
+def _not_run(*_):
+    raise RuntimeError("store_update runs only as a plan writes it (runtime.plan_writes).")
+
+
+STORE_UPDATE = OpDef("store_update", _not_run, None, effect=True)
 
 
 def variable_writer(variable, mode: str, value_type: tuple, owned: bool) -> Callable:
@@ -57,3 +75,48 @@ def variable_writer(variable, mode: str, value_type: tuple, owned: bool) -> Call
             lock.release()
         store(value, mode)  # raises: not initialized
     return write
+
+
+def update_writer(variable, mode: str, owned: bool) -> Callable:
+    """``write(new, old, delta)`` for ``store_update``: stores ``new`` when the variable
+    still holds ``old`` (the value ``new`` was computed from) and nothing else holds ``new``
+    (``owned``, an array of its own that only the plan's name for it refers to); otherwise
+    adds or subtracts ``delta`` to what the variable holds, as ``assign_add`` and
+    ``assign_sub`` do. Under the variable's lock either way: the update stays atomic (another
+    thread's write in between is kept), with the same bits (the same operation on the same
+    elements)."""
+    update, store, lock, asarray = _UPDATES[mode], variable._store, variable._lock, np.asarray
+
+    def write(new, old, delta):
+        lock.acquire()
+        try:
+            current = variable._value
+            if current is not None:
+                if not (owned and current is old and new.base is None
+                        and _count(new) <= _ALONE):
+                    new = asarray(update(current, delta))
+                new.setflags(write=False)
+                variable._value = new
+                return
+        finally:
+            lock.release()
+        store(delta, mode)  # raises: not initialized
+    return write
+
+
+def _references_when_alone() -> int:
+    """How many references ``write`` counts to a value that only the plan's local name for
+    it and the call hold (the interpreter's own count, measured here once)."""
+    counted = []
+
+    def write(new, old, delta):
+        counted.append(_count(new))
+
+    def plan():
+        value = np.zeros(1)
+        write(value, None, None)
+    plan()
+    return counted[0]
+
+
+_ALONE = _references_when_alone()

@@ -41,7 +41,7 @@ import numpy as np  # noqa: E402
 
 import runtime as rt  # noqa: E402
 import transpiler  # noqa: E402
-from runtime import tiering  # noqa: E402
+from runtime import plan_writes, tiering  # noqa: E402
 from runtime.backends.jit.c_build import builds_with_c  # noqa: E402
 from runtime.backends.jit import merging  # noqa: E402
 from runtime.backends.jit.element_rules import ELEMENT_RULES  # noqa: E402
@@ -1262,6 +1262,70 @@ def test_variables_read_and_assigned_between_regions():
     assert counts(report_of(jit_fn, x, rt.constant(0)))[0] >= 2
     # Reads moved up to their last assignment keep the compiled graph's invariants.
     jit_fn.get_concrete_function(x, rt.constant(0)).executable.graph.lint()
+
+
+def test_updates_are_computed_by_kernels_and_stored():
+    """An optimizer's ``assign_sub``/``assign_add`` of many variables: kernels compute the
+    stored values, the plan only stores them, with the plan's bits step after step."""
+    def model():
+        weights = [rt.Variable(np.linspace(-1.0, 1.0, 6).reshape(2, 3) * k) for k in (1, 2)]
+        slots = [rt.Variable(np.zeros((2, 3))) for _ in weights]
+
+        def step(x):
+            for w, m in zip(weights, slots):
+                m.assign_add((x * w - m) * 0.1)
+                w.assign_sub(m * 0.5 + x)
+            return weights[0] * weights[1]
+        return step, weights + slots
+
+    plan_step, plan_variables = model()
+    jit_step, jit_variables = model()
+    plan_fn = transpiler.function(plan_step, jit_compile=False)
+    jit_fn = transpiler.function(jit_step, jit_compile=True)
+    x = np.full((2, 3), 0.25)
+    for _ in range(3):
+        assert_same(plan_fn(x), jit_fn(x))
+        for p, j in zip(plan_variables, jit_variables):
+            assert mismatch(p.numpy(), j.numpy()) is None
+    report = jit_fn.get_concrete_function(x).jit_report  # the writes stay on the plan
+    assert report.count("store_update") == 4 and "assign_variable" not in report, report
+
+
+class TestStoringAComputedUpdate:
+    """``store_update``'s writer: the kernel's value is stored only when the variable still
+    holds the value it was computed from and nothing else holds it; otherwise the update is
+    made again from what the variable holds (atomic, as ``assign_sub`` is)."""
+
+    def setup_method(self):
+        self.variable = rt.Variable(np.arange(4.0))
+        self.old = self.variable._value
+        self.delta = np.full(4, 0.5)
+        self.write = plan_writes.update_writer(self.variable, "sub", owned=True)
+
+    def computed(self):
+        return self.old - self.delta
+
+    def test_the_computed_value_itself_is_stored(self):
+        new = self.computed()  # held by this name only, as a plan holds a kernel's result
+        identity = id(new)
+        self.write(new, self.old, self.delta)
+        assert id(self.variable._value) == identity
+        assert not self.variable._value.flags.writeable
+
+    def test_another_write_in_between_is_kept(self):
+        self.variable.assign(np.full(4, 10.0))
+        self.write(self.computed(), self.old, self.delta)
+        assert self.variable.numpy().tolist() == [9.5] * 4
+
+    def test_a_value_held_elsewhere_or_a_view_is_not_stored(self):
+        new = self.computed()
+        elsewhere = [new]  # besides the name a plan would hold it by
+        self.write(new, self.old, self.delta)
+        assert self.variable._value is not elsewhere[0] and new.flags.writeable
+        self.old = self.variable._value
+        self.write(np.concatenate([self.computed(), [0.0]])[:4], self.old, self.delta)
+        assert self.variable._value.base is None
+        assert self.variable.numpy().tolist() == [-1.0, 0.0, 1.0, 2.0]
 
 
 # --------------------------------------------------------------------------------------------

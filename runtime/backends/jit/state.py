@@ -13,6 +13,7 @@ from collections import Counter
 
 from runtime.graph import Graph, Node
 from runtime.ops.math_ops import ADD, SUBTRACT
+from runtime.plan_writes import STORE_UPDATE
 from runtime.variables import ASSIGN, READ
 
 # ``assign_add`` and ``assign_sub`` store ``value + delta``/``value - delta`` (same dtype).
@@ -21,13 +22,14 @@ _UPDATE_OPS = {"add": ADD, "sub": SUBTRACT}
 
 def forward_assigned_values(graph: Graph) -> None:
     """A read of a variable that this graph assigned before (nothing in between may assign
-    it) becomes the assigned value itself; after ``assign_add``/``assign_sub``, an explicit
-    ``add``/``subtract`` of the value read before and the delta, which kernels compute. The
-    assignments themselves stay as they are, so each is still atomic on the plan (another
-    thread's update between the two is kept; the forwarded read then misses it, as a read
-    made a moment earlier would). Only where the assigned value has exactly the variable's
-    dtype and (known) shape. Each branch and loop body is rewritten on its own, knowing
-    nothing at its start."""
+    it) becomes the assigned value itself; ``assign_add``/``assign_sub`` becomes an explicit
+    ``add``/``subtract`` of the value read before and the delta, which kernels compute, and a
+    ``store_update`` of its result, which stores it when the variable still holds the value
+    read: each update is still atomic on the plan (another thread's update between the two
+    is kept, see ``runtime.plan_writes``; the forwarded read then misses it, as a read made a
+    moment earlier would). Only where the assigned value has exactly the variable's dtype
+    and (known) shape. Each branch and loop body is rewritten on its own, knowing nothing at
+    its start."""
     held: dict[int, tuple] = {}  # id(variable) -> (variable, the value it holds now)
     replaced: dict[int, object] = {}  # id(removed read's output) -> the value it stands for
     removed: dict[int, list[Node]] = {}  # id(removed read) -> its control inputs
@@ -51,6 +53,9 @@ def forward_assigned_values(graph: Graph) -> None:
             placed += made
             added += made
             value = _stored_value(node, made)
+            if made:  # the update is computed (by a kernel), the write only stores it
+                old, delta = made[-1].inputs
+                node.op, node.inputs = STORE_UPDATE, [value, old, delta]
             if value is not None and _holds_exactly(variable, value):
                 held[id(variable)] = (variable, value)
             else:

@@ -213,7 +213,7 @@ class BackgroundCompile:
 
     def _build(self) -> None:
         """The child's work: the kernels built into the cache (an error if C failed)."""
-        JIT_EXACT.compile(self.graph, self.name, numba=False)
+        JIT_EXACT.compile(self.graph, self.name, numba=False, quick=True)
         failure = c_failure()
         if failure is not None:
             raise failure
@@ -260,7 +260,7 @@ class BackgroundCompile:
     def _compile(self, build: bool = True) -> None:
         try:
             executable = JIT_EXACT.compile(self.graph, self.name, numba=not builds_with_c(),
-                                           build=build)
+                                           build=build, quick=True)
         except NotBuilt:
             self._not_built()
         except Exception as error:  # noqa: BLE001 - the plan keeps running; the report says why

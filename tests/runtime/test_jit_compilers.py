@@ -214,7 +214,7 @@ def test_a_failing_c_compiler_leaves_the_kernels_to_numba(monkeypatch):
 
 
 def test_without_a_c_compiler_numba_builds_and_the_c_setting_says_why(monkeypatch):
-    monkeypatch.setattr(kernels, "toolchain", lambda: None)
+    monkeypatch.setattr(kernels, "toolchain", lambda quick=False: None)
     monkeypatch.setattr(kernels, "_compiled", {})
     x = np.arange(4.0)
     plan, jit, function = on_both(lambda x: (x * 5.0 - 1.0) * x, x)

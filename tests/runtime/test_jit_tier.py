@@ -1191,7 +1191,7 @@ def test_a_branch_compiled_whole():
 def test_a_kernel_that_fails_to_compile_leaves_its_ops_on_the_plan(monkeypatch):
     import runtime.backends.jit as jit
 
-    def refuse(sources, numba=True, exact=False, build=True):
+    def refuse(sources, numba=True, exact=False, build=True, quick=False):
         return [RuntimeError("a kernel the compiler refused\nwith details on a second line")
                 for _ in sources]
     monkeypatch.setattr(jit, "compile_kernels", refuse)

@@ -44,9 +44,10 @@ class CompiledPlan:
     """The NumPy plan of a graph whose compilable regions run as compiled kernels."""
 
     def __init__(self, graph: Graph, name: str, exact: bool = False, numba: bool = True,
-                 build: bool = True):
+                 build: bool = True, quick: bool = False):
         """``numba``: False leaves the kernels the C compiler does not take on the plan;
-        ``build``: False raises ``NotBuilt`` where a C module is not on disk yet."""
+        ``build``: False raises ``NotBuilt`` where a C module is not on disk yet; ``quick``:
+        C builds at the optimization of builds a running program waits for."""
         if not available():
             raise ImportError(f"jit_compile=True needs a compiler for its kernels: Numba "
                               f"(install it with {INSTALL_HINT}) or a C compiler with Python's "
@@ -70,7 +71,7 @@ class CompiledPlan:
                 else:
                     planned.append((owner, *item))
         outcomes = compile_kernels([source for _, _, source in planned], numba, exact,
-                                   build)
+                                   build, quick)
         for (owner, region, _), outcome in zip(planned, outcomes):
             if isinstance(outcome, PermissionError):
                 raise outcome  # the cache directory: the user has to act
@@ -151,9 +152,9 @@ class CompiledTierBackend:
         self.exact = exact
         self.name = "jit-exact" if exact else "jit"
 
-    def compile(self, graph: Graph, name: str, numba: bool = True,
-                build: bool = True) -> CompiledPlan:
-        return CompiledPlan(graph, name, self.exact, numba, build)
+    def compile(self, graph: Graph, name: str, numba: bool = True, build: bool = True,
+                quick: bool = False) -> CompiledPlan:
+        return CompiledPlan(graph, name, self.exact, numba, build, quick)
 
 
 JIT = CompiledTierBackend(exact=False)

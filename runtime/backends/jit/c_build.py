@@ -31,33 +31,40 @@ from runtime import config
 from runtime.backends.jit.c_prelude import LOOP_SLOTS
 from runtime.backends.jit.numpy_blas import numpy_gemm
 
-# -O1 with -O2's vectorizer: a third less compile time than -O2 (W7's module 0.33 s of CPU
-# against 0.49 s), which a run waits for, and the same speed on kernels whose time is mostly
-# NumPy's loops and BLAS. The vectorizer's cost model is -O2's: GCC 12 at -O3 (the dynamic
-# model) with AVX2 vectorized a select over rows of six doubles wrongly.
-FLAGS = ("-O1", "-ftree-vectorize", "-fvect-cost-model=very-cheap", "-march=native",
-         "-std=gnu11", "-fPIC", "-shared", "-fno-fast-math", "-ffp-contract=off", "-fwrapv",
-         "-fno-strict-aliasing", "-fno-math-errno", "-w")
+FLAGS = ("-march=native", "-std=gnu11", "-fPIC", "-shared", "-fno-fast-math",
+         "-ffp-contract=off", "-fwrapv", "-fno-strict-aliasing", "-fno-math-errno", "-w")
+# -O2, not -O3: GCC 12 at -O3 (the vectorizer's dynamic cost model) with AVX2 vectorized a
+# select over rows of six doubles wrongly. ``quick``: -O1 with -O2's vectorizer, for builds a
+# running program waits for (the default tier's): a third less compile time (W7's module
+# 0.33 s of CPU against 0.49 s), the same speed where kernels spend their time in NumPy's
+# loops and BLAS, 15% slower on W1's integer products.
+OPTIMIZATION = {False: ("-O2",), True: ("-O1", "-ftree-vectorize", "-fvect-cost-model=very-cheap")}
 BUILD_TIMEOUT_SECONDS = 300
 
 
 @dataclass(frozen=True)
 class Toolchain:
-    """A C compiler and the headers a kernel module includes."""
+    """A C compiler, the headers a kernel module includes, and how much it optimizes."""
 
     compiler: str
     includes: tuple
+    quick: bool = False
+
+    @property
+    def flags(self) -> tuple:
+        return (*OPTIMIZATION[self.quick], *FLAGS)
 
     @property
     def fingerprint(self) -> str:
-        return "|".join([self.compiler, *FLAGS, sys.version, np.__version__, sys.platform,
+        return "|".join([self.compiler, *self.flags, sys.version, np.__version__, sys.platform,
                          sysconfig.get_config_var("EXT_SUFFIX") or "", _processor()])
 
 
 @functools.cache
-def toolchain() -> Toolchain | None:
+def toolchain(quick: bool = False) -> Toolchain | None:
     """The C compiler (``$CC``, else ``cc``, ``gcc`` or ``clang``) with Python's and NumPy's
-    headers, or None where one is missing (then kernels are compiled by Numba)."""
+    headers, or None where one is missing (then kernels are compiled by Numba); ``quick``:
+    at the optimization of builds a running program waits for."""
     if sys.platform == "win32":
         return None  # MSVC's command line differs; Numba compiles there
     candidates = [os.environ.get("CC", "").split(" ")[0], "cc", "gcc", "clang"]
@@ -65,7 +72,7 @@ def toolchain() -> Toolchain | None:
     python_include = sysconfig.get_paths().get("include", "")
     if compiler is None or not os.path.isfile(os.path.join(python_include, "Python.h")):
         return None
-    return Toolchain(compiler, (python_include, np.get_include()))
+    return Toolchain(compiler, (python_include, np.get_include()), quick)
 
 
 def builds_with_c() -> bool:
@@ -182,7 +189,7 @@ def _build(c_text: str, path: str, directory: str, chain: Toolchain) -> None:
         with open(source, "w", encoding="utf-8") as file:
             file.write(c_text)
         built = os.path.join(work, "kernel.so")
-        command = [chain.compiler, *FLAGS, *(f"-I{include}" for include in chain.includes),
+        command = [chain.compiler, *chain.flags, *(f"-I{include}" for include in chain.includes),
                    source, "-o", built]
         if sys.platform == "darwin":
             command[1:1] = ["-undefined", "dynamic_lookup"]

@@ -63,17 +63,18 @@ class NotTaken(Exception):
 
 
 def compile_kernels(sources: list[KernelSource], numba: bool = True,
-                    exact: bool = False, build: bool = True) -> list:
+                    exact: bool = False, build: bool = True, quick: bool = False) -> list:
     """The compiled form of each source, or the exception that kept it from compiling (the
     caller decides what to do with it): those the C compiler takes are built together, in
     one module (see ``rt.config.set_jit_compiler``), the others by Numba, unless ``numba`` is
     False (then ``NotTaken``), or ``exact`` and the kernel calls NumPy's loops, which only C
     kernels run. Kernels this process already has are not compiled again; with ``build``
-    False, C modules must be on disk already (else ``NotBuilt``)."""
+    False, C modules must be on disk already (else ``NotBuilt``); ``quick``: C builds at the
+    optimization of builds a running program waits for (``c_build.OPTIMIZATION``)."""
     with _lock:
         outcomes: list = [None] * len(sources)
         if config.jit_compiler() != "numba":
-            _c_compile_all(sources, outcomes, build)
+            _c_compile_all(sources, outcomes, build, quick)
         for index, source in enumerate(sources):
             if outcomes[index] is None:
                 try:
@@ -104,16 +105,17 @@ def c_failure() -> Exception | None:
     return _c_failure
 
 
-def _c_key(source: KernelSource) -> tuple:
+def _c_key(source: KernelSource, quick: bool) -> tuple:
     # C code has every shape written in; Numba's reads operands' shapes when it runs.
-    return ("c", source.text, tuple(source.arg_types), tuple(source.arg_shapes))
+    return ("c", source.text, tuple(source.arg_types), tuple(source.arg_shapes), quick)
 
 
-def _c_compile_all(sources: list[KernelSource], outcomes: list, build: bool) -> None:
+def _c_compile_all(sources: list[KernelSource], outcomes: list, build: bool,
+                   quick: bool) -> None:
     """Fills ``outcomes`` with the kernels C builds (one module for all new ones); leaves
     None where Numba is to try."""
     global _c_failure
-    chain = toolchain()
+    chain = toolchain(quick)
     if _c_failure is not None and config.jit_compiler() != "c":
         return  # a build failed in this process: the next would fail too, at a cost
     if chain is None:
@@ -124,7 +126,7 @@ def _c_compile_all(sources: list[KernelSource], outcomes: list, build: bool) -> 
         return
     new: dict[tuple, list[int]] = {}  # key -> positions of sources with that kernel
     for index, source in enumerate(sources):
-        key = _c_key(source)
+        key = _c_key(source, quick)
         if key in _compiled:
             outcomes[index] = _compiled[key]
         else:
@@ -132,7 +134,7 @@ def _c_compile_all(sources: list[KernelSource], outcomes: list, build: bool) -> 
     if new:
         try:
             module, held = _c_module({key: sources[places[0]] for key, places in new.items()},
-                                     build)
+                                     build, chain)
         except (RuntimeError, OSError, ImportError, subprocess.SubprocessError) as error:
             if config.jit_compiler() == "c" or isinstance(error, PermissionError):
                 for positions in new.values():
@@ -161,12 +163,11 @@ def _c_compile_all(sources: list[KernelSource], outcomes: list, build: bool) -> 
                                            "rt.config.set_jit_compiler('c') leaves out Numba")
 
 
-def _c_module(kernels: dict[tuple, KernelSource], build: bool) -> tuple:
+def _c_module(kernels: dict[tuple, KernelSource], build: bool, chain) -> tuple:
     """The module of the kernels C takes of ``kernels`` (key -> source), and their keys in
     the order of its functions ``kernel0``, ``kernel1``, ... A batch built before is found by
     its index file, without translating it again (half of the work this process does for a
     warm cache); ``build`` False raises ``NotBuilt`` rather than run the compiler."""
-    chain = toolchain()
     directory = _private_directory(config.jit_cache_directory())
     keys = list(kernels)
     index = os.path.join(directory, f"eager2graph_batch_{_batch_digest(keys, chain)}.txt")

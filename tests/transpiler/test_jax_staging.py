@@ -678,3 +678,101 @@ def test_a_module_s_function_named_like_a_list_method_changes_no_object():
     got = _jit(sorted_twice)(jnp.asarray([3.0, 1.0, 2.0], jnp.float32), jnp.int32(2))
     assert got.tolist() == sorted_twice(np.asarray([3.0, 1.0, 2.0], np.float32), 2).tolist() \
         == [5.0, 4.0, 3.0]
+
+
+def signed_parts(x):
+    parts = []
+    if x.sum() > 0:
+        parts.append(x)
+        parts.append(x.max())
+    else:
+        parts.append(-x)
+        parts.append(0.0)
+    return parts[0] * parts[1]
+
+
+def parts_by_another_name(x):
+    parts = []
+    kept = parts
+    if x.sum() > 0:
+        parts.append(x)
+    else:
+        parts.append(-x)
+    return kept[0]
+
+
+def test_a_list_appended_to_in_both_branches_of_a_traced_if_gets_the_cond_s_outputs():
+    for x in ([1.0, 2.0], [-1.0, -2.0]):
+        x = np.asarray(x, np.float32)
+        assert _jit(signed_parts)(jnp.asarray(x)).tolist() == signed_parts(x).tolist()
+    batch = jnp.asarray([[1.0, 2.0], [-1.0, -2.0]], jnp.float32)
+    assert jax.vmap(convert(signed_parts))(batch).tolist() == [[2.0, 4.0], [0.0, 0.0]]
+    with pytest.raises(NotImplementedError, match=r"'parts' is a list appended to in a branch "
+                                                  r"of the if statement on a traced value at "
+                                                  r"test_jax_staging.py:\d+, but the code after"):
+        _jit(parts_by_another_name)(jnp.asarray([1.0, 2.0], jnp.float32))
+
+
+def positives_counted_by_a_helper(x):
+    count = 0
+
+    def bump(v):
+        nonlocal count
+        if v > 0:
+            count += 1
+    for v in x:
+        bump(v)
+    return count
+
+
+def test_a_nonlocal_changed_under_a_traced_if_in_a_called_helper_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"'count' is changed by the for loop at "
+                                         r"test_jax_staging.py:\d+ through a function it calls "
+                                         r"\(a `nonlocal` statement there\).*Return the new "
+                                         r"value from that function"):
+        _jit(positives_counted_by_a_helper)(jnp.asarray([1.0, -1.0, 2.0], jnp.float32))
+
+
+def weighted_by_list(x):
+    weights = [x[0] * 1, x[1] * 2, x[2] * 3]
+    total = 0.0
+    for i, v in enumerate(x):
+        if v > 0:
+            total += weights[i]
+    return total
+
+
+def first_of_list(x, n):
+    values = [x * 1, x * 2, x * 3]
+    total = 0.0
+    for i in range(n):
+        total += values[i]
+    return total
+
+
+def test_a_list_indexed_by_a_loop_counter():
+    # Over an array (a length known while tracing), the loop runs as Python: i is an int.
+    x = jnp.asarray([1.0, -2.0, 3.0], jnp.float32)
+    assert float(_jit(weighted_by_list)(x)) == float(weighted_by_list(x)) == 10.0
+    # Over range(traced n), i is traced: an error naming the line.
+    with pytest.raises(TypeError, match=r"A traced integer is used at test_jax_staging.py:\d+ "
+                                        r"\(`total \+= values\[i\]`\) where Python needs an "
+                                        r"int.*jnp.stack\(values\)\[i\]"):
+        _jit(first_of_list)(jnp.float32(1.0), jnp.int32(2))
+
+
+def rows_signed(x):
+    out = []
+    for row in x:
+        if row.sum() > 0:
+            out.append(row / row.sum())
+        else:
+            out.append(-row)
+    return jnp.stack(out)
+
+
+def test_a_list_appended_once_in_each_branch_in_a_loop_keeps_a_known_length():
+    x = jnp.asarray([[1.0, -2.0], [3.0, 4.0], [-5.0, -6.0]], jnp.float32)
+    expected = rows_signed(x)
+    assert np.allclose(_jit(rows_signed)(x), expected)
+    assert np.allclose(jax.vmap(convert(rows_signed))(jnp.stack([x, x])), [expected, expected])

@@ -276,3 +276,26 @@ def test_a_view_read_after_its_tensor_changed_in_place_in_a_branch():
         expected = view_then_change(x)
         for got in (exported(x), compiled(x)):
             assert all(torch.equal(e, g) for e, g in zip(expected, got)), (x, expected, got)
+
+
+class _Tolerance:
+    def __init__(self, tol):
+        self.tol = tol
+
+
+def halvings_to(x, config):
+    steps = 0
+    while x > config.tol:
+        x = x / 2
+        steps += 1
+    return steps
+
+
+def test_an_argument_fullgraph_cannot_pass_is_an_error_naming_it():
+    with pytest.raises(TypeError, match=r"Argument 'config' of halvings_to \(at "
+                                        r"test_torch_compile_cases.py:\d+\) is \(or holds\) a "
+                                        r"_Tolerance object.*register_dataclass"):
+        _compiled(convert(halvings_to))(torch.tensor(8.0), _Tolerance(1.0))
+    # Without fullgraph, Dynamo runs the call as Python: Python's result.
+    compiled = torch.compile(convert(halvings_to), backend="eager")
+    assert compiled(torch.tensor(8.0), _Tolerance(1.0)) == 3

@@ -17,7 +17,7 @@ from torch._dynamo.utils import counters  # noqa: E402
 from runtime.errors import GraphTypeError  # noqa: E402
 from tests.torch_programs import Calls  # noqa: E402
 from tests.transpiler.staging_samples import (  # noqa: E402
-    halved_sum, reverse_digits, reversed_weighted, rotated)
+    extended_gcd, halved_sum, reverse_digits, reversed_weighted, rotated)
 from transpiler import convert  # noqa: E402
 
 
@@ -68,6 +68,18 @@ def test_python_numbers_swapped_in_a_loop_take_the_dtype_the_loop_settles_on(dty
     for b in (1, 3, 5):
         b = torch.tensor(b, dtype=dtype)
         assert _same_tensor(rotated(b, first, second), exported(b)), (dtype, b)
+
+
+def test_python_ints_rotated_through_int32_arithmetic_keep_int32_exported_and_compiled():
+    # x0, x1 = x1, x0 - q * x1: x1 becomes int32 in the first iteration, x0 in the second.
+    example = (torch.tensor(240, dtype=torch.int32), torch.tensor(46, dtype=torch.int32))
+    exported = _exported(extended_gcd, example)
+    compiled = torch.compile(convert(extended_gcd), fullgraph=True, backend="aot_eager")
+    for a, b in ((240, 46), (17, 5), (7, 0)):
+        args = (torch.tensor(a, dtype=torch.int32), torch.tensor(b, dtype=torch.int32))
+        for run in (exported, compiled):
+            expected, got = extended_gcd(*args), run(*args)
+            assert all(_same_tensor(e, g) for e, g in zip(expected, got)), (a, b, got)
 
 
 def test_a_python_float_made_an_int_tensor_in_a_loop_is_a_clear_error():

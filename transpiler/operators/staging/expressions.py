@@ -3,9 +3,9 @@ outside the runtime.
 
 Each is one conditional of the engine (``a and b`` is ``b if a else a``), so a backend class
 inherits ``StagedExpressions`` and names its engine's ``staged_cond`` (the values of two
-branches), its ``condition`` (a scalar boolean of a value, or a clear error), its
-``logical_not`` and ``refuse_staged_lists``; the state handling and the shared checks of the
-branches are written here once.
+branches), its ``condition`` (a scalar boolean of a value, or a clear error) and its
+``logical_not``; the state handling, the shared checks of the branches and the lists they
+append to are written here once.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ class StagedExpressions:
     staged_cond: Callable
     condition: Callable
     logical_not: Callable
-    refuse_staged_lists: Callable
 
     def if_stmt(self, cond, body, orelse, get_state, set_state, names, nouts, *, mutates, outer,
                 staged):
@@ -32,7 +31,6 @@ class StagedExpressions:
         nouts = len(names) if nouts is None else nouts
         before = cf._state_before(get_state, names)
         write_back = self.writing_back(before, names, get_state)
-        self.refuse_staged_lists(before, names, staged, "an if statement")
         # What the branches start from, kept apart: ``after_if`` may append to the lists of
         # ``before``, and an engine may run a branch again later (for its gradient).
         start = cf._fresh(before)
@@ -45,8 +43,10 @@ class StagedExpressions:
             def run() -> tuple:
                 cf._set_state_tolerantly(set_state, get_state, names, cf._fresh(start))
                 result = fn()
-                outputs = self.branch_outputs(cf._state_before(get_state, names)[:nouts], names,
-                                              label, location)
+                state = cf._state_before(get_state, names)
+                _refuse_appends_lost(before[nouts:], state[nouts:], names[nouts:], staged,
+                                     location)
+                outputs = self.branch_outputs(state[:nouts], names, label, location)
                 branch_outputs.append(outputs)
                 return (result,) + outputs
             return run
@@ -83,9 +83,16 @@ class StagedExpressions:
 
     def after_if(self, before: tuple, branch_outputs: list, outputs: list,
                  appended: list[bool]) -> None:
-        """What the engine updates in the values an ``if`` gives (``branch_outputs``: what each
-        traced branch set; ``appended``: per value, whether it is a list the branches only
-        append to); nothing by default."""
+        """Updates the values an ``if`` gives (``branch_outputs``: what each traced branch set;
+        ``appended``: per value, whether it is a list the branches only append to). A list the
+        branches appended to (as many elements in each, one type each: outputs of the
+        conditional) gets those elements appended to itself, so that another name for it sees
+        them, as in Python."""
+        for index, (old, only_appended) in enumerate(zip(before[:len(outputs)], appended)):
+            if only_appended and type(old) is list and type(outputs[index]) is list and all(
+                    _appended_to(old, values[index]) for values in branch_outputs):
+                old.extend(outputs[index][len(old):])
+                outputs[index] = old
 
     def if_exp(self, cond, if_true: Callable, if_false: Callable):
         return self._choose(cond, if_true, if_false, "conditional expression")
@@ -106,3 +113,23 @@ class StagedExpressions:
                                       construct=construct, location=location,
                                       names=("the value",))
         return value
+
+
+def _refuse_appends_lost(before: tuple, after: tuple, names, staged, location: str) -> None:
+    """A list a branch appended to that the code after the ``if`` does not read by that name
+    (it reads another name for it: ``kept = parts`` before, ``kept`` after) is not an output
+    of the conditional, so the elements would be lost: refused, naming it."""
+    for name, old, new in zip(names, before, after):
+        if name in staged and type(old) is list and _appended_to(old, new) \
+                and len(new) > len(old):
+            raise NotImplementedError(
+                f"'{name}' is a list appended to in a branch of the if statement on a traced "
+                f"value{location}, but the code after the if does not use it by that name (it "
+                f"may use another name for the same list), so the appended elements cannot "
+                f"reach it. Use the list by the name it is appended to under after the if.")
+
+
+def _appended_to(old: list, new) -> bool:
+    """Whether ``new`` is the list ``old`` with elements appended (its own elements kept)."""
+    return type(new) is list and len(new) >= len(old) and all(
+        a is b for a, b in zip(old, new))

@@ -20,8 +20,8 @@ from transpiler.operators.staging import StagedRange, is_jax_tracer, jax_builtin
 from transpiler.operators.staging.expressions import StagedExpressions
 from transpiler.operators.staging.jax_conditionals import staged_cond
 from transpiler.operators.staging.jax_lists import JaxList
-from transpiler.operators.staging.jax_loops import Loop, continues, refuse_staged_lists, sequence
-from transpiler.operators.staging.jax_values import condition
+from transpiler.operators.staging.jax_loops import Loop, continues, sequence
+from transpiler.operators.staging.jax_values import condition, escapes_refused
 from transpiler.operators.tensor_sequences import python_iterable
 
 
@@ -35,22 +35,35 @@ class JaxBackend(StagedExpressions):
     condition = staticmethod(condition)
     logical_not = staticmethod(jnp.logical_not)
 
-    refuse_staged_lists = staticmethod(refuse_staged_lists)
-
     def after_if(self, before: tuple, branch_outputs: list, outputs: list,
                  appended: list[bool]) -> None:
-        """A carried list's count is known after the if when no branch appended to it."""
-        grown = {index for values in branch_outputs
-                 for index, (old, new) in enumerate(zip(before, values))
-                 if type(old) is JaxList and type(new) is JaxList and new.count is not old.count}
+        """A carried list's count stays known after the if when every branch appended to it as
+        many times (none, or once in each)."""
+        super().after_if(before, branch_outputs, outputs, appended)
         for index, value in enumerate(outputs):
             if type(value) is JaxList:
-                known, added = (None, None) if index in grown else (before[index].known,
-                                                                    before[index].added)
-                value.known, value.added = known, added
+                # Each branch starts from a copy of the list whose ``added`` is 0.
+                counts = {values[index].added if type(values[index]) is JaxList else None
+                          for values in branch_outputs}
+                count = counts.pop() if len(counts) == 1 else None
+                known, added = before[index].known, before[index].added
+                value.known = None if count is None or known is None else known + count
+                value.added = None if count is None or added is None else added + count
+
+    def if_stmt(self, cond, body, orelse, get_state, set_state, names, nouts, *, mutates, outer,
+                staged):
+        with escapes_refused((body, orelse), "if statement", cf._where()):
+            return super().if_stmt(cond, body, orelse, get_state, set_state, names, nouts,
+                                   mutates=mutates, outer=outer, staged=staged)
 
     @staticmethod
     def while_stmt(test, body, get_state, set_state, names, opts, *, mutates, outer, staged):
+        with escapes_refused((test, body), "while loop", cf._where()):
+            JaxBackend._while_stmt(test, body, get_state, set_state, names, opts,
+                                   mutates=mutates, staged=staged)
+
+    @staticmethod
+    def _while_stmt(test, body, get_state, set_state, names, opts, *, mutates, staged):
         cf._reject_mutations(mutates, "a while loop", cf._ONCE_PER_TRACE)
         before = cf._state_before(get_state, names)
         with naming_construct("while loop"):
@@ -63,6 +76,13 @@ class JaxBackend(StagedExpressions):
     @staticmethod
     def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts, *, mutates,
                  outer, staged):
+        with escapes_refused((extra_test, body), "for loop", cf._where()):
+            JaxBackend._for_stmt(iterable, extra_test, body, get_state, set_state, names, opts,
+                                 mutates=mutates, staged=staged)
+
+    @staticmethod
+    def _for_stmt(iterable, extra_test, body, get_state, set_state, names, opts, *, mutates,
+                  staged):
         cf._reject_mutations(mutates, "a for loop", cf._ONCE_PER_TRACE)
         before = cf._state_before(get_state, names)
         with naming_construct("for loop"):
@@ -90,7 +110,8 @@ class JaxBackend(StagedExpressions):
                 if length is None or extra_test is not None or isinstance(iterable, StagedRange):
                     raise
                 # A variable changes shape or type from one iteration to the next (``acc = 0.0``
-                # then ``acc = acc + row``): one JAX loop cannot carry it, but the number of
+                # then ``acc = acc + row``), or the body needs its counter as a Python int
+                # (``values[i]`` of a list): one JAX loop cannot do it, but the number of
                 # elements is known, so the loop runs as Python, element by element.
                 set_state(before)
                 cf._python_for(python_iterable(iterable), None, body, get_state, set_state,

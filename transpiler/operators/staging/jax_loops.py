@@ -33,17 +33,6 @@ from transpiler.operators.variables import (ReturnedNone, Undefined, UndefinedRe
                                             returns_a_value, returns_none)
 
 
-def refuse_staged_lists(values: tuple, names: Sequence[str], staged: Sequence[str],
-                         construct: str) -> None:
-    for name, value in zip(names, values):
-        if name in staged and type(value) is list:
-            raise NotImplementedError(
-                f"'{name}' is a list appended to inside {construct} on a JAX tracer{cf._where()}; "
-                f"the JAX backend does not carry lists through traced control flow yet. Carry an "
-                f"array instead (e.g. preallocate with jnp.zeros and write with .at[i].set), or "
-                f"decide with a Python value.")
-
-
 class Loop:
     """``lax.while_loop`` / ``fori_loop`` over the state of a converted loop."""
 

@@ -18,6 +18,7 @@ import numpy as np
 
 import runtime as rt
 from runtime import nest
+from runtime.source_location import generated_line_origin
 from transpiler.operators import control_flow as cf
 
 NUMBERS = (bool, int, float, complex)
@@ -181,5 +182,106 @@ def staged(fn):
     """``fn`` traced as a staged block (see ``staged_block``)."""
     def traced(*args):
         with staged_block():
-            return fn(*args)
+            try:
+                return fn(*args)
+            except jax.errors.TracerIntegerConversionError as error:
+                raise _needs_a_python_int(error) from error
     return traced
+
+
+def _needs_a_python_int(error: Exception) -> Exception:
+    """JAX's refusal of ``__index__`` on a tracer, in a staged block, as an error naming the
+    user's line: there an integer that Python needs while tracing (a list index, a slice
+    bound, a size) is traced, often the block's own counter."""
+    where = None
+    traceback = error.__traceback__
+    while traceback is not None:  # the innermost line of converted code
+        code = traceback.tb_frame.f_code
+        where = generated_line_origin(code.co_filename, traceback.tb_lineno) or where
+        traceback = traceback.tb_next
+    line = f" at {where}" if where is not None else ""
+    source = f" (`{where.source_line}`)" if where is not None and where.source_line else ""
+    return rt.errors.GraphTypeError(
+        f"A traced integer is used{line}{source} where Python needs an int it knows while "
+        f"tracing: an index of a list or tuple, a slice bound or a size. In a traced loop or "
+        f"branch, values such as its counter are only known when the function runs. Index "
+        f"an array instead (jnp.stack(values)[i] for a list of arrays), use "
+        f"jax.lax.dynamic_slice for a slice, or make the integer a Python int.")
+
+
+@contextlib.contextmanager
+def escapes_refused(blocks, construct: str, location: str):
+    """Inside: a staged construct whose ``blocks`` (the converted bodies) are traced. A variable
+    of an enclosing function that a block changes without it being state of the construct
+    (``nonlocal count`` in a helper the body calls, whose own traced ``if`` changes ``count``)
+    would keep a tracer of the finished trace of the block, which fails later, far from the
+    cause: it is refused here, naming it, and its value before the construct is put back."""
+    cells = _cells_reached(blocks)
+    before = [_contents(cell) for cell, _ in cells]
+    try:
+        yield
+    except jax.errors.UnexpectedTracerError as error:  # the escaped tracer used again
+        _refuse_escaped(cells, before, construct, location, error)
+        raise
+    _refuse_escaped(cells, before, construct, location, None)
+
+
+def _refuse_escaped(cells: list, before: list, construct: str, location: str, error) -> None:
+    """Raises naming a variable of ``cells`` that the construct changed to a value holding a
+    tracer of a finished trace (that of a block: neither the current trace nor one it is
+    nested in), putting its value before the construct back."""
+    trace = getattr(getattr(_core, "trace_ctx", None), "trace", None)
+    if trace is None:  # another JAX version: JAX's own error stays
+        return
+    live = set()
+    while trace is not None and id(trace) not in live:
+        live.add(id(trace))
+        trace = getattr(trace, "parent_trace", None)
+    for (cell, name), old in zip(cells, before):
+        value = _contents(cell)
+        if value is old or not any(
+                isinstance(leaf, jax.core.Tracer) and id(leaf._trace) not in live
+                for leaf in jax.tree_util.tree_leaves(value)):
+            continue
+        if old is _EMPTY:
+            del cell.cell_contents
+        else:
+            cell.cell_contents = old
+        raise rt.errors.GraphValueError(
+            f"'{name}' is changed by the {construct}{location} through a function it calls "
+            f"(a `nonlocal` statement there), so JAX cannot carry it through the traced "
+            f"{construct}: its new value would be a tracer of the finished trace of the body. "
+            f"Return the new value from that function and assign it in the {construct} "
+            f"({name} = f(..., {name})), or keep it in an array the body updates.") from error
+
+
+def _cells_reached(blocks) -> list:
+    """The closure cells of the functions the ``blocks`` can call (functions their closures
+    hold, transitively), each once, with the variable it holds: ``[(cell, name), ...]``. The
+    blocks' own cells are left out: the construct carries those it changes that are used
+    after it, and one it leaves changed is not read again."""
+    own = {id(cell) for block in blocks for cell in getattr(block, "__closure__", None) or ()}
+    cells, seen, stack = {}, set(), [block for block in blocks if block is not None]
+    while stack:
+        function = stack.pop()
+        code = getattr(function, "__code__", None)
+        if code is None or id(function) in seen:
+            continue
+        seen.add(id(function))
+        for name, cell in zip(code.co_freevars, function.__closure__ or ()):
+            if id(cell) not in own:
+                cells.setdefault(id(cell), (cell, name))
+            value = _contents(cell)
+            if callable(value) and hasattr(value, "__code__"):
+                stack.append(value)
+    return list(cells.values())
+
+
+_EMPTY = object()
+
+
+def _contents(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # a variable not assigned yet
+        return _EMPTY

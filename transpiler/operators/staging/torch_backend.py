@@ -187,24 +187,6 @@ class TorchBackend(StagedExpressions):
     builtins = torch_builtins  # int, float, min, max, assert... on traced tensors
 
     @staticmethod
-    def refuse_staged_lists(before: tuple, names: Sequence[str], staged: Sequence[str],
-                            construct: str) -> None:
-        """Lists appended to in the branches of an ``if`` are outputs of its ``cond`` (both
-        branches must append as many elements, of one type each); in loops they are refused."""
-        if construct != "an if statement":
-            _refuse_staged_lists(before, names, staged, construct)
-
-    def after_if(self, before: tuple, branch_outputs: list, outputs: list,
-                 appended: list[bool]) -> None:
-        """A list the branches appended to gets the elements the ``cond`` gives, appended to
-        the list itself (another name for it sees them, as in Python)."""
-        for index, (old, only_appended) in enumerate(zip(before, appended)):
-            if only_appended and type(old) is list and type(outputs[index]) is list and all(
-                    _appended_to(old, values[index]) for values in branch_outputs):
-                old.extend(outputs[index][len(old):])
-                outputs[index] = old
-
-    @staticmethod
     def while_stmt(test, body, get_state, set_state, names, opts, *, mutates, outer, staged):
         from transpiler.operators.staging.torch_loops import while_stmt
         while_stmt(test, body, get_state, set_state, names, opts, mutates=mutates, staged=staged)
@@ -306,12 +288,6 @@ def _is_buffer_of(get_state: Callable, name: str, value) -> bool:
         return False
     buffers = getattr(holder, "_buffers", None) if isinstance(holder, torch.nn.Module) else None
     return buffers is not None and buffers.get(place.qn.attr) is value
-
-
-def _appended_to(old: list, new) -> bool:
-    """Whether ``new`` is the list ``old`` with elements appended (its own elements kept)."""
-    return type(new) is list and len(new) >= len(old) and all(
-        a is b for a, b in zip(old, new))
 
 
 def _refuse_staged_lists(before: tuple, names: Sequence[str], staged: Sequence[str],

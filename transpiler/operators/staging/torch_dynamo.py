@@ -12,15 +12,17 @@ real tensors, as Python. Imported only when PyTorch is.
 
 from __future__ import annotations
 
+import inspect
 import types
 from typing import Callable
 
 import torch
+from torch._higher_order_ops.flat_apply import is_graphable_type
 from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
 from torch.utils import _pytree as pytree
 
 import runtime as rt
-from runtime.source_location import user_traceback
+from runtime.source_location import translate, user_traceback
 from transpiler.operators.staging import torch_indexing
 
 # What an opaque call takes and returns must be tensors, numbers and containers of them; a
@@ -29,6 +31,9 @@ from transpiler.operators.staging import torch_indexing
 # it back.
 _STATIC_KEY = "__eager2graph_static__"
 _STATIC_TYPES = (type(None), str, bytes, type(Ellipsis))
+# An argument Dynamo cannot pass to an opaque call (an object of the user's class) stands in,
+# under fullgraph=True, for the sentence that says so, raised by the call (see ``_unpassable``).
+_UNPASSABLE_KEY = "__eager2graph_unpassable__"
 
 
 def outside_dynamo(converted: Callable) -> Callable:
@@ -40,14 +45,73 @@ def outside_dynamo(converted: Callable) -> Callable:
         lambda _read, *args, **kwargs: _boxed(_run_traced(
             converted, *_unboxed(args), **_unboxed(kwargs))))
     global_names = _global_names_read(converted)
+    signature = _signature_for_messages(converted)
 
     def call(*args, **kwargs):
         if not torch.compiler.is_compiling():
             return converted(*args, **kwargs)
         read = _python_state(args, converted.__globals__, global_names)
+        if _graph_breaks_refused():
+            args = tuple(_unpassable(arg, signature, index) for index, arg in enumerate(args))
+            kwargs = {key: _unpassable(arg, signature, key) for key, arg in kwargs.items()}
         return _unboxed(marked(read, *_boxed(args), **_boxed(kwargs)))
 
     return call
+
+
+def _signature_for_messages(converted: Callable) -> tuple:
+    """The names of the positional parameters of ``converted``, its name and where it is
+    defined: what a message about one of its arguments says."""
+    positional = tuple(name for name, parameter in inspect.signature(converted).parameters.items()
+                       if parameter.kind in (parameter.POSITIONAL_ONLY,
+                                             parameter.POSITIONAL_OR_KEYWORD))
+    code = getattr(converted, "__code__", None)
+    where = f" (at {translate(code.co_filename, code.co_firstlineno)})" if code else ""
+    return positional, getattr(converted, "__name__", type(converted).__name__), where
+
+
+@torch._dynamo.assume_constant_result
+def _graph_breaks_refused() -> bool:
+    """``_graph_breaks_are_errors`` asked while Dynamo traces, as a constant of its trace."""
+    return _graph_breaks_are_errors()
+
+
+def _unpassable(arg, signature: tuple, key):
+    """``arg`` (the argument at position or keyword ``key``), or, when it holds a value Dynamo
+    cannot pass to an opaque call (an object of the user's class: only tensors, numbers,
+    strings, None, modules and containers of them pass), the sentence saying so, boxed; the
+    call raises it (``_refuse_unpassable``). Raised here, in the code Dynamo traces, it would
+    reach the user as Dynamo's "Observed exception"; raised by the call, as itself."""
+    for leaf in pytree.tree_leaves(arg):
+        refusal = _refusal(type(leaf), signature, key)
+        if refusal is not None:
+            return {_UNPASSABLE_KEY: {refusal: ()}}
+    return arg
+
+
+@torch._dynamo.assume_constant_result
+def _refusal(kind: type, signature: tuple, key) -> str | None:
+    """None when Dynamo passes a value of type ``kind`` to an opaque call, else the message
+    saying that the argument ``key`` of the function of ``signature`` holds one; asked while
+    Dynamo traces, as a constant of its trace."""
+    if issubclass(kind, (torch.nn.Module, *_STATIC_TYPES)) or is_graphable_type(kind):
+        return None  # static values pass boxed (``_boxed``)
+    positional, function_name, where = signature
+    name = positional[key] if isinstance(key, int) and key < len(positional) else key
+    shown = f"'{name}'" if isinstance(name, str) else f"number {name + 1}"
+    return (f"Argument {shown} of {function_name}{where} is (or holds) a {kind.__qualname__} "
+            f"object, which torch.compile with fullgraph=True cannot pass to converted code: "
+            f"only tensors, Python numbers, strings, None, modules, and lists, tuples and dicts "
+            f"of them pass. Pass the tensors and numbers it holds as arguments, register its "
+            f"class with torch.utils._pytree.register_dataclass (or register_pytree_node), or "
+            f"compile without fullgraph=True.")
+
+
+def _refuse_unpassable(args: tuple, kwargs: dict) -> None:
+    for arg in (*args, *kwargs.values()):
+        if type(arg) is dict and len(arg) == 1 and _UNPASSABLE_KEY in arg:
+            (message,) = arg[_UNPASSABLE_KEY]
+            raise TypeError(message)
 
 
 _SCALARS = (bool, int, float, str)
@@ -110,6 +174,7 @@ def _called_showing_errors(fn: Callable, *args, **kwargs):
     """``fn(*args, **kwargs)`` with integer tensors indexing as symbolic integers, where an error
     that Dynamo would hide reaches the user as itself (see ``_past_dynamo``)."""
     try:
+        _refuse_unpassable(args, kwargs)
         with torch_indexing.IndexingByIntegerTensors():
             return fn(*args, **kwargs)
     except Exception as error:  # noqa: BLE001 - re-raised, as itself or as its carrier

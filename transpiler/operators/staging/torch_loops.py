@@ -188,7 +188,6 @@ class _Loop:
             try:
                 after = discover(lambda: self._one_iteration(fresh, lead, test, step),
                                  self.captured, fresh + lead)
-                self._carried(after, self._leaf_names())
             except _Retype:
                 self._apply_retype()
                 continue
@@ -238,10 +237,15 @@ class _Loop:
                 if isinstance(leaf, Spec)]
 
     def _one_iteration(self, fresh, lead, test, step) -> tuple:
+        """The state after an iteration from ``fresh``, checked to be carried in the loop's
+        types. Checked while discovering, outside any recording: the symbolic numbers that
+        stand for Python-number variables have no node in the trace to convert them with."""
         self.set_state(cf._fresh(self._unpacked(fresh)))
         test(*lead)
         step(*lead)
-        return cf._state_before(self.get_state, self.names)
+        after = cf._state_before(self.get_state, self.names)
+        self._carried(after, self._leaf_names())
+        return after
 
     def _apply_retype(self) -> None:
         specs = iter(range(len(self._specs())))

@@ -23,10 +23,19 @@ class ShapeTuple(tuple):
     """What ``Tensor.shape`` gives: the shape as a tuple (``None`` for a size unknown while
     tracing), which also answers TensorFlow's ``TensorShape`` questions (``as_list()``,
     ``rank``, ``ndims``, ``dims``, ``is_fully_defined()``, ``num_elements()``, equality with a
-    list). It prints, hashes and compares with tuples as the tuple it is; a slice is one too.
+    list). It prints, hashes and compares with tuples as the tuple it is (its ``repr`` in
+    TensorFlow's display style is TensorFlow's, ``TensorShape([2, 3])``); a slice is one too.
     An unknown rank is ``None``, not a ShapeTuple."""
 
     __slots__ = ()
+
+    def __repr__(self) -> str:
+        if display.style() == display.TENSORFLOW:
+            return f"TensorShape({[d if d is None else int(d) for d in self]})"
+        return tuple.__repr__(self)
+
+    def __str__(self) -> str:
+        return tuple.__repr__(self)
 
     @property
     def rank(self) -> int:
@@ -372,6 +381,9 @@ class TensorSpec:
         return hash((self.shape, self.dtype))
 
     def __repr__(self) -> str:
+        if display.style() == display.TENSORFLOW:
+            return (f"TensorSpec(shape={format_shape(self.shape)}, dtype=tf.{self.dtype.name}, "
+                    f"name={self.name!r})")
         name = "" if self.name is None else f", name={self.name!r}"
         return f"TensorSpec(shape={format_shape(self.shape)}, dtype={self.dtype.name}{name})"
 

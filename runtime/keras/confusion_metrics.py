@@ -19,9 +19,9 @@ from runtime.ops.array_ops import (cast, clip_by_value, convert_to_tensor, expan
 from runtime.ops.broadcast_ops import broadcast_to
 from runtime.ops.layout_ops import one_hot
 from runtime.ops.math_composites import divide_no_nan
-from runtime.ops.math_ops import (greater, log, logical_and, maximum, minimum, not_equal,
-                                  sigmoid)
-from runtime.ops.reduce_ops import reduce_sum
+from runtime.ops.math_ops import (abs, greater, greater_equal, log, logical_and,  # noqa: A004
+                                  maximum, minimum, not_equal, sigmoid)
+from runtime.ops.reduce_ops import reduce_max, reduce_mean, reduce_sum
 from runtime.ops.sort_ops import top_k
 from runtime.variables import Variable
 
@@ -46,7 +46,7 @@ class _Counts(Metric):
         with tracing.eager_scope():  # a metric may be made while a step is traced
             for count in self.counts:
                 setattr(self, count, Variable(np.zeros(self.thresholds.shape, self.dtype),
-                                              name=f"{self.name}/{count}", trainable=False))
+                                              name=count, trainable=False))
 
     def update_state(self, y_true, y_pred, sample_weight=None) -> None:
         labels, y_pred = self._selected(convert_to_tensor(y_true),
@@ -267,3 +267,99 @@ def _interpolated_pr_area(tp, fp, fn):
     actual_positives = maximum(tp_upper + fn[1:], 0.0)
     return reduce_sum(divide_no_nan(slope * (tp_step + intercept * log(p_ratio)),
                                     actual_positives))
+
+
+_AVERAGES = (None, "micro", "macro", "weighted")
+
+
+class FBetaScore(Metric):
+    """Keras' F-beta score per class of one-hot (or multi-label) labels: a prediction is
+    positive above ``threshold``, or (None) where it is its sample's largest (and not 0).
+    ``average``: None (one score per class), "micro" (of the counts summed over classes),
+    "macro" (the mean score) or "weighted" (weighted by each class's positive labels)."""
+
+    def __init__(self, average=None, beta=1.0, threshold=None, name="fbeta_score", dtype=None):
+        if average not in _AVERAGES:
+            raise ValueError(f"{type(self).__name__}: average must be one of {_AVERAGES}, got "
+                             f"{average!r}.")
+        if not beta > 0:
+            raise ValueError(f"{type(self).__name__}: beta must be greater than 0, got {beta!r}.")
+        self.name, self.dtype, self.fn_kwargs = name, np.dtype(dtype or "float32"), {}
+        self.average, self.beta, self.threshold = average, float(beta), threshold
+        self.classes = None  # the counts are made on the first update, one per class
+
+    def _build(self, classes) -> None:
+        if classes is None:
+            raise ValueError(f"{type(self).__name__} needs the number of classes (the last "
+                             f"dimension of y_pred) known on the first update.")
+        shape = () if self.average == "micro" else (int(classes),)
+        with tracing.eager_scope():  # a metric may be built while a step is traced
+            for count in ("true_positives", "false_positives", "false_negatives",
+                          "intermediate_weights"):
+                setattr(self, count, Variable(np.zeros(shape, self.dtype), name=count,
+                                              trainable=False))
+        self.classes = int(classes)
+
+    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+        y_true = cast(convert_to_tensor(y_true), self.dtype)
+        y_pred = cast(convert_to_tensor(y_pred), self.dtype)
+        if self.classes is None:
+            self._build(y_pred.shape[-1] if y_pred.shape else None)
+        if self.threshold is None:
+            largest = reduce_max(y_pred, axis=-1, keepdims=True)
+            positive = logical_and(greater_equal(y_pred, largest), greater(abs(y_pred), 1e-9))
+        else:
+            positive = greater(y_pred, self.threshold)
+        y_pred = cast(positive, self.dtype)
+        axis = None if self.average == "micro" else 0
+
+        def weighted_sum(value):
+            if sample_weight is not None:
+                value = value * expand_dims(cast(convert_to_tensor(sample_weight), self.dtype), 1)
+            return reduce_sum(value, axis=axis)
+
+        self.true_positives.assign_add(weighted_sum(y_pred * y_true))
+        self.false_positives.assign_add(weighted_sum(y_pred * (1.0 - y_true)))
+        self.false_negatives.assign_add(weighted_sum((1.0 - y_pred) * y_true))
+        self.intermediate_weights.assign_add(weighted_sum(y_true))
+
+    def result(self):
+        if self.classes is None:
+            return convert_to_tensor(np.zeros((), self.dtype))
+        true_positives = self.true_positives.value()
+        precision = true_positives / (true_positives + self.false_positives.value() + EPSILON)
+        recall = true_positives / (true_positives + self.false_negatives.value() + EPSILON)
+        beta_squared = self.beta ** 2
+        score = precision * recall / (beta_squared * precision + recall + EPSILON) \
+            * (1.0 + beta_squared)
+        if self.average == "weighted":
+            weights = self.intermediate_weights.value()
+            return reduce_sum(score * (weights / (reduce_sum(weights) + EPSILON)))
+        return score if self.average is None else reduce_mean(score)
+
+    def reset_state(self) -> None:
+        for variable in self.variables:
+            variable.assign(np.zeros(variable.shape, self.dtype))
+
+    @property
+    def variables(self) -> list:
+        if self.classes is None:
+            return []
+        return [self.true_positives, self.false_positives, self.false_negatives,
+                self.intermediate_weights]
+
+    def get_config(self) -> dict:
+        return {"name": self.name, "dtype": self.dtype.name, "average": self.average,
+                "beta": self.beta, "threshold": self.threshold}
+
+
+class F1Score(FBetaScore):
+    """``FBetaScore`` with ``beta=1``."""
+
+    def __init__(self, average=None, threshold=None, name="f1_score", dtype=None):
+        super().__init__(average=average, beta=1.0, threshold=threshold, name=name, dtype=dtype)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        del config["beta"]
+        return config

@@ -1,4 +1,4 @@
-"""``rt.keras.initializers``: the initial values of weights, as NumPy arrays.
+"""``rt.keras.initializers``: the initial values of weights, as tensors (as Keras 3's).
 
 A seeded initializer gives the same values on every call (as Keras' do); an unseeded one
 draws from ``rt.random``'s global generator, so ``rt.random.set_seed`` makes it repeat.
@@ -12,6 +12,8 @@ import numpy as np
 
 from runtime import dtypes
 from runtime.ops import random as random_ops
+from runtime.ops.dispatch import constant as _tensor_of
+from runtime.tensor import Tensor
 from runtime.keras.missing import missing as _missing
 
 # The standard deviation of a standard normal truncated to [-2, 2]: dividing by it gives
@@ -20,10 +22,16 @@ _TRUNCATED_STDDEV = 0.87962566103423978
 
 
 class Initializer:
-    """Base class: ``initializer(shape, dtype=None)`` returns the initial value."""
+    """Base class: ``initializer(shape, dtype=None)`` returns the initial value as a tensor;
+    a subclass here gives its values as an array (``_values``), a user's subclass may
+    override ``__call__`` as in Keras."""
 
-    def __call__(self, shape, dtype=None) -> np.ndarray:
-        raise NotImplementedError
+    def __call__(self, shape, dtype=None) -> Tensor:
+        return _tensor_of(self._values(tuple(shape), dtype))
+
+    def _values(self, shape: tuple, dtype=None) -> np.ndarray:
+        raise NotImplementedError(f"{type(self).__name__} gives no values: an Initializer "
+                                  f"subclass defines __call__(shape, dtype=None).")
 
     def get_config(self) -> dict:
         return {}
@@ -33,12 +41,12 @@ class Initializer:
 
 
 class Zeros(Initializer):
-    def __call__(self, shape, dtype=None):
+    def _values(self, shape, dtype=None):
         return np.zeros(shape, _dtype(dtype))
 
 
 class Ones(Initializer):
-    def __call__(self, shape, dtype=None):
+    def _values(self, shape, dtype=None):
         return np.ones(shape, _dtype(dtype))
 
 
@@ -46,7 +54,7 @@ class Constant(Initializer):
     def __init__(self, value=0.0):
         self.value = value
 
-    def __call__(self, shape, dtype=None):
+    def _values(self, shape, dtype=None):
         return np.broadcast_to(np.asarray(self.value, _dtype(dtype)), shape).copy()
 
     def get_config(self):
@@ -57,7 +65,7 @@ class Identity(Initializer):
     def __init__(self, gain=1.0):
         self.gain = gain
 
-    def __call__(self, shape, dtype=None):
+    def _values(self, shape, dtype=None):
         if len(shape) != 2:
             raise ValueError(f"Identity initializes 2-D weights only, got shape {tuple(shape)}.")
         return (self.gain * np.eye(*shape)).astype(_dtype(dtype))
@@ -100,7 +108,7 @@ class RandomUniform(_Random):
         super().__init__(seed)
         self.minval, self.maxval = minval, maxval
 
-    def __call__(self, shape, dtype=None):
+    def _values(self, shape, dtype=None):
         return self._uniform(shape, self.minval, self.maxval, _dtype(dtype))
 
 
@@ -109,7 +117,7 @@ class RandomNormal(_Random):
         super().__init__(seed)
         self.mean, self.stddev = mean, stddev
 
-    def __call__(self, shape, dtype=None):
+    def _values(self, shape, dtype=None):
         return self._normal(shape, self.stddev, _dtype(dtype), self.mean)
 
 
@@ -118,7 +126,7 @@ class TruncatedNormal(_Random):
         super().__init__(seed)
         self.mean, self.stddev = mean, stddev
 
-    def __call__(self, shape, dtype=None):
+    def _values(self, shape, dtype=None):
         return self._truncated(shape, self.stddev, _dtype(dtype), self.mean)
 
 
@@ -131,7 +139,7 @@ class Orthogonal(_Random):
         super().__init__(seed)
         self.gain = gain
 
-    def __call__(self, shape, dtype=None):
+    def _values(self, shape, dtype=None):
         shape = tuple(shape)
         if len(shape) < 2:
             raise ValueError(f"Orthogonal initializes weights of two or more dimensions, got "
@@ -161,7 +169,7 @@ class VarianceScaling(_Random):
                              f"or 'uniform', got {distribution!r}.")
         self.scale, self.mode, self.distribution = scale, mode, distribution
 
-    def __call__(self, shape, dtype=None):
+    def _values(self, shape, dtype=None):
         dtype = _dtype(dtype)
         fan_in, fan_out = fans(shape)
         n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2}[self.mode]

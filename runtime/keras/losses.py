@@ -14,7 +14,7 @@ from runtime.keras import masks
 from runtime.keras import more_losses as _more
 from runtime.ops import nn as _nn
 from runtime.ops.array_ops import (cast, clip_by_value, convert_to_tensor, expand_dims, reshape,
-                                   size, where, zeros_like)
+                                   size, squeeze, where, zeros_like)
 from runtime.ops.math_ops import (abs, log, logical_and, not_equal, pow,  # noqa: A004
                                   square)
 from runtime.ops.reduce_ops import reduce_mean, reduce_sum
@@ -141,11 +141,12 @@ class Loss:
         if sample_weight is not None:
             weight = cast(convert_to_tensor(sample_weight), values.dtype)
             if weight.shape is not None and values.shape is not None \
-                    and len(weight.shape) > len(values.shape):
+                    and len(weight.shape) > len(values.shape) + 1:
                 weight = reshape(weight, [-1])
         if mask is not None:
             weight = self._masked(cast(convert_to_tensor(mask), values.dtype), weight)
         if weight is not None:
+            values, weight = _same_rank(values, weight)
             values = values * weight
         if self.reduction in ("none", None):
             return values
@@ -165,6 +166,22 @@ class Loss:
         while weight.ndim is not None and mask.ndim is not None and weight.ndim < mask.ndim:
             weight = expand_dims(weight, -1)
         return weight * mask
+
+
+def _same_rank(values, weight):
+    """Keras' pairing of losses with sample weights whose rank differs by one: a trailing
+    dimension of 1 is squeezed, or a vector gets one (losses of shape (batch, 1), which a
+    loss function that does not reduce its last axis returns, with weights (batch,)), so
+    that they multiply element by element instead of broadcasting to (batch, batch)."""
+    if values.ndim is None or weight.ndim is None:
+        return values, weight
+    if values.ndim == weight.ndim + 1 and values.shape[-1] == 1:
+        return (values, expand_dims(weight, -1)) if weight.ndim == 1 else \
+            (squeeze(values, [-1]), weight)
+    if weight.ndim == values.ndim + 1 and weight.shape[-1] == 1:
+        return (expand_dims(values, -1), weight) if values.ndim == 1 else \
+            (values, squeeze(weight, [-1]))
+    return values, weight
 
 
 def _both_masks(first, second):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime import tracing
-from runtime.keras import masks
+from runtime.keras import initializers, masks
 from runtime.keras.losses import _snake
 from runtime.ops.array_ops import (cast, convert_to_tensor, expand_dims, reshape,
                                    shape as shape_of, size)
@@ -32,10 +32,8 @@ class Metric:
         # A metric may be made while a step is traced (compile resolves "accuracy" there):
         # its state outlives the trace.
         with tracing.eager_scope():
-            self.total = Variable(np.zeros((), self.dtype), name=f"{self.name}/total",
-                                  trainable=False)
-            self.count = Variable(np.zeros((), self.dtype), name=f"{self.name}/count",
-                                  trainable=False)
+            self.total = Variable(np.zeros((), self.dtype), name="total", trainable=False)
+            self.count = Variable(np.zeros((), self.dtype), name="count", trainable=False)
 
     def values(self, y_true, y_pred):
         return type(self).fn(y_true, y_pred, **self.fn_kwargs)
@@ -76,9 +74,22 @@ class Metric:
     def result(self):
         return divide_no_nan(self.total.value(), self.count.value())
 
+    def add_weight(self, name=None, shape=(), initializer="zeros", dtype=None,
+                   aggregation="sum") -> Variable:
+        """A new state variable (Keras' way for a ``Metric`` subclass to keep its state):
+        ``variables`` are then the ones added, and ``reset_state`` sets them to zeros."""
+        dtype = np.dtype(dtype or self.dtype)
+        shape = tuple(int(d) for d in ((shape,) if isinstance(shape, int) else shape))
+        with tracing.eager_scope():  # a metric's state outlives the trace that may make it
+            value = initializers.get(initializer)(shape, dtype=dtype)
+            variable = Variable(np.asarray(value, dtype), name=name or "variable",
+                                trainable=False)
+        self.__dict__.setdefault("_added_variables", []).append(variable)
+        return variable
+
     def reset_state(self) -> None:
-        self.total.assign(np.zeros((), self.dtype))
-        self.count.assign(np.zeros((), self.dtype))
+        for variable in self.variables:
+            variable.assign(np.zeros(variable.shape, variable.dtype))
 
     reset_states = reset_state
 
@@ -88,7 +99,7 @@ class Metric:
 
     @property
     def variables(self) -> list:
-        return [self.total, self.count]
+        return list(self.__dict__.get("_added_variables", ())) or [self.total, self.count]
 
     def __repr__(self) -> str:
         return f"<rt.keras.metrics.{type(self).__name__} {self.name!r}>"

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from runtime.keras import label_shapes
 from runtime.keras import losses as _losses
-from runtime.keras.confusion_metrics import (AUC, FalseNegatives, FalsePositives,  # noqa: F401
-                                             Precision, Recall, TrueNegatives, TruePositives)
+from runtime.keras.confusion_metrics import (AUC, F1Score, FalseNegatives,  # noqa: F401
+                                             FalsePositives, FBetaScore, Precision, Recall,
+                                             TrueNegatives, TruePositives)
 from runtime.keras.metric_base import Mean, MeanMetricWrapper, Metric, Sum  # noqa: F401
 from runtime.keras.regression_metrics import MeanIoU, R2Score  # noqa: F401
 from runtime.keras.missing import missing as _missing

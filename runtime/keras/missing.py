@@ -17,20 +17,20 @@ _TABLE = {
     "keras.layers": """
     AdaptiveAveragePooling1D AdaptiveAveragePooling2D AdaptiveAveragePooling3D
     AdaptiveMaxPooling1D AdaptiveMaxPooling2D AdaptiveMaxPooling3D AlphaDropout AugMix
-    AutoContrast AveragePooling3D AvgPool3D CategoryEncoding CenterCrop
+    AutoContrast AveragePooling3D AvgPool3D CategoryEncoding
     ContrastLimitedAdaptiveHistogramEqualization Conv1DTranspose Conv3D Conv3DTranspose
     ConvLSTM1D ConvLSTM2D ConvLSTM3D Convolution1DTranspose Convolution3D
-    Convolution3DTranspose Cropping3D CutMix DepthwiseConv1D DepthwiseConv2D Discretization
+    Convolution3DTranspose Cropping3D CutMix DepthwiseConv1D
     EinsumDense Equalization FlaxLayer GlobalAveragePooling3D GlobalAvgPool3D
     GlobalMaxPool3D GlobalMaxPooling3D GroupNormalization GroupQueryAttention HashedCrossing
     Hashing InputSpec IntegerLookup JaxLayer MaxNumBoundingBoxes MaxPool3D MaxPooling3D
     MelSpectrogram MixUp Pipeline RMSNormalization RandAugment RandomBrightness
     RandomColorDegeneration RandomColorJitter RandomContrast RandomCrop
-    RandomElasticTransform RandomErasing RandomFlip RandomGaussianBlur RandomGrayscale
+    RandomElasticTransform RandomErasing RandomGaussianBlur RandomGrayscale
     RandomHeight RandomHue RandomInvert RandomPerspective RandomPosterization RandomRotation
     RandomSaturation RandomSharpness RandomShear RandomTranslation RandomWidth RandomZoom
-    Resizing ReversibleEmbedding STFTSpectrogram SeparableConv1D SeparableConv2D
-    SeparableConvolution1D SeparableConvolution2D Solarization SpatialDropout3D
+    ReversibleEmbedding STFTSpectrogram SeparableConv1D
+    SeparableConvolution1D Solarization SpatialDropout3D
     SpectralNormalization StackedRNNCells StringLookup TFSMLayer TextVectorization
     ThresholdedReLU TorchModuleWrapper UpSampling3D Wrapper ZeroPadding3D deserialize
     serialize
@@ -42,7 +42,7 @@ _TABLE = {
     categorical_generalized_cross_entropy circle ctc deserialize dice serialize tversky
     """,
     "keras.metrics": """
-    BinaryIoU ConcordanceCorrelation F1Score FBetaScore IoU
+    BinaryIoU ConcordanceCorrelation IoU
     OneHotIoU OneHotMeanIoU PearsonCorrelation PrecisionAtRecall RecallAtPrecision
     SensitivityAtSpecificity SpecificityAtSensitivity
     categorical_focal_crossentropy concordance_correlation deserialize pearson_correlation

@@ -12,7 +12,7 @@ from runtime.autodiff import recording
 from runtime.keras import functional
 from runtime.keras.compile_saving import restore_compile
 from runtime.keras.layers import base as layer_base
-from runtime.keras.layers.base import Layer
+from runtime.keras.layers.base import Layer, unique_name
 from runtime.keras.layers.input_layer import InputLayer
 from runtime.keras import layers as layers_module
 from runtime.keras.saving import (FORMAT, functional_config, load_weights, model_config,
@@ -35,6 +35,8 @@ class Model(Trainer, Layer):
         outputs = kwargs.pop("outputs", args[1] if len(args) > 1 else None)
         if (inputs is None) != (outputs is None):
             raise ValueError("a functional Model needs both inputs= and outputs=.")
+        if inputs is not None and type(self) is Model and kwargs.get("name") is None:
+            kwargs["name"] = unique_name("functional")  # Keras 3's class is Functional
         Layer.__init__(self, **kwargs)
         Trainer.__init__(self)
         if inputs is not None:
@@ -144,8 +146,18 @@ class Model(Trainer, Layer):
         return "Functional" if self.__dict__.get("_graph") is not None and functional_call \
             else None
 
-    def summary(self, line_length=None, positions=None, print_fn=None, **kwargs) -> None:
-        (print_fn or print)(summary_text(self))
+    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False,
+                show_trainable=False, layer_range=None) -> None:
+        """Prints Keras 3's table of the layers and the parameter counts (``print_fn``: a
+        function given the whole text instead)."""
+        if expand_nested or show_trainable or layer_range is not None:
+            raise NotImplementedError("summary: expand_nested, show_trainable and layer_range "
+                                      "are not supported yet; call summary() without them.")
+        text = summary_text(self, line_length, positions)
+        if print_fn is None:
+            print(text, end="")
+        else:
+            print_fn(text)
 
     save_weights = save_weights
     load_weights = load_weights
@@ -182,8 +194,19 @@ class Sequential(Model):
         self._sequential = []
         self._input_shape = None
         self._probe_output = None  # the last layer's output on the probe, for the next add
+        self._adding = True
         for layer in layers or []:
             self.add(layer)
+        self._adding = False
+        self._rebuilt()
+
+    def _rebuilt(self) -> None:
+        """Keras 3 rebuilds a Sequential model with a known input shape as a functional
+        model, which takes the next default functional model name, after its constructor's
+        layers, each later ``add`` and a build: so do we, so that the functional models made
+        after it are named as in Keras ("functional_2", ...)."""
+        if self._input_shape is not None and self._sequential and not self._adding:
+            unique_name("functional")
 
     def add(self, layer) -> None:
         """Puts ``layer`` on top. An ``Input`` (or ``InputLayer``) first gives the input
@@ -205,6 +228,7 @@ class Sequential(Model):
             self._input_shape = _stated_input_shape(layer)
         self._sequential.append(layer)
         self.built = False
+        self._rebuilt()
         if self._input_shape is None:
             return
         if self._probe_output is None:
@@ -230,6 +254,7 @@ class Sequential(Model):
     def build(self, input_shape=None) -> None:
         if input_shape is not None:
             self._input_shape = tuple(input_shape)
+            self._rebuilt()
         if self._input_shape is not None and not self.built:
             self._probe_output = self._probe_call(self._input_shape)
         self.built = True
@@ -240,6 +265,7 @@ class Sequential(Model):
         shape = getattr(inputs, "shape", None)
         if self._input_shape is None and shape is not None:
             self._input_shape = tuple(shape)
+            self._rebuilt()
         self.built = True
 
     @property

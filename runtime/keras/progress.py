@@ -10,6 +10,8 @@ from __future__ import annotations
 import sys
 import time
 
+import numpy as np
+
 WIDTH = 20
 
 
@@ -18,7 +20,10 @@ def format_value(value: float) -> str:
 
 
 def format_logs(logs: dict) -> str:
-    return "".join(f" - {key}: {format_value(float(value))}" for key, value in logs.items())
+    """The logs as the progress line shows them (a metric of several values, such as an
+    ``F1Score`` per class, by its mean, as Keras shows it)."""
+    return "".join(f" - {key}: {format_value(float(np.mean(value)))}"
+                   for key, value in logs.items())
 
 
 def format_per_step(seconds: float) -> str:

@@ -39,7 +39,7 @@ class MeanIoU(Metric):
         self.dtype, self.fn_kwargs = np.dtype(dtype or "float32"), {}
         self.num_classes, self.ignore_class = int(num_classes), ignore_class
         self.sparse_y_true, self.sparse_y_pred, self.axis = sparse_y_true, sparse_y_pred, axis
-        self.total_cm = _state(f"{self.name}/total_confusion_matrix",
+        self.total_cm = _state("total_confusion_matrix",
                                np.zeros((self.num_classes, self.num_classes), self.dtype))
 
     def update_state(self, y_true, y_pred, sample_weight=None) -> None:
@@ -105,15 +105,14 @@ class R2Score(Metric):
                              f"{num_regressors!r}.")
         self.name, self.dtype, self.fn_kwargs = name, np.dtype(dtype or "float32"), {}
         self.class_aggregation, self.num_regressors = class_aggregation, num_regressors
-        self.num_samples = _state(f"{name}/num_samples", np.zeros((), "int32"))
+        self.num_samples = _state("num_samples", np.zeros((), "int32"))
         self.outputs = None  # the sums per output are made on the first update
 
     def _build(self, outputs: int) -> None:
         if self.outputs is None:
             self.outputs = outputs
             for sum_name in self._sums:
-                setattr(self, sum_name, _state(f"{self.name}/{sum_name}",
-                                               np.zeros((outputs,), self.dtype)))
+                setattr(self, sum_name, _state(sum_name, np.zeros((outputs,), self.dtype)))
         elif outputs != self.outputs:
             raise ValueError(f"R2Score: it was updated with {self.outputs} outputs per sample, "
                              f"now with {outputs}; reset_state() does not change that, make a "

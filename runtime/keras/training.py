@@ -26,6 +26,7 @@ from runtime.keras import custom_step
 from runtime.keras import metrics as metrics_module
 from runtime.keras import optimizers as optimizers_module
 from runtime.keras.progress import Progbar
+from runtime.ops import random_ops
 from runtime.ops.array_ops import cast, convert_to_tensor, shape as shape_of, stack
 from runtime.ops.reduce_ops import reduce_sum
 
@@ -59,7 +60,13 @@ class Trainer:
 
     @property
     def metrics_names(self) -> list[str]:
-        return self._compiled.names() if self._compiled else []  # Keras 3: none before compile
+        """Keras 3's: the names of ``metrics`` (``["loss", "compile_metrics"]``, not each
+        metric's), then each output's loss of a model of several outputs; none before
+        ``compile``."""
+        names = [metric.name for metric in self.metrics]
+        if self._compiled is not None and type(self).metrics is Trainer.metrics:
+            names += self._compiled.loss_names()[1:]
+        return names
 
     # -- fit ---------------------------------------------------------------------------------
 
@@ -82,7 +89,9 @@ class Trainer:
             validation = None if validation_data is None else batches.Data(
                 *batches.unpack_validation(validation_data, validation_batch_size or batch_size
                                     or data.batch_size))
-        epochs_of = batches.Epochs(data, shuffle, np.random.default_rng(), steps_per_epoch)
+        # Shuffled the same way after the same keras.utils.set_random_seed, as in Keras.
+        epochs_of = batches.Epochs(data, shuffle, np.random.default_rng(random_ops.drawn_seed()),
+                                   steps_per_epoch)
         history = callbacks_module.History()
         callback_list = callbacks_module.CallbackList(
             list(callbacks or []) + [history], self,
@@ -93,7 +102,7 @@ class Trainer:
         train_step = self._loop_step("train_step", compiled)
         for epoch in range(initial_epoch, epochs):
             callback_list.on_epoch_begin(epoch)
-            if verbose:
+            if verbose and epochs > 1:  # Keras shows no "Epoch 1/1"
                 print(f"Epoch {epoch + 1}/{epochs}")
             progress = Progbar(epochs_of.steps(), verbose) if verbose else None
             train_step.start_epoch()
@@ -112,7 +121,7 @@ class Trainer:
             if validation is not None and (epoch + 1) % validation_freq == 0:
                 logs.update({f"val_{k}": v for k, v in self._evaluate_data(
                     validation, compiled, callback_list, steps=validation_steps).items()})
-            logs = dict(sorted(logs.items()))
+            logs = _by_name(logs)
             callback_list.on_epoch_end(epoch, logs)
             if progress:
                 progress.update(step, logs, finalize=True)
@@ -330,7 +339,7 @@ class _Compiled:
 
     def metric_logs(self) -> dict:
         """The compiled metrics' results so far (their state, updated by each step)."""
-        return {m.name: float(np.asarray(m.result())) for m in self.loss.all_metrics()} \
+        return {m.name: _log_value(m.result()) for m in self.loss.all_metrics()} \
             if self.loss is not None else {}
 
     def reset_metric_states(self) -> None:
@@ -392,7 +401,7 @@ class _DefaultStep:
     def __call__(self, x, y, sample_weight, count) -> dict:
         values = self.step(x, y, sample_weight)
         self.totals.add(self.compiled.loss_names(), values, count)
-        return {**self.totals.logs(), **self.compiled.metric_logs()}
+        return _by_name({**self.totals.logs(), **self.compiled.metric_logs()})
 
     def epoch_logs(self, logs: dict) -> dict:
         """The epoch's logs: the last batch's (running means over the epoch)."""
@@ -404,13 +413,26 @@ class _DefaultStep:
         values = self.step(x, y, sample_weight)
         logs = {name: float(np.asarray(value))
                 for name, value in zip(self.compiled.loss_names(), values)}
-        return {**logs, **self.compiled.metric_logs()}
+        return _by_name({**logs, **self.compiled.metric_logs()})
 
     def in_order(self, logs: dict):
         """``logs`` as ``evaluate`` returns them without ``return_dict``: the losses, then the
         metrics (one value alone)."""
         values = [logs[name] for name in self.compiled.names() if name in logs]
         return values[0] if len(values) == 1 else values
+
+
+def _log_value(result):
+    """A metric's result in the logs: a float, or an array for a metric of several values (an
+    ``F1Score`` per class), as Keras 3 keeps it."""
+    value = np.asarray(result)
+    return float(value) if value.ndim == 0 else value
+
+
+def _by_name(logs: dict) -> dict:
+    """Logs in Keras 3's order, which every hook, ``evaluate(return_dict=True)`` and
+    ``train_on_batch(return_dict=True)`` show: by name."""
+    return dict(sorted(logs.items()))
 
 
 def _at_most(batches_in_data, steps):

@@ -89,14 +89,63 @@ def _reshape_infer(x, shape):
     return x.dtype, shape
 
 
-def _dynamic_reshape_infer(x, shape):
-    value = constant_value(shape)
+def known_dims(shape_tensor) -> list | None:
+    """What is known while tracing of a 1-D shape tensor, entry by entry (an int, or None),
+    as TensorFlow's shape inference reads it: constants, a tensor's ``shape`` (its static
+    dimensions), and casts, stacks, concatenations and static slices of those
+    (``rt.concat([rt.shape(x)[:-1], [n]], 0)``). None when not even the length is known."""
+    value = constant_value(shape_tensor)
     if value is not None:
-        return _reshape_infer(x, tuple(int(d) for d in value))
-    if shape.node.op is SHAPE:  # the shape of another tensor (a gradient rule's reshape)
-        return x.dtype, shape.node.inputs[0].shape
-    length = shape.shape[0] if shape.shape else None
-    return x.dtype, None if length is None else (None,) * length
+        return [int(d) for d in np.ravel(value)] if np.ndim(value) == 1 else None
+    if not isinstance(shape_tensor, SymbolicTensor):
+        return None
+    node = shape_tensor.node
+    if node.op is SHAPE:
+        static = node.inputs[0].shape
+        return None if static is None else list(static)
+    if node.op is CAST:
+        return known_dims(node.inputs[0])
+    if node.op is STACK and node.attrs["axis"] == 0:
+        return [_known_dim(d) for d in node.inputs]
+    if node.op is CONCAT and node.attrs["axis"] in (0, -1):
+        parts = [known_dims(part) for part in node.inputs]
+        return None if any(p is None for p in parts) else [d for p in parts for d in p]
+    if node.op is GETITEM and len(node.inputs) == 1 and len(node.attrs["spec"]) == 1 \
+            and isinstance(node.attrs["spec"][0], slice):
+        dims = known_dims(node.inputs[0])
+        return None if dims is None else dims[node.attrs["spec"][0]]
+    length = shape_tensor.shape[0] if shape_tensor.shape else None
+    return None if length is None else [None] * length
+
+
+def _known_dim(scalar) -> int | None:
+    """A scalar of a shape list known while tracing: a constant, or an entry of a shape
+    tensor whose entry is known (``rt.shape(x)[0]`` of an ``x`` with a static batch size)."""
+    value = constant_value(scalar)
+    if value is not None:
+        return None if np.ndim(value) else int(value)
+    node = getattr(scalar, "node", None)
+    if node is not None and node.op is CAST:
+        return _known_dim(node.inputs[0])
+    if node is not None and node.op is GETITEM and len(node.inputs) == 1 \
+            and len(node.attrs["spec"]) == 1 and isinstance(node.attrs["spec"][0], int):
+        dims = known_dims(node.inputs[0])
+        index = node.attrs["spec"][0]
+        if dims is not None and -len(dims) <= index < len(dims):
+            return dims[index]
+    return None
+
+
+def _dynamic_reshape_infer(x, shape):
+    dims = known_dims(shape)
+    if dims is None:
+        return x.dtype, None
+    if None not in dims:
+        try:
+            return _reshape_infer(x, tuple(dims))
+        except ShapeError:  # a shape tensor that does not fit: the kernel says so as it runs
+            return x.dtype, (None,) * len(dims)
+    return x.dtype, tuple(None if d is None or d < 0 else d for d in dims)
 
 
 def _reshape_back(node, dy):
@@ -409,18 +458,13 @@ def _dimension(op_name: str, position: int, dim) -> Tensor:
     return constant(np.int64(dim))
 
 
-def _shape_from_operand(shape_input=None, shape=None):
+def shape_from_operand(shape_input=None, shape=None):
     """The static shape: the attribute, or what is known of the shape tensor while tracing
-    (entries of a stacked list that are constants; None for the others)."""
+    (``known_dims``; None for the entries it cannot tell)."""
     if shape is not None:
         return shape
-    if shape_input.node.op is STACK:
-        known = [constant_value(d) for d in shape_input.node.inputs]
-        return tuple(None if d is None or d < 0 else int(d) for d in known)
-    if shape_input.node.op is SHAPE:  # the shape of a tensor (zeros_like, ones_like)
-        return shape_input.node.inputs[0].shape
-    length = shape_input.shape[0] if shape_input.shape else None
-    return None if length is None else (None,) * length
+    dims = known_dims(shape_input)
+    return None if dims is None else tuple(None if d is None or d < 0 else d for d in dims)
 
 
 def _fill_kernel(value, shape_input=None, shape=None):
@@ -428,7 +472,7 @@ def _fill_kernel(value, shape_input=None, shape=None):
 
 
 def _fill_infer(value, shape_input=None, shape=None):
-    return value.dtype, _shape_from_operand(shape_input, shape)
+    return value.dtype, shape_from_operand(shape_input, shape)
 
 
 # Its gradient rule is set in runtime.ops.broadcast_ops: sum_to_shape is its adjoint.

@@ -1,4 +1,5 @@
-"""Counting with TensorFlow's names: ``bincount``, ``confusion_matrix`` and ``in_top_k``.
+"""Counting with TensorFlow's names: ``bincount``, ``confusion_matrix``, ``in_top_k``,
+``histogram_fixed_width`` and ``unique_with_counts``.
 
 Each is a composition of existing ops (segment sums and scatters), so gradients (through
 ``bincount``'s weights), graphs and serialization come with them. Negative values and labels
@@ -6,6 +7,8 @@ out of range are errors when the ops run, as in TensorFlow (assertions: they run
 order even when nothing uses the result)."""
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from runtime import dtypes
 from runtime.errors import ShapeError
@@ -19,6 +22,7 @@ from runtime.ops.math_ops import (add, greater, greater_equal, less, logical_and
 from runtime.ops.reduce_ops import reduce_all, reduce_sum
 from runtime.ops.scatter_ops import gather, scatter_nd
 from runtime.ops.segment_ops import segment_count, unsorted_segment_sum
+from runtime.ops.sort_ops import unique
 from runtime.ops.special_math_ops import is_finite
 from runtime.tensor import Tensor, format_shape
 
@@ -118,3 +122,30 @@ def in_top_k(targets, predictions, k, name=None) -> Tensor:
     higher = reduce_sum(cast(greater(predictions, expand_dims(chosen, -1)), dtypes.int32), -1)
     finite = reduce_all(is_finite(predictions), -1)
     return logical_and(logical_and(valid, finite), less(higher, k))
+
+
+
+def histogram_fixed_width(values, value_range, nbins: int = 100, dtype=dtypes.int32) -> Tensor:
+    """How many of ``values`` fall in each of ``nbins`` equal bins spanning ``value_range``
+    ``[low, high]``; values outside go to the first or last bin. The bin of a value is
+    computed as TensorFlow's kernel does, in float64: ``(max(x, low) - low) / step``."""
+    values = reshape(convert_to_tensor(values), [-1])
+    value_range = cast(convert_to_tensor(value_range), values.dtype)
+    low = value_range[0]
+    step = cast(value_range[1] - low, dtypes.float64) / float(nbins)
+    position = cast(maximum(values, low) - low, dtypes.float64) / step
+    bins = cast(minimum(position, float(nbins - 1)), dtypes.int32)
+    return cast(unsorted_segment_sum(ones_like(bins), bins, nbins), dtype)
+
+
+class UniqueWithCounts(NamedTuple):
+    y: Tensor
+    idx: Tensor
+    count: Tensor
+
+
+def unique_with_counts(x, out_idx=dtypes.int32) -> UniqueWithCounts:
+    """``unique``'s distinct values and positions, and how often each value occurs."""
+    values, positions = unique(x, out_idx)
+    counts = unsorted_segment_sum(ones_like(positions), positions, shape(values, out_idx)[0])
+    return UniqueWithCounts(values, positions, counts)

@@ -183,13 +183,16 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32):
 def linspace(start, stop, num: int, axis: int = 0) -> Tensor:
     """``num`` evenly spaced values from ``start`` to ``stop`` (both included), computed as
     NumPy's ``linspace`` does (``start + i * step``, the last value exactly ``stop``);
-    ``start`` and ``stop`` may be tensors of one shape, with the values along ``axis``."""
+    ``start`` and ``stop`` may be tensors of one shape, with the values along ``axis``; two
+    integer bounds give float64 values, as in TensorFlow."""
     # A Python number takes the other bound's dtype (a float64 tensor and 1.0: float64).
     if isinstance(start, Tensor) and not isinstance(stop, Tensor):
         start, stop = start, convert_to_tensor(stop, start.dtype)
     elif isinstance(stop, Tensor) and not isinstance(start, Tensor):
         start, stop = convert_to_tensor(start, stop.dtype), stop
     start, stop = convert_to_tensor(start), convert_to_tensor(stop)
+    if start.dtype.kind in "iu" and stop.dtype == start.dtype:  # integers: float64 values
+        start, stop = cast(start, dtypes.float64), cast(stop, dtypes.float64)
     if start.dtype.kind != "f" or stop.dtype != start.dtype:
         raise TypeError(f"linspace: start and stop must be floats of one dtype, got "
                         f"{start.dtype.name} and {stop.dtype.name}.")

@@ -9,12 +9,14 @@ import numpy as np
 
 from runtime.control_flow import while_loop
 from runtime.ops.array_ops import cast, range as range_of, shape, where
-from runtime.ops.decompositions_ops import _as_matrix_factor, _matrices, cholesky, solve, svd
+from runtime.ops.decompositions_ops import (_as_matrix_factor, _matrices, cholesky, eigh, solve,
+                                            svd)
 from runtime.ops.layout_ops import eye
 from runtime.ops.linalg_ops import matmul
 from runtime.ops.math_ops import (abs, add, ceil, divide, equal, greater, less, log,  # noqa: A004
                                   maximum, multiply, pow)
 from runtime.ops.matrix_structure_ops import band_part, diag_part
+from runtime.ops.norm_ops import norm
 from runtime.ops.reduce_ops import reduce_max, reduce_sum
 from runtime.tensor import Tensor
 
@@ -91,3 +93,15 @@ def expm(input) -> Tensor:  # noqa: A002 - TensorFlow's argument name
 
     _, result = while_loop(more, square, (cast(0.0, np.float64), result))
     return cast(result, matrix.dtype)
+
+
+def eigvalsh(tensor) -> Tensor:
+    """The eigenvalues of self-adjoint matrices, in ascending order."""
+    return eigh(tensor)[0]
+
+
+def normalize(tensor, ord="euclidean", axis=None):  # noqa: A002 - TensorFlow's name
+    """``(tensor / norm, norm)``: the tensor scaled to norm 1 along ``axis`` (see ``norm``),
+    and that norm (its reduced dimensions kept)."""
+    magnitude = norm(tensor, ord=ord, axis=axis, keepdims=True)
+    return divide(tensor, magnitude), magnitude

@@ -1,12 +1,13 @@
 """``rt.math``: elementwise math, reductions and their TensorFlow names."""
 
-from runtime.ops.counting_ops import bincount, confusion_matrix, in_top_k
+from runtime.ops.counting_ops import (bincount, confusion_matrix, histogram_fixed_width,
+                                      in_top_k)
 from runtime.ops.index_arithmetic import invert_permutation
 from runtime.ops.math_composites import (add_n, count_nonzero, divide_no_nan, floormod,
                                          is_non_decreasing, is_strictly_increasing,
                                          multiply_no_nan, polyval, reciprocal, reciprocal_no_nan,
                                          reduce_euclidean_norm, reduce_std, reduce_variance, rsqrt,
-                                         squared_difference, xlog1py, xlogy)
+                                         squared_difference, xlog1py, xlogy, zero_fraction)
 from runtime.ops.math_ops import (abs, add, ceil, cos, divide, equal, exp, floor, floordiv,  # noqa: A004
                                   greater, greater_equal, less, less_equal, log, log1p,
                                   logical_and, logical_not, logical_or, logical_xor, maximum,

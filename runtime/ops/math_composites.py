@@ -210,3 +210,8 @@ def saturate_cast(value, dtype) -> Tensor:
     clamped = clip_by_value(x, _representable_within(max(low, lowest), x.dtype),
                             _representable_within(min(high, highest), x.dtype))
     return cast(clamped, target)
+
+
+def zero_fraction(value) -> Tensor:
+    """The fraction of ``value``'s elements that are 0, as a float32 scalar."""
+    return reduce_mean(cast(equal(convert_to_tensor(value), 0), dtypes.float32))

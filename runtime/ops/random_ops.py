@@ -12,10 +12,9 @@ import threading
 import numpy as np
 
 from runtime import dtypes
-from runtime.ops.array_ops import cast
+from runtime.ops.array_ops import cast, shape_from_operand, shape_operand
 from runtime.ops.dispatch import apply_op
 from runtime.ops.registry import NOT_DIFFERENTIABLE, OpDef, register
-from runtime.ops.shapes import static_shape_arg
 
 _lock = threading.Lock()
 _global_seed: int | None = None
@@ -47,25 +46,37 @@ def _generator_for(op_seed: int | None) -> np.random.Generator:
         return generator
 
 
+def drawn_seed() -> int:
+    """A seed drawn from the global stream: the same sequence of them after the same
+    ``set_seed`` (a Keras ``fit``'s shuffling), different ones otherwise."""
+    with _lock:
+        return int(_generator.integers(2**63 - 1))
+
+
 def forget_stream(op_seed: tuple[int, int]) -> None:
     """Drops the generator of a stream that will not draw again (its owner is gone)."""
     with _lock:
         _op_generators.pop(op_seed, None)
 
 
-def _uniform(minval, maxval, shape, dtype, seed):
+# The shape is an attribute when known while tracing, else a tensor input (``rt.shape(x)``
+# of an ``x`` with unknown dimensions), as for ``rt.fill``.
+
+def _uniform(minval, maxval, shape_input=None, *, shape=None, dtype, seed):
+    size = shape if shape is not None else tuple(shape_input)
     generator = _generator_for(seed)
     if dtype.kind in "iu":
-        return generator.integers(minval, maxval, size=shape, dtype=dtype)
-    return (minval + (maxval - minval) * generator.random(size=shape)).astype(dtype)
+        return generator.integers(minval, maxval, size=size, dtype=dtype)
+    return (minval + (maxval - minval) * generator.random(size=size)).astype(dtype)
 
 
-def _normal(mean, stddev, shape, dtype, seed):
-    return (mean + stddev * _generator_for(seed).standard_normal(size=shape)).astype(dtype)
+def _normal(mean, stddev, shape_input=None, *, shape=None, dtype, seed):
+    size = shape if shape is not None else tuple(shape_input)
+    return (mean + stddev * _generator_for(seed).standard_normal(size=size)).astype(dtype)
 
 
-def _infer(a, b, shape, dtype, seed):
-    return dtype, shape
+def _infer(a, b, shape_input=None, *, shape=None, dtype, seed):
+    return dtype, shape_from_operand(shape_input, shape)
 
 
 # Draws carry no gradient, to their bounds or parameters either (as in TensorFlow); write
@@ -83,12 +94,14 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None):
         if dtype.kind in "iu":
             raise ValueError("random.uniform: integer dtypes need an explicit maxval.")
         maxval = 1
-    attrs = {"shape": static_shape_arg("random.uniform", shape), "dtype": dtype, "seed": seed}
-    return apply_op(UNIFORM, (cast(minval, dtype), cast(maxval, dtype)), attrs)
+    shape_input, attrs = shape_operand("random.uniform", shape)
+    return apply_op(UNIFORM, (cast(minval, dtype), cast(maxval, dtype)) + shape_input,
+                    {**attrs, "dtype": dtype, "seed": seed})
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None):
     """Normally distributed values."""
     dtype = dtypes.as_dtype(dtype)
-    attrs = {"shape": static_shape_arg("random.normal", shape), "dtype": dtype, "seed": seed}
-    return apply_op(NORMAL, (cast(mean, dtype), cast(stddev, dtype)), attrs)
+    shape_input, attrs = shape_operand("random.normal", shape)
+    return apply_op(NORMAL, (cast(mean, dtype), cast(stddev, dtype)) + shape_input,
+                    {**attrs, "dtype": dtype, "seed": seed})

@@ -78,6 +78,7 @@ class Optimizer:
         self._warned_no_gradient: dict[int, Variable] = {}
         self._calls = self._new_variable(np.int64(0), "iterations")
         self._learning_rate = self._build_learning_rate(learning_rate)
+        self.built = False  # True once it has made the slots of the variables it updates
 
     # -- hyperparameters --------------------------------------------------------------------
 
@@ -171,6 +172,7 @@ class Optimizer:
             if self._accumulation.steps:
                 self._option_slot(variable, "gradient_accumulator")
         self._build_state(variables)
+        self.built = True
 
     def _build_state(self, variables: list[Variable]) -> None:
         """Makes the variables of the whole optimizer (not of one variable) that a subclass

@@ -131,7 +131,7 @@ def test_evaluate_predict_and_progress_lines(capsys):
     assert "Epoch 1/2" in out and "Epoch 2/2" in out
     assert "4/4 ━━━━━━━━━━━━━━━━━━━━" in out and "/step - accuracy: 0.0000e+00 - loss: " in out
     model.fit(X, Y, epochs=1, batch_size=16, verbose=2, validation_data=(X[:5], Y[:5]))
-    line = capsys.readouterr().out.splitlines()[1]
+    line, = capsys.readouterr().out.splitlines()  # no "Epoch 1/1" line, as in Keras
     assert line.startswith("4/4 - ") and "/step - accuracy: " in line and " - val_loss: " in line
     model.fit(X, Y, epochs=1, verbose=0)
     assert capsys.readouterr().out == ""
@@ -267,7 +267,9 @@ def test_functional_model_with_two_inputs_and_summary(capsys):
     model.fit([np.ones((6, 2)), np.ones((6, 3))], np.zeros((6, 1)), epochs=1, verbose=0)
     model.summary()
     text = capsys.readouterr().out
-    assert "dense" in text and "(None, 4)" in text and "Total params: 20" in text
+    # Keras 3 counts the optimizer's variables (iterations, learning rate) once it is built.
+    assert "dense" in text and "(None, 4)" in text and "Total params: 22" in text
+    assert "Trainable params: 20 (80.00 B)" in text and "Optimizer params: 2" in text
 
 
 def test_symbolic_inputs_refuse_values_and_bools():
@@ -289,3 +291,22 @@ def test_fit_evaluate_predict_on_an_rt_data_dataset_match_arrays():
             results.append(model.fit(data, epochs=3, verbose=0).history["loss"])
             assert model.predict(data, verbose=0).shape == (50, 1)
     np.testing.assert_allclose(results[0], results[1], rtol=1e-7)
+
+
+def test_shuffled_fits_repeat_after_the_same_seed():
+    """``keras.utils.set_random_seed`` makes ``fit(shuffle=True)`` repeat, as in Keras (its
+    shuffling draws from the seeded stream)."""
+    rng = np.random.RandomState(0)
+    x = rng.randn(96, 3).astype(np.float32)
+    y = (x @ np.array([1.0, -2.0, 0.5], np.float32))[:, None]
+
+    def trained():
+        rt.keras.utils.set_random_seed(3)
+        model = rt.keras.Sequential([rt.keras.layers.Dense(4, activation="relu"),
+                                     rt.keras.layers.Dense(1)])
+        model.compile(optimizer=rt.keras.optimizers.SGD(0.05), loss="mse")
+        history = model.fit(x, y, batch_size=8, epochs=2, shuffle=True, verbose=0)
+        return history.history["loss"], [w.numpy() for w in model.weights]
+    (first_losses, first), (again_losses, again) = trained(), trained()
+    assert first_losses == again_losses
+    assert all(np.array_equal(a, b) for a, b in zip(first, again))

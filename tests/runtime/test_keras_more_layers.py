@@ -26,8 +26,7 @@ def test_conv_batch_norm_pooling_model_fits_like_tensorflow():
     assert [w.shape for w in model.get_weights()] == [
         (3, 3, 2, 4), (4,), (4,), (4,), (4,), (4,), (2, 2, 4, 5), (5,), (5, 3), (3,)]
     assert [w.name for w in model.layers[1].weights] == [
-        "batch_normalization/gamma", "batch_normalization/beta",
-        "batch_normalization/moving_mean", "batch_normalization/moving_variance"]
+        "gamma", "beta", "moving_mean", "moving_variance"]
     assert len(model.trainable_weights) == 8
     weights = [np.linspace(-0.5, 0.5, w.size).reshape(w.shape).astype("float32")
                * (1 if w.ndim > 1 else 0.1) for w in model.get_weights()]

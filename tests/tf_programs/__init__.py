@@ -21,7 +21,7 @@ from typing import Callable
 import numpy as np
 
 KINDS = ("basics", "variables", "gradients", "data_pipelines", "autograph_data", "ops",
-         "modules", "seeds", "api_additions", "more_api")
+         "modules", "seeds", "api_additions", "more_api", "user_programs")
 
 EXPECTED = pathlib.Path(__file__).with_name("expected.json")
 

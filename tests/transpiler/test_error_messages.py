@@ -265,9 +265,9 @@ SHAPES = [
     (zeros_like_shape, "zeros: the shape [None, 3] has an unknown dimension (None) at position 0, "
                        "from `x.shape`. ", "Use `rt.shape(x)` instead"),
     (lambda x: rt.random.normal([x.shape[0], 3]), f"random.normal: the shape [None, 3] {UNKNOWN}",
-     "random.normal needs every dimension known while tracing"),
+     DYNAMIC),
     (lambda x: rt.random.uniform([x.shape[0], 3]), f"random.uniform: the shape [None, 3] {UNKNOWN}",
-     "random.uniform needs every dimension known while tracing"),
+     DYNAMIC),
 ]
 
 
@@ -289,8 +289,9 @@ def test_the_suggested_dynamic_shapes_work():
     def rows(x):
         return (rt.zeros([rt.shape(x)[0], 3]), rt.ones([rt.shape(x)[0], 3]),
                 rt.fill([rt.shape(x)[0], 3], 2.0), rt.reshape(x, [rt.shape(x)[0], 3]),
-                rt.zeros(rt.shape(x)))
+                rt.zeros(rt.shape(x)), rt.random.normal([rt.shape(x)[0], 3]),
+                rt.random.uniform([rt.shape(x)[0], 3]))
     concrete = rows.get_concrete_function(rt.TensorSpec([None, 3]))
     results = concrete(rt.ones([2, 3]))
-    assert [r.shape for r in results] == [(2, 3)] * 5
+    assert [r.shape for r in results] == [(2, 3)] * 7
     assert results[2].numpy().tolist() == [[2.0] * 3] * 2

@@ -14,15 +14,16 @@ import runtime as _rt
 from runtime import display as _display
 from runtime import data, keras  # noqa: F401  (tf.data, tf.keras)
 from transpiler import api as _api
-from runtime.ops import (ensure_shape_ops as _ensure_shape_ops, folds as _folds,
-                         index_arithmetic as _index_arithmetic, indexing as _indexing,
+from runtime.ops import (counting_ops as _counting_ops, ensure_shape_ops as _ensure_shape_ops,
+                         folds as _folds, index_arithmetic as _index_arithmetic,
+                         indexing as _indexing,
                          math_composites as _math_composites,
                          partition_ops as _partition_ops,
                          program_order as _program_order,
                          python_function_ops as _python_function_ops, scatter_ops as _scatter_ops,
                          vectorized_map as _vectorized_map)
-from transpiler.tf import (autograph, bitwise, config, debugging, dtypes, errors,  # noqa: F401
-                           linalg, math, nest, nn, random, summary, test, train)
+from transpiler.tf import (autograph, bitwise, config, debugging, dtypes,  # noqa: F401
+                           errors, image, linalg, math, nest, nn, random, summary, test, train)
 from transpiler.tf._names import export as _export, missing as _missing
 
 function = _api.function
@@ -71,7 +72,8 @@ _export(globals(), dtypes, """
     DType as_dtype bool complex64 complex128 double float16 float32 float64 half int8 int16
     int32 int64 uint8 uint16 uint32 uint64
 """)
-_export(globals(), _rt.math, "scalar_mul=multiply truncatemod")
+_export(globals(), _rt.math, "histogram_fixed_width scalar_mul=multiply truncatemod")
+_export(globals(), _counting_ops, "unique_with_counts")
 _export(globals(), _math_composites, "saturate_cast")
 _export(globals(), _ensure_shape_ops, "broadcast_dynamic_shape ensure_shape shape_n")
 _export(globals(), _folds, "foldl foldr")

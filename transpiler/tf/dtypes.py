@@ -12,9 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 import runtime as _rt
+from runtime.ops import math_composites as _math_composites
 from transpiler.tf._names import export as _export, missing as _missing
 
 _export(globals(), _rt, "cast")
+_export(globals(), _math_composites, "saturate_cast")
 
 # TensorFlow's DataType enum numbers (``as_datatype_enum``), which some programs print or key by.
 _ENUMS = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6,

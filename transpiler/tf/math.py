@@ -16,8 +16,8 @@ _export(globals(), _rt.math, """
     segment_min segment_prod segment_sum sigmoid sign sin sinh sqrt square squared_difference
     subtract tan tanh top_k truncatediv unsorted_segment_max unsorted_segment_mean
     unsorted_segment_min unsorted_segment_prod unsorted_segment_sqrt_n unsorted_segment_sum
-    xlog1py xlogy
-    scalar_mul=multiply truediv=divide
+    xlog1py xlogy zero_fraction
+    accumulate_n=add_n scalar_mul=multiply truediv=divide
 """)
 _export(globals(), _rt.nn, "log_softmax softmax softplus softsign")
 

@@ -116,8 +116,9 @@ class Layer(Module):
         with tracing.eager_scope():
             value = initializers.get(initializer)(shape, dtype=dtype)
             value = np.asarray(value.numpy() if isinstance(value, Tensor) else value, dtype)
-            variable = Variable(value, name=f"{self.name}/{name or 'variable'}",
-                                trainable=trainable, constraint=constraints.get(constraint))
+            # Keras 3's name: the weight's own ("kernel"), not its layer's path.
+            variable = Variable(value, name=name or "variable", trainable=trainable,
+                                constraint=constraints.get(constraint))
         variable._keras_weight = True  # see _weights_of_its_own
         self._own_weights.append(variable)
         if regularizer is not None:
@@ -301,8 +302,8 @@ class Layer(Module):
         if masking:
             masks.set_masks(result, self.compute_mask(inputs, mask))
         shape = getattr(result, "shape", None)
-        if shape is not None:  # for summary()
-            self._output_shape = (None,) + tuple(shape)[1:] if len(shape) else tuple(shape)
+        if shape is not None:  # summary() shows the last call's (a subclassed model's layers)
+            self._last_output_shape = tuple(shape)
         return result
 
     def _add_activity_losses(self, result) -> None:

@@ -79,19 +79,27 @@ class Conv2D(Layer):
         self.bias_initializer = initializers.get(bias_initializer)
 
     def build(self, input_shape):
+        channels = self._channels(input_shape)
+        self.kernel = self.add_weight("kernel", self.kernel_size + (channels, self.filters),
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
+        self.bias = self._bias(self.filters)
+        self.built = True
+
+    def _channels(self, input_shape) -> int:
         channels = input_shape[-1]
         if channels is None:
             raise ValueError(f"{self.name}: the channels (last) dimension of the input must be "
                              f"known to build a {type(self).__name__} layer, got shape "
                              f"{input_shape}.")
-        self.kernel = self.add_weight("kernel", self.kernel_size + (channels, self.filters),
-                                      initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
-        self.bias = self.add_weight("bias", (self.filters,), initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer,
-                                    constraint=self.bias_constraint) if self.use_bias else None
-        self.built = True
+        return channels
+
+    def _bias(self, size: int):
+        """The bias of ``size`` output channels (None without ``use_bias``)."""
+        return self.add_weight("bias", (size,), initializer=self.bias_initializer,
+                               regularizer=self.bias_regularizer,
+                               constraint=self.bias_constraint) if self.use_bias else None
 
     _size = staticmethod(_pair)
 
@@ -100,8 +108,8 @@ class Conv2D(Layer):
                          dilations=self.dilation_rate)
 
     def call(self, inputs):
-        if inputs.dtype != self.kernel.dtype:
-            inputs = cast(inputs, self.kernel.dtype)
+        if inputs.dtype != self.dtype:
+            inputs = cast(inputs, self.dtype)
         x = self._convolve(inputs)
         if self.bias is not None:
             x = x + self.bias

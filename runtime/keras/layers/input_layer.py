@@ -13,7 +13,6 @@ class InputLayer(Layer):
         if batch_shape is None and shape is not None:
             batch_shape = (batch_size,) + tuple(shape)
         self.batch_shape = None if batch_shape is None else tuple(batch_shape)
-        self._output_shape = self.batch_shape
         self.built = True
 
     def call(self, inputs):

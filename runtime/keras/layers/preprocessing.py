@@ -1,4 +1,5 @@
-"""``Normalization``: ``(x - mean) / sqrt(variance)`` per feature, with the mean and variance
+"""Preprocessing layers for numbers: ``Discretization`` (the bin of each value) and
+``Normalization``: ``(x - mean) / sqrt(variance)`` per feature, with the mean and variance
 given or learned from data by ``adapt`` (Keras' preprocessing layer for tabular inputs).
 ``adapt`` of an iterable of batches computes the statistics of all batches together.
 
@@ -11,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.keras.layers.base import Layer
-from runtime.ops.array_ops import cast, convert_to_tensor, reshape
+from runtime.ops.array_ops import cast, convert_to_tensor, reshape, shape as shape_of
 from runtime.ops.math_ops import maximum, sqrt
+from runtime.ops.sort_ops import searchsorted
 from runtime.tensor import Tensor
 
 EPSILON = 1e-7
@@ -109,3 +111,35 @@ class Normalization(Layer):
                 "mean": None if self.input_mean is None else np.asarray(self.input_mean).tolist(),
                 "variance": None if self.input_variance is None else
                 np.asarray(self.input_variance).tolist()}
+
+
+class Discretization(Layer):
+    """Each value replaced by the index of its bin (int32, as Keras 3 gives): bin ``i`` holds
+    the values from ``bin_boundaries[i - 1]`` (included) up to ``bin_boundaries[i]``, as
+    ``numpy.digitize`` counts them. Only given boundaries and ``output_mode="int"`` are
+    supported yet."""
+
+    def __init__(self, bin_boundaries=None, num_bins=None, epsilon=0.01, output_mode="int",
+                 sparse=False, **kwargs):
+        super().__init__(**kwargs)
+        if bin_boundaries is None:
+            raise NotImplementedError("Discretization: learning the bins with adapt (num_bins=) "
+                                      "is not supported yet; give bin_boundaries.")
+        if output_mode != "int" or sparse:
+            raise NotImplementedError(f"Discretization: output_mode={output_mode!r} (sparse="
+                                      f"{sparse}) is not supported yet; only 'int' is.")
+        self.bin_boundaries = [float(b) for b in bin_boundaries]
+        if sorted(self.bin_boundaries) != self.bin_boundaries:
+            raise ValueError(f"Discretization: bin_boundaries must be sorted, got "
+                             f"{self.bin_boundaries}.")
+
+    def call(self, inputs):
+        inputs = convert_to_tensor(inputs)
+        flat = reshape(cast(inputs, "float64"), [-1])
+        bins = searchsorted(np.asarray(self.bin_boundaries, np.float64), flat, side="right",
+                            out_type="int32")
+        return reshape(bins, shape_of(inputs))
+
+    def get_config(self):
+        return {**super().get_config(), "bin_boundaries": self.bin_boundaries,
+                "output_mode": "int"}

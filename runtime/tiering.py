@@ -65,20 +65,21 @@ CHILD_SECONDS = BUILD_TIMEOUT_SECONDS + 60  # a child's time limit
 # Estimates of this machine class (2 cores), measured in new processes. With C: loading a
 # function's modules from the cache (partitioning the graph, writing the kernels and the plan
 # around them, the first module's load; the MLP of examples/end_to_end.py, 112 nodes, 10-11
-# ms, W8's 157 nodes 11-13 ms, W7's 264 nodes 12-13 ms), and building them: the C compiler,
-# mostly a fixed cost of Python's and NumPy's headers and the kernels' shared code (0.44 s,
-# 0.57 s and 0.59 s). With Numba: its import, then loading or compiling the kernels of one
-# function (about 0.05 s each from the disk cache, 0.5-2 s each cold).
+# ms, W8's 157 nodes 11-13 ms, W7's 264 nodes 12-13 ms), and building them at the quick
+# optimization (c_build.OPTIMIZATION): the C compiler, mostly a fixed cost of Python's and
+# NumPy's headers and the kernels' shared code (0.40-0.44 s, 0.50-0.55 s and 0.43 s). With
+# Numba: its import, then loading or compiling the kernels of one function (about 0.05 s
+# each from the disk cache, 0.5-2 s each cold).
 C_LOAD_SECONDS = 0.006
 C_SECONDS_PER_NODE = 2.5e-5
 FORK_SECONDS = 0.003  # the fork, and asking whether the child has ended
 THREAD_SECONDS_PER_NODE = 2.5e-4  # without fork: a thread writes and translates the kernels
-C_BUILD_SECONDS = 0.35
-C_BUILD_SECONDS_PER_NODE = 1e-3
-# How much a build on another core slows the program, as a share of the build's time: the
-# two cores share caches and memory. CPU time of a training loop here was unchanged within a
-# few percent while GCC ran beside it; this leaves a margin.
-CONTENTION = 0.1
+C_BUILD_SECONDS = 0.4
+C_BUILD_SECONDS_PER_NODE = 5e-4
+# How much a build on another core slows the program, as a share of the build's time (the
+# cores share caches and memory): 10,000 plan steps of W7 took 1.3% longer (median of five,
+# one run 10%) while GCC ran on the other core of this machine; this leaves a margin.
+CONTENTION = 0.05
 NUMBA_IMPORT_SECONDS = 0.7
 KERNELS_SECONDS = 1.0
 

@@ -106,7 +106,9 @@ def update_writer(variable, mode: str, owned: bool) -> Callable:
 
 def _references_when_alone() -> int:
     """How many references ``write`` counts to a value that only the plan's local name for
-    it and the call hold (the interpreter's own count, measured here once)."""
+    it and the call hold (the interpreter's own count, measured here once). Where frames
+    are evaluated by a hook (PyTorch's Dynamo, some debuggers), a call holds one more: the
+    writer then makes the update again, with the same bits."""
     counted = []
 
     def write(new, old, delta):

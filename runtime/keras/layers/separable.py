@@ -14,20 +14,13 @@ class DepthwiseConv2D(Conv2D):
     height, kernel width, input channels, ``depth_multiplier``)."""
 
     def __init__(self, kernel_size, strides=(1, 1), padding="valid", depth_multiplier=1,
-                 data_format=None, dilation_rate=(1, 1), activation=None, use_bias=True,
-                 depthwise_initializer="glorot_uniform", bias_initializer="zeros",
-                 depthwise_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 depthwise_constraint=None, bias_constraint=None, **kwargs):
+                 depthwise_initializer="glorot_uniform", depthwise_regularizer=None,
+                 depthwise_constraint=None, **kwargs):
+        """``kwargs``: ``Conv2D``'s other arguments (``data_format``, ``dilation_rate``,
+        ``activation``, ``use_bias``, the bias' and the activity's settings, ``name``)."""
         super().__init__(depth_multiplier, kernel_size, strides=strides, padding=padding,
-                         data_format=data_format, dilation_rate=dilation_rate,
-                         activation=activation, use_bias=use_bias,
-                         kernel_initializer=depthwise_initializer,
-                         bias_initializer=bias_initializer,
-                         kernel_regularizer=depthwise_regularizer,
-                         bias_regularizer=bias_regularizer,
-                         activity_regularizer=activity_regularizer,
-                         kernel_constraint=depthwise_constraint, bias_constraint=bias_constraint,
-                         **kwargs)
+                         **_depthwise_kernel(depthwise_initializer, depthwise_regularizer,
+                                             depthwise_constraint), **kwargs)
         self.depth_multiplier = int(depth_multiplier)
 
     def build(self, input_shape):
@@ -55,22 +48,16 @@ class SeparableConv2D(Conv2D):
     bias)``: the depthwise step has the strides and dilation, the pointwise one is 1x1."""
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
-                 dilation_rate=(1, 1), depth_multiplier=1, activation=None, use_bias=True,
-                 depthwise_initializer="glorot_uniform", pointwise_initializer="glorot_uniform",
-                 bias_initializer="zeros", depthwise_regularizer=None,
-                 pointwise_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 depthwise_constraint=None, pointwise_constraint=None, bias_constraint=None,
+                 dilation_rate=(1, 1), depth_multiplier=1, depthwise_initializer="glorot_uniform",
+                 pointwise_initializer="glorot_uniform", depthwise_regularizer=None,
+                 pointwise_regularizer=None, depthwise_constraint=None, pointwise_constraint=None,
                  **kwargs):
+        """``kwargs``: ``Conv2D``'s other arguments (``activation``, ``use_bias``, the bias'
+        and the activity's settings, ``name``)."""
         super().__init__(filters, kernel_size, strides=strides, padding=padding,
                          data_format=data_format, dilation_rate=dilation_rate,
-                         activation=activation, use_bias=use_bias,
-                         kernel_initializer=depthwise_initializer,
-                         bias_initializer=bias_initializer,
-                         kernel_regularizer=depthwise_regularizer,
-                         bias_regularizer=bias_regularizer,
-                         activity_regularizer=activity_regularizer,
-                         kernel_constraint=depthwise_constraint, bias_constraint=bias_constraint,
-                         **kwargs)
+                         **_depthwise_kernel(depthwise_initializer, depthwise_regularizer,
+                                             depthwise_constraint), **kwargs)
         self.depth_multiplier = int(depth_multiplier)
         self.pointwise_initializer = initializers.get(pointwise_initializer)
         self.pointwise_regularizer = regularizers.get(pointwise_regularizer)
@@ -97,3 +84,9 @@ class SeparableConv2D(Conv2D):
 
     def get_config(self):
         return {**super().get_config(), "depth_multiplier": self.depth_multiplier}
+
+
+def _depthwise_kernel(initializer, regularizer, constraint) -> dict:
+    """``Conv2D``'s arguments for its kernel, given as the depthwise kernel's."""
+    return {"kernel_initializer": initializer, "kernel_regularizer": regularizer,
+            "kernel_constraint": constraint}

@@ -321,3 +321,23 @@ def test_a_softmax_loss_of_few_classes_gives_the_kernels_bits(dtype):
         logits_type = types.SimpleNamespace(shape=(24, classes), dtype=np.dtype(dtype))
         chosen = plan_softmax.pair_kernel(logits_type, logits_type, 1)
         assert (chosen is plan_softmax.few_classes) == (classes < 8)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "float16", "int8"])
+def test_a_large_select_with_a_zero_branch_runs_as_bit_masks(dtype):
+    """``where(c, x, 0)`` and ``where(c, 0, x)`` on many 4- or 8-byte elements (a ReLU's
+    gradient) give np.where's bits, NaNs and signed zeros included; other sizes and dtypes
+    call np.where."""
+    shape = (64, 128)
+    x = _values(dtype, shape)
+    c = (np.arange(x.size).reshape(shape) * 7919 % 13) > 5
+
+    def f(c, x):
+        return rt.where(c, x, rt.zeros_like(x)), rt.where(c, 0, x), rt.where(x > 1, x * 2, 0)
+
+    planned, eager, source = _plan_and_eager(f, c, x)
+    assert_identical(planned, eager)
+    masked = np.dtype(dtype).itemsize in (4, 8)
+    assert source.count(".view(bits") == (3 if masked else 0), source
+    small, _, small_source = _plan_and_eager(f, c[:2, :3], x[:2, :3])
+    assert ".view(bits" not in small_source

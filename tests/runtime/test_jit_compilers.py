@@ -247,3 +247,14 @@ def test_large_nests_and_products_run_without_the_interpreters_lock():
         texts = [c_source.kernel_function(kernel.source, "k")
                  for _, kernel in function.get_concrete_function(x).executable.kernels]
         assert texts and any("Py_BEGIN_ALLOW_THREADS" in t for t in texts) == unlocked
+
+
+def test_the_default_tiers_quick_builds_are_kept_apart_from_full_ones():
+    """The default tier builds at -O1 with -O2's vectorizer (a running program waits for it),
+    jit_compile=True at -O2: the same kernel text names two modules, so neither loads the
+    other's build."""
+    quick, full = c_build.toolchain(quick=True), c_build.toolchain()
+    assert "-O1" in quick.flags and "-O2" in full.flags and "-O2" not in quick.flags
+    assert "-fvect-cost-model=very-cheap" in quick.flags  # never GCC's dynamic model
+    text = "/* the same kernel */"
+    assert c_build.module_name(text, quick) != c_build.module_name(text, full)

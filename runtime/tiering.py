@@ -262,8 +262,8 @@ class BackgroundCompile:
         try:
             executable = JIT_EXACT.compile(self.graph, self.name, numba=not builds_with_c(),
                                            build=build, quick=True)
-        except NotBuilt:
-            self._not_built()
+        except NotBuilt as missing:
+            self._not_built(missing.elsewhere)
         except Exception as error:  # noqa: BLE001 - the plan keeps running; the report says why
             self._finish(error)
         else:
@@ -272,11 +272,15 @@ class BackgroundCompile:
             self.install(executable if executable.kernels else None)
             self.done.set()
 
-    def _not_built(self) -> None:
+    def _not_built(self, elsewhere: bool) -> None:
         """Some kernels are not in the cache. Found by the program's own look: back to
-        counting, at the cost of a build. After a child's build (another function's kernels
-        came meanwhile, so it built another batch): another child, at once."""
+        counting, at the cost of a build, unless another process is building them (the last
+        run's build left behind, say): then a child waits for that build, at once. After a
+        child's build (another function's kernels came meanwhile, so it built another batch):
+        another child, at once."""
         if self._children == 0:
+            if elsewhere and self._fork():
+                return
             self.cold, self.cost = True, switch_cost(self.graph, cold=True)
             with self._lock:
                 self.outcome = "waiting"

@@ -1658,6 +1658,62 @@ def test_a_function_that_earned_a_build_leaves_it_behind_for_the_next_run(tmp_pa
     assert lines[0].startswith("0 compiled tier: 1 region"), lines
 
 
+SLOW_RECORDED_BUILD = """
+    import os, sys, time
+    from runtime.backends.jit import c_build
+    build = c_build._build
+    def slow_recorded_build(*args):
+        with open(sys.argv[-1], "a") as file:  # a child's output goes nowhere
+            file.write(str(os.getpid()) + " ")
+        time.sleep(1.0)
+        build(*args)
+    c_build._build = slow_recorded_build
+"""
+
+
+@needs_a_forked_c_build
+def test_processes_needing_the_same_module_build_it_once(tmp_path):
+    """Two programs compiling the same kernels at the same time: one builds the module, the
+    other waits for it (its build lock) and loads it."""
+    builders = tmp_path / "builders"
+    program = textwrap.dedent(SLOW_RECORDED_BUILD) + textwrap.dedent("""
+        import numpy as np, runtime as rt
+        fn = rt.function(lambda x: (x * 0.375 - 2.0) * x, jit_compile=True)
+        print(fn(np.arange(5.0)).numpy().tolist())""")
+    environment = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    runs = [subprocess.Popen([sys.executable, "-c", program, str(builders)], cwd=ROOT,
+                             env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True) for _ in range(2)]
+    outputs = [run.communicate(timeout=120) for run in runs]
+    assert all(run.returncode == 0 and not err for run, (_, err) in zip(runs, outputs)), outputs
+    assert outputs[0][0] == outputs[1][0] == "[-0.0, -1.625, -2.5, -2.625, -2.0]\n"
+    assert len(builders.read_text().split()) == 1
+
+
+@needs_a_forked_c_build
+def test_a_run_that_starts_while_the_last_ones_build_goes_on_waits_for_it(tmp_path):
+    """The next run of a program whose build is still under way (left behind when the last
+    run ended) does not build the kernels again: at its switch, a child waits for that build,
+    and the program loads what it built."""
+    builders = tmp_path / "builders"
+    program = textwrap.dedent(SLOW_RECORDED_BUILD) + textwrap.dedent("""
+        import numpy as np, runtime as rt
+        rt.config.set_jit_auto_compile(1)
+        fn = rt.function(lambda x: (x * 0.875 + 3.0) * x)
+        x = np.arange(4.0)
+        fn(x)
+        concrete = fn.get_concrete_function(x)
+        if sys.argv[-2] == "first":
+            time.sleep(0.3)  # its child builds, and is left to finish
+        else:
+            assert concrete.wait_for_jit(60)
+            print(concrete._background._children, concrete.jit_report.splitlines()[0])""")
+    run_alone(program, tmp_path, "first", str(builders))
+    lines = run_alone(program, tmp_path, "again", str(builders))
+    assert lines[0].startswith("1 compiled tier: 1 region"), lines
+    assert len(builders.read_text().split()) == 1
+
+
 def test_a_function_called_briefly_earns_no_build(auto_compile_after):
     auto_compile_after("auto")
     fn = rt.function(lambda x: (x + unique_constant()) * x)

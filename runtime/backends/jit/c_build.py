@@ -7,6 +7,11 @@ speed meanwhile, on another core. A module is built once per machine: it is kept
 text and by what it was built against (Python's version, NumPy's, the compiler and its flags,
 the processor), written to a temporary name and renamed into place. Floating-point flags keep
 NumPy's bits: no fused multiply-adds, no reassociation, wrapping signed integers.
+
+One process builds a module at a time: a builder holds ``<name>.lock`` (an advisory file lock,
+released by the system when the builder ends, however it ends), and a process that needs the
+same module meanwhile waits for it and loads what it built instead of compiling it again (a
+run that starts while the build the last run left behind still compiles, or test workers).
 """
 
 from __future__ import annotations
@@ -22,14 +27,22 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Iterator
 
 import numpy as np
 
 from runtime import config
 from runtime.backends.jit.c_prelude import LOOP_SLOTS
 from runtime.backends.jit.numpy_blas import numpy_gemm
+
+try:
+    import fcntl
+except ImportError:  # Windows, where Numba compiles (``toolchain``): nothing to lock
+    fcntl = None
 
 FLAGS = ("-march=native", "-std=gnu11", "-fPIC", "-shared", "-fno-fast-math",
          "-ffp-contract=off", "-fwrapv", "-fno-strict-aliasing", "-fno-math-errno", "-w")
@@ -40,6 +53,7 @@ FLAGS = ("-march=native", "-std=gnu11", "-fPIC", "-shared", "-fno-fast-math",
 # loops and BLAS, 15% slower on W1's integer products.
 OPTIMIZATION = {False: ("-O2",), True: ("-O1", "-ftree-vectorize", "-fvect-cost-model=very-cheap")}
 BUILD_TIMEOUT_SECONDS = 300
+LOCK_POLL_SECONDS = 0.01  # how often a process waiting for another's build asks again
 
 
 @dataclass(frozen=True)
@@ -104,7 +118,12 @@ def module_name(c_text: str, chain: Toolchain) -> str:
 
 class NotBuilt(Exception):
     """The module is not on disk, and the caller asked not to build it (the program itself
-    loads what a child process built: see ``runtime.tiering``)."""
+    loads what a child process built: see ``runtime.tiering``). ``elsewhere``: another
+    process is building it now."""
+
+    def __init__(self, message: str, elsewhere: bool = False):
+        super().__init__(message)
+        self.elsewhere = elsewhere
 
 
 def load_module(c_text: str, name: str, directory: str, chain: Toolchain,
@@ -113,14 +132,63 @@ def load_module(c_text: str, name: str, directory: str, chain: Toolchain,
     before, else built now (unless ``build`` is False: ``NotBuilt``). Raises
     ``RuntimeError`` with the compiler's message if the build fails."""
     module = load_built(name, directory)
-    if module is None:
-        if not build:
-            raise NotBuilt(f"the kernel module {name} is not built")
-        path = os.path.join(directory, f"{name}.so")
-        _build(c_text, path, directory, chain)
-        module = _load(name, path)
-        _prepare(module)
+    if module is not None:
+        return module
+    if not build:
+        raise NotBuilt(f"the kernel module {name} is not built",
+                       elsewhere=_building_elsewhere(directory, name))
+    with _build_lock(directory, name):
+        module = load_built(name, directory)  # built by the process this one waited for
+        if module is None:
+            path = os.path.join(directory, f"{name}.so")
+            _build(c_text, path, directory, chain)
+            module = _load(name, path)
+            _prepare(module)
     return module
+
+
+def _lock_path(directory: str, name: str) -> str:
+    return os.path.join(directory, f"{name}.lock")
+
+
+@contextmanager
+def _build_lock(directory: str, name: str) -> Iterator[None]:
+    """Holds module ``name``'s build lock, after waiting for a process building it now (at
+    most a build's time limit: then this process builds it too)."""
+    if fcntl is None:
+        yield
+        return
+    handle = os.open(_lock_path(directory, name), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        deadline = time.monotonic() + BUILD_TIMEOUT_SECONDS
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(LOCK_POLL_SECONDS)
+        yield
+    finally:
+        os.close(handle)  # which releases the lock
+
+
+def _building_elsewhere(directory: str, name: str) -> bool:
+    """Whether another process holds module ``name``'s build lock."""
+    if fcntl is None:
+        return False
+    try:
+        handle = os.open(_lock_path(directory, name), os.O_RDONLY)
+    except OSError:  # no build of it ever started here
+        return False
+    try:
+        fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(handle)
 
 
 def load_built(name: str, directory: str) -> ModuleType | None:

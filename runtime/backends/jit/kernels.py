@@ -85,14 +85,16 @@ def compile_kernels(sources: list[KernelSource], numba: bool = True,
 
 
 def cache_has_modules() -> bool:
-    """Whether the kernel cache holds any C module with its index (an empty or new cache
-    cannot hold a function's kernels: nothing need look for them). Asked at every trace, so
+    """Whether the kernel cache holds any C module with its index, or a module's build lock
+    (a build under way in another process, or done: see ``c_build``); an empty or new cache
+    cannot hold a function's kernels, so nothing need look for them. Asked at every trace, so
     a directory seen to hold one is remembered (modules are not removed)."""
     directory = config.jit_cache_directory()
     if directory not in _caches_with_modules:
         try:
             with os.scandir(directory) as entries:
-                if not any(entry.name.startswith("eager2graph_batch_") for entry in entries):
+                if not any(entry.name.startswith("eager2graph_batch_")
+                           or entry.name.endswith(".lock") for entry in entries):
                     return False
         except OSError:
             return False

@@ -14,7 +14,7 @@ import numpy as np
 
 import runtime as rt
 import transpiler.operators as ag
-from transpiler import codegen, conversion_cache, parsing, pipeline, syntax_tree
+from transpiler import after_import, codegen, conversion_cache, parsing, pipeline, syntax_tree
 from transpiler.converters.base import Context, stamp_origin
 from transpiler.errors import ConversionWarning, SourceUnavailableError
 from runtime.source_location import register_unconverted, user_traceback, warn_at_user_code
@@ -184,18 +184,18 @@ def _showing_user_frames(converted):
     if public is not None:
         return public
 
-    run = _outside_dynamo(converted)
+    runner = [converted]  # what it calls: ``_keep_out_of_dynamo`` changes it
 
     @functools.wraps(converted)
     def converted_call(*args, **kwargs):
         try:
-            return run(*args, **kwargs)
+            return runner[0](*args, **kwargs)
         except Exception as error:
             if not rt.config.traceback_filtering():
                 raise
             raise error.with_traceback(user_traceback(error))
 
-    if run is not converted:
+    if "torch" in sys.modules:
         # Dynamo keeps what it compiled per code object: with one code for every converted
         # function, a compiled one could run another's graph, and all would share Dynamo's
         # limit of 8 recompilations. It remembers which sizes changed (automatic dynamic
@@ -205,18 +205,33 @@ def _showing_user_frames(converted):
         converted_call.__code__ = converted_call.__code__.replace(
             co_name=f"converted_call of {converted.__qualname__} at "
                     f"{os.path.basename(original.co_filename)}:{original.co_firstlineno}")
+        converted_call.__e2g_runner__ = runner
+        if "torch._dynamo" in sys.modules:
+            _keep_out_of_dynamo(converted_call)
+        else:  # Dynamo's import takes a second: paid only when something imports it
+            _before_dynamo.add(converted_call)
+            after_import.when_imported("torch._dynamo", _keep_all_out_of_dynamo)
     converted.__dict__[_PUBLIC] = converted_call
     return converted_call
 
 
-def _outside_dynamo(converted):
-    """With PyTorch imported, ``converted`` as a call that ``torch.compile`` does not trace into
-    (see ``staging.torch_dynamo``); without it, ``converted`` itself (PyTorch is never imported
-    here). A function converted before PyTorch was imported is traced by Dynamo as it is."""
-    if "torch" not in sys.modules:
-        return converted
+# Functions converted with PyTorch imported, before Dynamo was: kept out of it once it is.
+_before_dynamo: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def _keep_out_of_dynamo(public) -> None:
+    """Makes ``public`` (converted with PyTorch imported) call its converted function as a
+    call that ``torch.compile`` does not trace into (see ``staging.torch_dynamo``). A function
+    converted before PyTorch was imported is traced by Dynamo as it is."""
     from transpiler.operators.staging.torch_dynamo import outside_dynamo
-    return outside_dynamo(converted)
+    runner = public.__e2g_runner__
+    runner[0] = outside_dynamo(runner[0])
+
+
+def _keep_all_out_of_dynamo() -> None:
+    for public in list(_before_dynamo):
+        _keep_out_of_dynamo(public)
+    _before_dynamo.clear()
 
 
 def to_code(fn: Callable) -> str:

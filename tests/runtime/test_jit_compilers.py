@@ -260,3 +260,63 @@ def test_the_default_tiers_quick_builds_are_kept_apart_from_full_ones():
         assert "-fvect-cost-model=cheap" in chain.flags
     text = "/* the same kernel */"
     assert c_build.module_name(text, quick) != c_build.module_name(text, full)
+    assert "-DEAGER2GRAPH_QUICK_BUILD" in quick.flags  # plumbing unoptimized: c_prelude
+    assert "-DEAGER2GRAPH_QUICK_BUILD" not in full.flags
+
+
+def kernel_texts(fn, *args) -> list[str]:
+    function = transpiler.function(fn, jit_compile=True)
+    function(*args)
+    return [c_source.kernel_function(kernel.source, "k")
+            for _, kernel in function.get_concrete_function(*args).executable.kernels]
+
+
+def test_kernels_that_only_call_their_nests_are_plumbing_and_loops_are_not():
+    """A kernel whose own body runs no loop is marked PLUMBING (which quick builds compile
+    unoptimized); one whose body runs a loop is not: its loop is the hot part."""
+    x = np.linspace(-1.0, 1.0, 6)
+    (nests,) = kernel_texts(lambda x: rt.exp(x * 0.5) * x + 1.0, x)
+    assert "\nPLUMBING\nstatic PyObject* k(" in nests
+
+    def count_down(n):
+        total = 0
+        while n > 0:
+            total += n * n
+            n -= 1
+        return total
+    (looping,) = kernel_texts(count_down, rt.constant(np.int64(9)))
+    assert "PLUMBING" not in looping
+
+
+def test_a_quick_build_gives_the_plans_bits(tmp_path):
+    """The default tier's quick build (its plumbing unoptimized) computes what the plan does,
+    bit for bit, in a new process: kernels with nests only and with loops of their own."""
+    program = tmp_path / "program.py"  # converted code needs its source in a file
+    program.write_text(textwrap.dedent("""
+        import numpy as np, runtime as rt, transpiler
+        from runtime.backends.jit import JIT_EXACT
+        def step(x, y):
+            z = rt.tanh(x * 1.5 - y) * rt.exp(-x)
+            return z / (1.0 + rt.reduce_sum(z * z)), rt.nn.relu(z - 0.25) * y
+        def loop(n, x):
+            total = rt.zeros_like(x)
+            while n > 0:
+                total = total * 0.5 + x / rt.cast(n, rt.float64)
+                n -= 1
+            return total
+        cases = [(step, (np.linspace(-2, 2, 12).reshape(3, 4), np.full((3, 4), 0.3))),
+                 (loop, (np.int64(7), np.linspace(0.5, 3, 5)))]
+        for fn, args in cases:
+            plan = transpiler.function(fn, jit_compile=False)
+            concrete = plan.get_concrete_function(*args)
+            quick = JIT_EXACT.compile(concrete.graph, "q", numba=False, quick=True)
+            expected = [np.asarray(v) for v in concrete.executable.run(*map(np.asarray, args))]
+            got = [np.asarray(v) for v in quick.run(*map(np.asarray, args))]
+            print(bool(quick.kernels),
+                  all(a.tobytes() == b.tobytes() for a, b in zip(expected, got)))
+        """))
+    lines = subprocess.run([sys.executable, str(program)], capture_output=True, text=True,
+                           timeout=300, cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT,
+                                                       "XDG_CACHE_HOME": str(tmp_path)}
+                           ).stdout.split("\n")
+    assert lines[:2] == ["True True", "True True"], lines

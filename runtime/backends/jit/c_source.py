@@ -115,6 +115,7 @@ class _Translator:
         self.arrays: dict[str, ArrayType] = {}
         self.lines: list[str] = []
         self.temporaries = 0
+        self.loops = False  # whether the kernel's own body runs a loop (not only its nests)
         self.size_lists: dict[tuple, str] = {}
         self.functions: list[str] = []  # the loop nests, each a function (see _nest_function)
         self.nest: set | None = None  # in a nest: the kernel's scalars it writes (by pointer)
@@ -172,6 +173,7 @@ class _Translator:
         return ("".join(f"static npy_intp {name}[] = {{{_dims(sizes)}}};\n"
                         for sizes, name in self.size_lists.items())
                 + "\n".join(self.functions)
+                + ("\n" if self.loops else "\nPLUMBING")  # see c_prelude
                 + f"\nstatic PyObject* {self.name}(PyObject* self, PyObject* const* args, "
                   "Py_ssize_t nargs) {\n"
                 + "\n".join(declarations) + "\n    PyObject* result = NULL;\n"
@@ -215,6 +217,7 @@ class _Translator:
             if not (isinstance(node.test, ast.Constant) and node.test.value is True) \
                     or node.orelse:
                 raise Untranslatable("a while loop other than `while True`")
+            self.loops = self.loops or self.nest is None
             self.lines.append(f"{indent}for (;;) {{")
             for inner in node.body:
                 self.statement(inner, indent + "    ")
@@ -255,6 +258,7 @@ class _Translator:
             if self._is_nest(nodes):
                 self._nest_function(node, nodes, indent)
                 return
+        self.loops = self.loops or self.nest is None
         self.lines.append(f"{indent}for ({index} = {start}; {index} < (int64_t)({stop}); "
                           f"{index}++) {{")
         for inner in node.body:

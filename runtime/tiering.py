@@ -19,6 +19,8 @@ With a C compiler on Linux:
   far as it slows it down: ``CONTENTION`` of it with a core to spare, all of it without one
   (the load average leaves less than one and a half cores). The cost is paid when the kernels
   arrive, a build's time later (``build_seconds``), so the program's time by then counts.
+  When another process is building them (the last run's build left behind, still running:
+  it holds the module's build lock, see ``c_build``), a child waits for that build at once.
 * A program that ends while a function that spent longer on the plan than its kernels take to
   build still waits to pay for it leaves the build behind (``leave_builds_behind``), as it does
   a child still building: the child finishes after the program, at the lowest priority, and the

@@ -115,7 +115,8 @@ class Dataset:
     def map(self, map_func: Callable, num_parallel_calls=None, deterministic=None,
             name: str | None = None) -> "Dataset":
         """``map_func`` applied to each element (a tuple element is unpacked into arguments)."""
-        return Dataset(Map(self._node, converted(map_func)))
+        return Dataset(Map(self._node, converted(map_func),
+                           parallel=num_parallel_calls is not None))
 
     def filter(self, predicate: Callable, name: str | None = None) -> "Dataset":
         """The elements for which ``predicate`` returns True (a scalar bool tensor)."""
@@ -357,7 +358,25 @@ class Dataset:
             spec = self.element_spec
         except Exception:  # noqa: BLE001 -- a repr must not fail on a map it cannot trace
             spec = "<not traceable>"
-        return f"<{type(self._node).__name__}Dataset element_spec={spec}>"
+        return f"<{_class_name(self._node)} element_spec={spec}>"
+
+
+# The class names TensorFlow shows for datasets whose node is named differently here.
+_TENSORFLOW_NAMES = {"TensorSlices": "_TensorSliceDataset", "Tensors": "_TensorDataset",
+                     "FromGenerator": "_FlatMapDataset", "Enumerate": "_ZipDataset",
+                     "WithOptions": "_OptionsDataset", "prefetch": "_PrefetchDataset",
+                     "cache": "CacheDataset", "parallel map": "_ParallelMapDataset"}
+
+
+def _class_name(node) -> str:
+    """The dataset's class name as TensorFlow prints it (``<_BatchDataset element_spec=...>``),
+    so that a program printing a dataset prints what it prints with TensorFlow."""
+    name = type(node).__name__
+    if name == "Passthrough":
+        name = node.label
+    elif getattr(node, "parallel", False):
+        name = "parallel map"
+    return _TENSORFLOW_NAMES.get(name, f"_{name}Dataset")
 
 
 _NOTHING = object()

@@ -91,8 +91,10 @@ def count_arg(method: str, count) -> int:
 class Map(Node):
     label = "map"
 
-    def __init__(self, parent: Node, fn: Callable):
-        self.inputs, self.fn = (parent,), fn
+    def __init__(self, parent: Node, fn: Callable, parallel: bool = False):
+        """``parallel``: made with ``num_parallel_calls`` (TensorFlow names it so; elements
+        are computed in order all the same)."""
+        self.inputs, self.fn, self.parallel = (parent,), fn, parallel
 
     def apply(self, element):
         return structure.to_tensors(structure.call_with_element(self.fn, element))

@@ -15,7 +15,7 @@ weights and batches, losses and weights follow TensorFlow's Keras 3 to float32 r
 """
 
 from runtime.keras import (activations, backend, callbacks, constraints, initializers, layers,
-                           losses, metrics, optimizers, preprocessing, regularizers, utils)
+                           losses, metrics, ops, optimizers, preprocessing, regularizers, utils)
 from runtime.keras.functional import Input, KerasTensor
 from runtime.keras.models import Model, Sequential
 from runtime.keras import models  # noqa: F401  (keras.models.Model, keras.models.Sequential)
@@ -31,8 +31,8 @@ Loss, Metric, Optimizer = losses.Loss, metrics.Metric, optimizers.Optimizer
 Initializer, Regularizer = initializers.Initializer, regularizers.Regularizer
 
 __all__ = ["Initializer", "Input", "KerasTensor", "Layer", "Loss", "Metric", "Model", "Optimizer",
-           "Regularizer", "Sequential", "activations", "backend", "callbacks", "constraints",
-           "initializers", "layers", "losses", "metrics", "models", "optimizers", "preprocessing",
-           "regularizers", "utils"]
+           "Regularizer", "Sequential", "activations", "backend", "callbacks",
+           "constraints", "initializers", "layers", "losses", "metrics", "models",
+           "ops", "optimizers", "preprocessing", "regularizers", "utils"]
 
 __getattr__ = _missing("keras")

@@ -91,10 +91,41 @@ def log_softmax(x, axis=-1):
     return _nn.log_softmax(x, axis=axis)
 
 
+def log_sigmoid(x):
+    return -_nn.softplus(-x)
+
+
+def mish(x):
+    return x * _nn.tanh(_nn.softplus(x))
+
+
+def hard_silu(x):
+    return x * hard_sigmoid(x)
+
+
+def celu(x, alpha=1.0):
+    """``x`` above 0, ``alpha * (exp(x / alpha) - 1)`` below."""
+    return _nn.relu(x) + _math.minimum(0.0, alpha * (_math.exp(x / alpha) - 1.0))
+
+
+def hard_tanh(x):
+    return _clip(x, -1.0, 1.0)
+
+
+def tanh_shrink(x):
+    return x - _nn.tanh(x)
+
+
+def squareplus(x, b=4):
+    return (x + _math.sqrt(_math.square(x) + b)) / 2.0
+
+
 _BY_NAME = {fn.__name__: fn for fn in (linear, relu, sigmoid, softmax, tanh, elu, selu, softplus,
                                       softsign, swish, gelu, exponential, leaky_relu, relu6,
-                                      hard_sigmoid, log_softmax)}
+                                      hard_sigmoid, log_softmax, log_sigmoid, mish, hard_silu,
+                                      celu, hard_tanh, tanh_shrink, squareplus)}
 _BY_NAME["silu"] = swish
+hard_swish = _BY_NAME["hard_swish"] = hard_silu
 
 
 def get(identifier) -> Callable:

@@ -35,6 +35,7 @@ from runtime import nest
 from runtime.autodiff import recording
 from runtime.keras.layers import base as layer_base
 from runtime.keras.layers.input_layer import InputLayer
+from runtime.ops.array_ops import expand_dims, squeeze
 from runtime.ops.dispatch import apply_op
 from runtime.ops.operators import OPERATORS as _OPERATORS
 from runtime.tensor import EagerTensor, Tensor, format_shape
@@ -372,11 +373,35 @@ class Graph:
 
     def __call__(self, inputs, training=None):
         flat_inputs = nest.flatten(self.inputs)
-        given = _match_inputs(self.inputs, inputs)
+        given = [adjusted_to_input(value, tuple(tensor.shape))
+                 for value, tensor in zip(_match_inputs(self.inputs, inputs), flat_inputs)]
         values = {id(tensor): value for tensor, value in zip(flat_inputs, given)}
         for step in self.steps:
             step.run(values, training)
         return nest.map_structure(lambda t: values[id(t)], self.outputs)
+
+
+def adjusted_to_input(value, shape: tuple):
+    """``value``, given to a model input declared with ``shape`` (batch axis first), as Keras 3
+    takes it: one trailing axis of size 1 added or dropped when that gives the declared rank
+    (``fit(x, y)`` with ``x`` of shape ``(n,)`` for ``Input((1,))``); a rank or a size that
+    still differs from the declaration is an error, as Keras' input check raises it."""
+    given = getattr(value, "shape", None)
+    if given is None:
+        return value
+    given = tuple(given)
+    if len(given) == len(shape) + 1 and given[-1] == 1:
+        value = squeeze(value, axis=-1)
+    elif len(given) == len(shape) - 1 and shape and shape[-1] == 1:
+        value = expand_dims(value, -1)
+    adjusted = tuple(getattr(value, "shape", given))
+    if len(adjusted) != len(shape) or any(
+            want is not None and got is not None and want != got
+            for want, got in zip(shape[1:], adjusted[1:])):
+        raise ValueError(f"Invalid input shape: the model expects inputs of shape "
+                         f"{format_shape(shape)}, but got an input of incompatible shape "
+                         f"{format_shape(given)}.")
+    return value
 
 
 def _operation(node):

@@ -276,6 +276,11 @@ _FUNCTIONS = {"mse": mean_squared_error, "mean_squared_error": mean_squared_erro
               "top_k_categorical_accuracy": top_k_categorical_accuracy,
               "sparse_top_k_categorical_accuracy": sparse_top_k_categorical_accuracy}
 
+# The metric classes by name: ``metrics=["AUC", "Precision"]`` makes them, as in Keras.
+_CLASSES = {name: value for name, value in globals().items()
+            if isinstance(value, type) and issubclass(value, Metric)
+            and value not in (Metric, MeanMetricWrapper)}
+
 
 def get(identifier, y_true_shape=None, y_pred_shape=None, y_true_dtype=None) -> Metric:
     """A metric object from a name, a function, a class or an instance; ``"accuracy"`` (or
@@ -290,8 +295,10 @@ def get(identifier, y_true_shape=None, y_pred_shape=None, y_true_dtype=None) -> 
                                      name=identifier)
         if identifier in _FUNCTIONS:
             return MeanMetricWrapper(_FUNCTIONS[identifier], name=identifier)
+        if identifier in _CLASSES:  # Keras names the metric by the string it was given
+            return _CLASSES[identifier](name=identifier)
         raise ValueError(f"unknown metric {identifier!r}; known: accuracy, "
-                         f"{', '.join(sorted(_FUNCTIONS))}.")
+                         f"{', '.join(sorted(_FUNCTIONS) + sorted(_CLASSES))}.")
     if callable(identifier):
         return MeanMetricWrapper(identifier, name=getattr(identifier, "__name__", "metric"))
     raise TypeError(f"a metric is a name, a Metric or a function (y_true, y_pred), got "

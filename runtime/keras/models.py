@@ -10,6 +10,7 @@ import numpy as np
 from runtime import nest
 from runtime.autodiff import recording
 from runtime.keras import functional
+from runtime.keras.registration import with_registered
 from runtime.keras.compile_saving import restore_compile
 from runtime.keras.layers import base as layer_base
 from runtime.keras.layers.base import Layer, unique_name
@@ -150,10 +151,10 @@ class Model(Trainer, Layer):
                 show_trainable=False, layer_range=None) -> None:
         """Prints Keras 3's table of the layers and the parameter counts (``print_fn``: a
         function given the whole text instead)."""
-        if expand_nested or show_trainable or layer_range is not None:
-            raise NotImplementedError("summary: expand_nested, show_trainable and layer_range "
-                                      "are not supported yet; call summary() without them.")
-        text = summary_text(self, line_length, positions)
+        if layer_range is not None:
+            raise NotImplementedError("summary: layer_range is not supported yet; call "
+                                      "summary() without it.")
+        text = summary_text(self, line_length, positions, expand_nested, show_trainable)
         if print_fn is None:
             print(text, end="")
         else:
@@ -176,7 +177,7 @@ class Model(Trainer, Layer):
         """The model ``get_config`` described, with new weights."""
         if "steps" not in config:
             return super().from_config(config)
-        return _functional_from_config(config, dict(custom_objects or {}))
+        return _functional_from_config(config, with_registered(custom_objects))
 
     def to_json(self, **kwargs) -> str:
         """The model's structure as JSON (``keras.models.model_from_json`` rebuilds it)."""
@@ -247,6 +248,8 @@ class Sequential(Model):
 
     def call(self, inputs, training=None):
         x = inputs
+        if self._input_shape is not None:
+            x = functional.adjusted_to_input(x, self._input_shape)
         for layer in self._sequential:
             x = layer(x)
         return x
@@ -314,7 +317,7 @@ class Sequential(Model):
     @classmethod
     def from_config(cls, config: dict, custom_objects=None) -> "Sequential":
         """The model ``get_config`` described, with new weights."""
-        custom_objects = dict(custom_objects or {})
+        custom_objects = with_registered(custom_objects)
         model = cls(name=config["name"], trainable=config.get("trainable", True))
         for entry in config["layers"]:
             model.add(_deserialize(entry, custom_objects))
@@ -333,7 +336,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
     """The model ``model.save`` wrote to ``filepath``, with its weights, and (``compile=True``)
     compiled as it was saved, its optimizer's variables restored."""
     config, arrays, optimizer_state = read_model(filepath)
-    custom_objects = dict(custom_objects or {})
+    custom_objects = with_registered(custom_objects)
     model = model_from_config(config, custom_objects)
     weights = model.weights
     if len(arrays) != len(weights):
@@ -363,7 +366,7 @@ def clone_model(model, input_tensors=None, clone_function=None, **kwargs):
 def model_from_config(config: dict, custom_objects=None):
     """The model (or layer) a ``{"class_name": ..., "config": ...}`` dict describes, as
     ``model_config`` and ``to_json`` write it, with new weights."""
-    return _deserialize(config, dict(custom_objects or {}))
+    return _deserialize(config, with_registered(custom_objects))
 
 
 def _deserialize(entry: dict, custom_objects: dict):

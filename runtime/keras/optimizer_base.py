@@ -8,12 +8,14 @@ runtime's classes with this base added (``keras_optimizer``): the same update ru
 
 from __future__ import annotations
 
+import functools
 import inspect
 
 import numpy as np
 
 from runtime import optimizers as runtime_optimizers
 from runtime.keras import schedules
+from runtime.keras.layers.base import snake_case, unique_name
 from runtime.variables import Variable
 
 # The options every optimizer takes, in the order Keras 3's get_config lists them.
@@ -60,9 +62,20 @@ class Optimizer(runtime_optimizers.Optimizer):
 
 def keras_optimizer(runtime_class: type) -> type:
     """``runtime_class`` (an ``rt.optimizers`` class) with ``Optimizer`` as a base: the same
-    name, docstring and update rule, Keras 3's ``learning_rate`` and config."""
+    class name, docstring and update rule, Keras 3's ``learning_rate`` and config, and Keras'
+    default instance names (the class name in snake case, numbered as layers are: ``adam``,
+    ``adam_1``, ``rm_sprop``)."""
+    default_name = snake_case(runtime_class.__name__)
+
+    @functools.wraps(runtime_class.__init__)
+    def __init__(self, *args, **kwargs):
+        if kwargs.get("name") is None:
+            kwargs["name"] = unique_name(default_name)
+        runtime_class.__init__(self, *args, **kwargs)
+
     return type(runtime_class.__name__, (runtime_class, Optimizer),
-                {"__doc__": runtime_class.__doc__, "__module__": "runtime.keras.optimizers"})
+                {"__init__": __init__, "__doc__": runtime_class.__doc__,
+                 "__module__": "runtime.keras.optimizers"})
 
 
 def _serialized_rate(rate):

@@ -28,6 +28,8 @@ from runtime import nest
 from runtime.serialize.limits import DEFAULT_MAX_ARRAY_BYTES
 from runtime.keras import compile_saving
 from runtime.keras.functional import KerasTensor
+from runtime.keras.registration import (get_custom_objects,  # noqa: F401  (keras.saving's)
+                                        register_keras_serializable)
 
 
 # What a loaded file may inflate to: a hostile archive declares members of any size.

@@ -12,14 +12,18 @@ spaces and a word too long for its cell is cut with "…".
 from __future__ import annotations
 
 import shutil
+from typing import NamedTuple
 
 import numpy as np
 
 from runtime.keras.layers.input_layer import InputLayer
 
 
-def summary_text(model, line_length=None, positions=None) -> str:
-    """The summary of ``model``, lines joined by newlines (with a final one)."""
+def summary_text(model, line_length=None, positions=None, expand_nested: bool = False,
+                 show_trainable: bool = False) -> str:
+    """The summary of ``model``, lines joined by newlines (with a final one).
+    ``expand_nested``: the layers of the models among its layers follow each, indented;
+    ``show_trainable``: a last column says whether each layer with weights is trainable."""
     graph = model.__dict__.get("_graph")
     chain = graph is None or _is_chain(graph)
     if chain:
@@ -28,6 +32,10 @@ def summary_text(model, line_length=None, positions=None) -> str:
     else:
         header, justify = ["Layer (type)", "Output Shape", "Param #", "Connected to"], "<<><"
         default_length, default_positions = 108, [0.3, 0.56, 0.74, 1.0]
+    if show_trainable:
+        header, justify = header + ["Trainable"], justify + "^"
+        default_length += 12
+        default_positions = [p * 0.9 for p in default_positions] + [1.0]
     columns = shutil.get_terminal_size().columns
     line_length = line_length or min(default_length, columns - 4)
     positions = positions or default_positions
@@ -35,8 +43,8 @@ def summary_text(model, line_length=None, positions=None) -> str:
         positions = [int(p * line_length) for p in positions]
     widths = [b - a for a, b in zip([0] + list(positions[:-1]), positions)]
     widths = _fitted([w + 2 for w in widths], line_length - len(widths) - 1)
-    rows = [_row(model, graph, layer, chain) for layer in
-            (graph.ordered() if graph is not None else model.layers)]
+    rows = _rows(model, graph, graph.ordered() if graph is not None else model.layers,
+                 _Options(chain, expand_nested, show_trainable))
     # A table wider than the terminal is cut at its edge, as rich prints it.
     lines = [f'Model: "{model.name}"'] + [line[:columns] for line in
                                           _table(header, rows, widths, justify)]
@@ -67,14 +75,43 @@ def _is_chain(graph) -> bool:
     return len(graph.outputs) == 1 if isinstance(graph.outputs, (list, tuple)) else True
 
 
-def _row(model, graph, layer, chain: bool) -> list[str]:
+class _Options(NamedTuple):
+    chain: bool            # the outer model's: no "Connected to" column
+    expand_nested: bool
+    show_trainable: bool
+
+
+def _rows(model, graph, layers, options: _Options, level: int = 0) -> list[list[str]]:
+    """One row per layer of ``model``; with ``expand_nested``, a nested model's rows follow
+    its own, indented by its depth ("   └ " per level)."""
+    rows = []
+    for layer in layers:
+        rows.append(_row(model, graph, layer, options, level))
+        nested = getattr(layer, "layers", None) if options.expand_nested else None
+        if nested:
+            rows += _rows(layer, layer.__dict__.get("_graph"), nested, options, level + 1)
+    return rows
+
+
+def _row(model, graph, layer, options: _Options, level: int) -> list[str]:
     built = layer.built or isinstance(layer, InputLayer)
     params = f"{layer.count_params():,}" if built else "0 (unbuilt)"
-    row = [f"{layer.name} ({type(layer).__name__})", _output_shape(model, graph, layer),
+    prefix = "   " * level + "└ " if level else ""
+    row = [f"{prefix}{layer.name} ({_type_name(layer)})", _output_shape(model, graph, layer),
            params]
-    if not chain:
-        row.append(_connections(graph, layer))
+    if not options.chain:
+        # Connections are those of the outer model's graph: a nested layer has none there.
+        row.append(_connections(graph, layer) if level == 0 else "-")
+    if options.show_trainable:
+        row.append(("Y" if layer.trainable else "N") if layer.weights else "-")
     return row
+
+
+def _type_name(layer) -> str:
+    """The class Keras shows: ``Model(inputs, outputs)`` makes a ``Functional`` in Keras 3."""
+    name = type(layer).__name__
+    return "Functional" if name == "Model" and layer.__dict__.get("_graph") is not None \
+        else name
 
 
 def _layer_steps(graph, layer) -> list:

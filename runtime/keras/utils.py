@@ -1,6 +1,6 @@
 """``keras.utils``: ``set_random_seed``, ``to_categorical``, ``normalize``, ``pad_sequences``,
 ``timeseries_dataset_from_array``, ``PyDataset``, ``pack_x_y_sample_weight`` and
-``unpack_x_y_sample_weight``."""
+``unpack_x_y_sample_weight``, ``register_keras_serializable`` and ``get_custom_objects``."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from runtime.keras.custom_step import (pack_x_y_sample_weight,  # noqa: F401  (K
                                        unpack_x_y_sample_weight)
 from runtime.keras.layers import base as _base
 from runtime.keras.missing import missing as _missing
+from runtime.keras.registration import (get_custom_objects,  # noqa: F401  (Keras' names)
+                                        register_keras_serializable)
 from runtime.data import Dataset
 from runtime.ops import random_ops
 from runtime.ops.normalization_ops import l2_normalize

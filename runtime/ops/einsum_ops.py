@@ -39,6 +39,12 @@ def _parse(equation: str, count: int) -> tuple[list[str], str]:
         letters = "".join(inputs).replace("...", "")
         once = sorted(c for c in set(letters) if letters.count(c) == 1)
         output = ("..." if "..." in inputs_text else "") + "".join(once)
+    named = output.replace("...", "")
+    unknown = sorted(set(named) - set(inputs_text))
+    if unknown or len(set(named)) != len(named):
+        raise ValueError(f"einsum: the output subscripts {output!r} of {equation!r} must each "
+                         f"appear once, and in an operand"
+                         f"{' (' + ', '.join(unknown) + ' do not)' if unknown else ''}.")
     return inputs, output
 
 

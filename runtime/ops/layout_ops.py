@@ -78,7 +78,7 @@ def split(value, num_or_size_splits, axis: int = 0, num: int | None = None) -> l
     if isinstance(num_or_size_splits, (int, np.integer)):
         parts = int(num_or_size_splits)
         if parts <= 0 or (dim is not None and dim % parts):
-            raise ValueError(f"split: cannot split dimension {axis} of shape "
+            raise ShapeError(f"split: cannot split dimension {axis} of shape "
                              f"{format_shape(x.shape)} into {parts} equal parts.")
         if dim is None:  # equal parts of a size known when the graph runs
             step = floordiv(shape(x)[axis], parts)
@@ -96,7 +96,7 @@ def split(value, num_or_size_splits, axis: int = 0, num: int | None = None) -> l
         if -1 in sizes:
             sizes[sizes.index(-1)] = dim - (sum(sizes) + 1)
         if sum(sizes) != dim or min(sizes, default=0) < 0:
-            raise ValueError(f"split: sizes {sizes} do not add up to dimension {axis} of shape "
+            raise ShapeError(f"split: sizes {sizes} do not add up to dimension {axis} of shape "
                              f"{format_shape(x.shape)}.")
     bounds = np.cumsum([0] + sizes).tolist()
     return [getitem(x, _along(axis, builtins.slice(start, stop)))
@@ -108,7 +108,7 @@ def tile(input, multiples) -> Tensor:  # noqa: A002
     x = convert_to_tensor(input)
     counts = _static_ints("tile", "multiples", multiples)
     if len(counts) != _rank("tile", x) or any(c < 0 for c in counts):
-        raise ValueError(f"tile: multiples {counts} must be one non-negative count per "
+        raise ShapeError(f"tile: multiples {counts} must be one non-negative count per "
                          f"dimension of the input, shape {format_shape(x.shape)}.")
     for axis, count in enumerate(counts):
         if count == 0:
@@ -132,7 +132,7 @@ def slice(input_, begin, size) -> Tensor:  # noqa: A001
         stop = None if length == -1 else start + length
         if start < 0 or length < -1 or (dim is not None and (
                 start > dim or (stop is not None and stop > dim))):
-            raise ValueError(f"slice: begin {starts} and size {sizes} are out of range for an "
+            raise ShapeError(f"slice: begin {starts} and size {sizes} are out of range for an "
                              f"input of shape {format_shape(x.shape)} (dimension {axis}).")
         key.append(builtins.slice(start, stop))
     return getitem(x, tuple(key))
@@ -240,7 +240,7 @@ def boolean_mask(tensor, mask, axis: int | None = None) -> Tensor:
     covered = x.shape[axis:axis + mask_rank]
     if mask_rank == 0 or len(covered) != mask_rank or any(
             a is not None and b is not None and a != b for a, b in zip(covered, mask.shape)):
-        raise ShapeError(f"boolean_mask: a mask of shape {format_shape(mask.shape)} does not "
+        raise ValueError(f"boolean_mask: a mask of shape {format_shape(mask.shape)} does not "
                          f"match dimensions {axis} on of a tensor of shape "
                          f"{format_shape(x.shape)}.")
     return getitem(x, _along(axis, mask))
@@ -271,7 +271,7 @@ def _shifts(shift, count: int) -> list:
                             f"dtype {shift.dtype.name} and shape {format_shape(shift.shape)}.")
         values = [shift] if shift.ndim == 0 else [shift[i] for i in builtins.range(count)]
     if len(values) != count:
-        raise ValueError(f"roll: shift and axis must have the same length, got {len(values)} "
+        raise ShapeError(f"roll: shift and axis must have the same length, got {len(values)} "
                          f"shifts for {count} axes.")
     return values
 

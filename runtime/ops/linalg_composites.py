@@ -1,5 +1,5 @@
-"""``rt.linalg.triangular_solve``, ``logdet``, ``pinv`` and ``expm``: written with the ops of
-``decompositions_ops`` and ``linalg_ops``, so they run eagerly and in graphs, export wherever
+"""``rt.linalg.triangular_solve``, ``logdet``, ``pinv``, ``lstsq`` and ``expm``: written with
+the ops of ``decompositions_ops`` and ``linalg_ops``, so they run eagerly and in graphs, export wherever
 those ops do, and have their gradients (of any order) without rules of their own.
 """
 
@@ -12,7 +12,8 @@ from runtime.ops.array_ops import cast, range as range_of, shape, where
 from runtime.ops.decompositions_ops import (_as_matrix_factor, _matrices, cholesky, eigh, solve,
                                             svd)
 from runtime.ops.layout_ops import eye
-from runtime.ops.linalg_ops import matmul
+from runtime.ops.dispatch import convert_to_tensor
+from runtime.ops.linalg_ops import matmul, matrix_transpose
 from runtime.ops.math_ops import (abs, add, ceil, divide, equal, greater, less, log,  # noqa: A004
                                   maximum, multiply, pow)
 from runtime.ops.matrix_structure_ops import band_part, diag_part
@@ -68,6 +69,40 @@ def pinv(a, rcond=None, validate_args: bool = False) -> Tensor:
 # Taylor series of exp to this degree is exact to float64 rounding on matrices of 1-norm <= 1
 # (the remainder is below 1/19! ~ 8e-18 of the norm).
 _TAYLOR_DEGREE = 18
+
+
+def lstsq(matrix, rhs, l2_regularizer=0.0, fast: bool = True) -> Tensor:
+    """The ``X`` that minimizes ``|matrix @ X - rhs|² + l2_regularizer * |X|²`` for each
+    matrix ``[..., M, N]`` and right-hand sides ``[..., M, K]``. ``fast`` (TensorFlow's
+    default) solves the normal equations by Cholesky, as TensorFlow does: the matrix must have
+    full rank (or ``l2_regularizer > 0``), else the factorization fails; ``fast=False`` gives
+    the minimum-norm solution of any matrix, from its pseudo-inverse."""
+    a = _matrices("lstsq", matrix, square=False)
+    b = convert_to_tensor(rhs, a.dtype)
+    if not fast:
+        if l2_regularizer:
+            raise ValueError("lstsq: l2_regularizer needs fast=True, as in TensorFlow.")
+        return matmul(pinv(a), b)
+    rows, columns = _size(a, -2), _size(a, -1)
+    if not isinstance(rows, int) or not isinstance(columns, int):
+        raise ValueError("lstsq needs the matrix's last two dimensions known while tracing; "
+                         "give the function an input_signature with those sizes.")
+    transposed = matrix_transpose(a)
+    if rows >= columns:
+        gram = add(matmul(transposed, a), _regularizer(l2_regularizer, columns, a.dtype))
+        return _cholesky_solve(cholesky(gram), matmul(transposed, b))
+    gram = add(matmul(a, transposed), _regularizer(l2_regularizer, rows, a.dtype))
+    return matmul(transposed, _cholesky_solve(cholesky(gram), b))
+
+
+def _regularizer(l2_regularizer, size: int, dtype) -> Tensor:
+    return multiply(cast(_identity(size), dtype), cast(l2_regularizer, dtype))
+
+
+def _cholesky_solve(factor: Tensor, rhs: Tensor) -> Tensor:
+    """``X`` with ``L @ L^T @ X = rhs``, by two triangular solves with the factor ``L``."""
+    return triangular_solve(factor, triangular_solve(factor, rhs, lower=True), lower=True,
+                            adjoint=True)
 
 
 def expm(input) -> Tensor:  # noqa: A002 - TensorFlow's argument name

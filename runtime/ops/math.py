@@ -7,7 +7,8 @@ from runtime.ops.math_composites import (add_n, count_nonzero, divide_no_nan, fl
                                          is_non_decreasing, is_strictly_increasing,
                                          multiply_no_nan, polyval, reciprocal, reciprocal_no_nan,
                                          reduce_euclidean_norm, reduce_std, reduce_variance, rsqrt,
-                                         squared_difference, xlog1py, xlogy, zero_fraction)
+                                         squared_difference, xdivy, xlog1py, xlogy,
+                                         zero_fraction)
 from runtime.ops.math_ops import (abs, add, ceil, cos, divide, equal, exp, floor, floordiv,  # noqa: A004
                                   greater, greater_equal, less, less_equal, log, log1p,
                                   logical_and, logical_not, logical_or, logical_xor, maximum,

@@ -156,6 +156,16 @@ def xlog1py(x, y) -> Tensor:
     return _times_log_of("xlog1py", log1p, 0, x, y)
 
 
+def xdivy(x, y) -> Tensor:
+    """``x / y``, and 0 where ``x`` is 0 (even where ``y`` is 0 too): there ``y`` is replaced
+    by 1, so that neither the value nor the gradients are NaN, as in TensorFlow."""
+    dtype = dtypes.result_type(x, y)
+    if dtype.kind not in "fc":
+        raise TypeError(f"xdivy: x and y must be float or complex, got {dtype.name}; use "
+                        f"rt.cast to convert.")
+    return divide(x, where(equal(x, 0), np.asarray(1, dtype), y))
+
+
 def _in_order(op_name: str, holds: Callable, x) -> Tensor:
     """Whether ``holds(next, previous)`` for every pair of neighbours of ``x`` flattened."""
     x = convert_to_tensor(x)

@@ -173,6 +173,10 @@ def _rsqrt(x):
     return np.true_divide(1, np.sqrt(x))
 
 
+def _round(x):
+    return x if x.dtype.kind in "iub" else np.rint(x)
+
+
 def _square_grad(node, dy):
     return (multiply(dy, multiply(kernel_inputs(node)[0], 2)),)
 
@@ -250,7 +254,11 @@ TAN = _unary("tan", np.tan, _tan_grad)
 TANH = _unary("tanh", np.tanh, _tanh_grad)
 FLOOR = _unary("floor", np.floor, _NONE)  # piecewise constant: no gradient, as in TensorFlow
 CEIL = _unary("ceil", np.ceil, _NONE)
-ROUND = _unary("round", np.rint, _NONE)
+# Integers are whole already: they keep their dtype (NumPy's rint would make them floats), as
+# in TensorFlow and JAX.
+ROUND = register(OpDef("round", _round, lambda x: (
+    x.dtype if x.dtype.kind in "iub" else ufunc_result_dtype("round", np.rint, (x.dtype,)),
+    x.shape), gradient=_NONE))
 LOGICAL_NOT = _unary("logical_not", np.logical_not, _NONE)
 INVERT = _unary("invert", np.invert, _NONE)
 # Integers compute in the float dtype ``exp`` gives them (int32 -> float64), like ``tanh``.

@@ -97,6 +97,9 @@ def _read_then(fn):
 
 def install(tensor_class: type, variable_class: type) -> None:
     """Attaches the operator table to tensors, and (reading first) to variables."""
+    # ``ndarray @ variable`` then calls the variable's ``__rmatmul__`` (which a gradient tape
+    # records), as for a tensor, instead of NumPy converting the variable with ``__array__``.
+    variable_class.__array_priority__ = tensor_class.__array_priority__
     for name, fn in OPERATORS.items():
         setattr(tensor_class, name, fn)
         if name not in variable_class.__dict__:  # its own __getitem__ remembers the slice

@@ -56,7 +56,7 @@ def _paddings(x: Tensor, paddings) -> tuple:
     rank = None if x.shape is None else len(x.shape)
     if array.dtype.kind not in "iu" or array.ndim != 2 or array.shape[1] != 2 or (
             rank is not None and array.shape[0] != rank):
-        raise ValueError(f"pad: paddings must be integer pairs of shape [{rank}, 2] for an input "
+        raise ShapeError(f"pad: paddings must be integer pairs of shape [{rank}, 2] for an input "
                          f"of shape {format_shape(x.shape)}, got {array.tolist()!r}.")
     if np.any(array < 0):
         raise ValueError(f"pad: paddings must not be negative, got {array.tolist()!r}.")

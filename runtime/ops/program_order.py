@@ -2,7 +2,8 @@
 assertions, variable writes, random draws, Python functions) always run, in the order the
 program wrote them, eagerly and in graphs; pure ops run when a result needs them, and have
 nothing to order. So ``control_dependencies`` orders nothing, and ``group`` and ``no_op``
-make no op: each returns None, as TensorFlow's do eagerly. ``init_scope`` does what
+make no op: each returns None, as TensorFlow's do eagerly; ``device`` places nothing (all
+runs on the CPU). ``init_scope`` does what
 TensorFlow's does: the ops in it run eagerly, outside any function being traced."""
 
 from __future__ import annotations
@@ -32,6 +33,18 @@ def control_dependencies(control_inputs: Iterable | None) -> Iterator[None]:
     program order here, so the block changes nothing; a pure value among ``control_inputs``
     is computed only if something uses it (an error it would raise, such as an index out of
     range, is then not raised)."""
+    yield
+
+
+@contextlib.contextmanager
+def device(device_name) -> Iterator[None]:
+    """A block whose ops TensorFlow would place on ``device_name`` ("CPU:0", "/GPU:0", ...).
+    Everything runs on the CPU here, which is what TensorFlow does on a machine without the
+    device named (soft placement): the block changes nothing."""
+    if device_name is not None and not isinstance(device_name, str) \
+            and not callable(getattr(device_name, "to_string", None)):
+        raise TypeError(f"device: the device name must be a string such as 'CPU:0', got "
+                        f"{device_name!r}.")
     yield
 
 

@@ -180,7 +180,7 @@ def top_k(input, k: int = 1, sorted: bool = True) -> TopKV2:  # noqa: A002
     k = int(k)
     size = None if x.shape is None else x.shape[-1]
     if k < 0 or (size is not None and k > size):
-        raise ValueError(f"top_k: k ({k}) must be between 0 and the size of the last dimension "
+        raise ShapeError(f"top_k: k ({k}) must be between 0 and the size of the last dimension "
                          f"of the input, shape {format_shape(x.shape)}.")
     order = apply_op(ARGSORT, (x,), {"axis": axis, "descending": True})
     indices = getitem(order, (Ellipsis, slice(None, k)))

@@ -28,7 +28,8 @@ import numpy as np
 from tests.tf_programs import compare, plain, printed_as  # noqa: F401  (the same records, printing and comparison)
 
 KINDS = ("models", "training", "optimizers", "losses", "callbacks", "weights", "datasets",
-         "recurrent", "layers", "attention", "custom_loops", "masking", "user_models")
+         "recurrent", "layers", "attention", "custom_loops", "masking", "user_models",
+         "keras_ops")
 
 EXPECTED = pathlib.Path(__file__).with_name("expected.json")
 

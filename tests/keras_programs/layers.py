@@ -238,3 +238,32 @@ def masked_softmax_channels_first_pooling_and_dot(tf):
             np.asarray(layers.Dot(axes=-1, normalize=True)([a, b])),
             np.asarray(layers.Dot(axes=(1, 2))([x3, y3])), np.asarray(layers.dot([x3, x3], 2))]
     return np.asarray(masked), pooled, dots
+
+
+def convolution_and_pooling_options_and_bilinear_upsampling(tf):
+    rng = np.random.default_rng(110)
+    x = rng.normal(size=(2, 6, 6, 4)).astype("float32")
+    layers = tf.keras.layers
+    results = []
+    for layer in (layers.Conv2D(2, 3, dilation_rate=2, padding="same"),
+                  layers.MaxPooling2D(2, padding="same"),
+                  layers.AveragePooling2D(3, strides=2, padding="same"),
+                  layers.UpSampling2D(2, interpolation="bilinear"),
+                  layers.UpSampling2D((1, 3), interpolation="bilinear"),
+                  layers.Conv2D(2, (1, 3), strides=(1, 2)),
+                  layers.ZeroPadding2D(((1, 0), (0, 2))), layers.Cropping2D(1),
+                  layers.GlobalAveragePooling2D(keepdims=True),
+                  layers.Conv1D(3, 2, dilation_rate=2)):
+        inputs = x[:, 0] if isinstance(layer, layers.Conv1D) else x
+        model = tf.keras.Sequential([tf.keras.Input(inputs.shape[1:]), layer])
+        deterministic_weights(model, seed=110)
+        results.append(model(inputs))
+    decoder = tf.keras.Sequential([tf.keras.Input((3, 3, 2)),
+                                   layers.UpSampling2D(interpolation="bilinear"),
+                                   layers.Conv2D(1, 3, padding="same")])
+    deterministic_weights(decoder, seed=111)
+    decoder.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    history = decoder.fit(x[:, :3, :3, :2], x[:, :, :, :1], epochs=2, batch_size=1,
+                          shuffle=False, verbose=0)
+    return (results, history.history, decoder.get_weights(),
+            decoder.layers[0].get_config()["interpolation"])

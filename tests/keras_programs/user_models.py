@@ -1,11 +1,17 @@
 """Keras programs in the shape of users' code (tutorials, questions and answers) that once
 differed from TensorFlow: the order of the logs that callbacks, ``evaluate`` and
-``train_on_batch`` give, ``metrics_names``, initializers called directly, and the image
-preprocessing layers."""
+``train_on_batch`` give, ``metrics_names``, initializers called directly, the image
+preprocessing layers, metrics and losses named by their class, optimizers' default names,
+custom layers registered for saving, summaries of nested models, and inputs of one rank less
+or more than a model declares."""
+
+import os
+import tempfile
 
 import numpy as np
 
 from tests.keras_programs import deterministic_weights
+from tests.tf_programs import error_name
 
 
 def logs_in_keras_order(tf):
@@ -205,3 +211,208 @@ def discretization_of_features(tf):
     model = tf.keras.Sequential([tf.keras.Input((3,)), layer])
     return (layer(tf.constant([-1.0, 0.5, 1.5, 3.0])), layer(features),
             model.predict(features, verbose=0), layer.get_config()["bin_boundaries"])
+
+
+def _separable(n=24, features=4, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, features)).astype("float32")
+    return x, (x.sum(axis=1, keepdims=True) > 0).astype("float32")
+
+
+def metrics_and_losses_by_class_name(tf):
+    x, y = _separable(seed=94)
+    model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(1, "sigmoid")])
+    deterministic_weights(model, seed=94)
+    model.compile("adam", "BinaryCrossentropy",
+                  metrics=["accuracy", "AUC", "Precision", "Recall", "BinaryAccuracy",
+                           "MeanSquaredError", "mse"])
+    history = model.fit(x, y, epochs=2, batch_size=8, verbose=0, shuffle=False)
+    regression = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(1)])
+    deterministic_weights(regression, seed=95)
+    regression.compile("sgd", loss="MeanSquaredError", metrics=["MeanAbsoluteError"])
+    return (history.history, model.metrics_names,
+            regression.fit(x, y, epochs=2, batch_size=8, verbose=0, shuffle=False).history)
+
+
+def optimizer_names_configs_and_learning_rate_assigned(tf):
+    optimizers = tf.keras.optimizers
+    names = [optimizer().name for optimizer in (optimizers.SGD, optimizers.Adam, optimizers.AdamW,
+                                                optimizers.RMSprop, optimizers.Adagrad,
+                                                optimizers.Nadam)]
+    optimizer = optimizers.Adam(learning_rate=0.01)
+    model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+    deterministic_weights(model, seed=96)
+    model.compile(optimizer, "mse")
+    x, y = np.ones((4, 2), "float32"), np.zeros((4, 1), "float32")
+    model.fit(x, y, epochs=1, verbose=0)
+    optimizer.learning_rate.assign(0.001)
+    model.fit(x, y, epochs=1, verbose=0)
+    config = optimizer.get_config()
+    return (names, optimizers.Adam(name="mine").name, float(optimizer.learning_rate),
+            config["name"], config["beta_1"], config["learning_rate"], int(optimizer.iterations),
+            model.get_weights())
+
+
+def registered_custom_layer_saved_and_loaded(tf):
+    @tf.keras.utils.register_keras_serializable(package="user_models")
+    class Times(tf.keras.layers.Layer):
+        def __init__(self, factor=2.0, **kwargs):
+            super().__init__(**kwargs)
+            self.factor = factor
+
+        def call(self, x):
+            return x * self.factor
+
+        def get_config(self):
+            return {**super().get_config(), "factor": self.factor}
+
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2), Times(3.0)])
+    deterministic_weights(model, seed=97)
+    x = np.ones((2, 3), "float32")
+    with tempfile.TemporaryDirectory() as directory:
+        path = os.path.join(directory, "model.keras")
+        model.save(path)
+        loaded = tf.keras.models.load_model(path)
+    return (model(x), loaded(x), type(loaded.layers[-1]).__name__, loaded.layers[-1].factor,
+            "user_models>Times" in tf.keras.utils.get_custom_objects())
+
+
+def embedding_gru_text_classifier(tf):
+    rng = np.random.default_rng(98)
+    x = rng.integers(1, 20, size=(12, 6))
+    y = (x[:, 0] > 10).astype("int32")
+    model = tf.keras.Sequential([tf.keras.Input((6,), dtype="int32"),
+                                 tf.keras.layers.Embedding(20, 4), tf.keras.layers.GRU(5),
+                                 tf.keras.layers.Dense(2, activation="softmax")])
+    deterministic_weights(model, seed=98)
+    model.compile("rmsprop", "sparse_categorical_crossentropy",
+                  metrics=["sparse_categorical_accuracy"])
+    history = model.fit(x, y, epochs=2, batch_size=4, verbose=0, shuffle=False)
+    return history.history, model.evaluate(x, y, verbose=0)
+
+
+def functional_outputs_by_name_with_loss_dicts(tf):
+    inputs = tf.keras.Input((4,), name="inp")
+    hidden = tf.keras.layers.Dense(6, activation="relu")(inputs)
+    outputs = {"reg": tf.keras.layers.Dense(1, name="reg")(hidden),
+               "cls": tf.keras.layers.Dense(3, "softmax", name="cls")(hidden)}
+    model = tf.keras.Model(inputs, outputs)
+    deterministic_weights(model, seed=99)
+    x, _ = _separable(seed=99)
+    targets = {"reg": x[:, :1] * 2, "cls": np.abs(x[:, 0] * 3).astype(int) % 3}
+    model.compile("sgd", loss={"reg": "mse", "cls": "sparse_categorical_crossentropy"},
+                  loss_weights={"reg": 1.0, "cls": 0.5}, metrics={"cls": "accuracy", "reg": "mae"})
+    history = model.fit(x, targets, epochs=2, batch_size=8, verbose=0, shuffle=False)
+    return (history.history, sorted(model.predict(x[:2], verbose=0)),
+            model.evaluate(x, targets, verbose=0, return_dict=True))
+
+
+def flatten_dense_classifier_verbose(tf):
+    rng = np.random.default_rng(100)
+    x = rng.uniform(0, 255, size=(20, 6, 6)).astype("uint8") / 255.0
+    y = rng.integers(0, 3, size=(20,))
+    model = tf.keras.models.Sequential([tf.keras.layers.Flatten(input_shape=(6, 6)),
+                                        tf.keras.layers.Dense(8, activation="relu"),
+                                        tf.keras.layers.Dense(3)])
+    deterministic_weights(model, seed=100)
+    loss = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    print(loss(y[:2], model(x[:2]).numpy()).numpy())
+    model.compile(optimizer="adam", loss=loss, metrics=["accuracy"])
+    model.fit(x, y, epochs=2, batch_size=8, shuffle=False)
+    model.evaluate(x, y, verbose=2)
+    probabilities = tf.keras.Sequential([model, tf.keras.layers.Softmax()])
+    return probabilities(x[:2]), model.evaluate(x, y, verbose=0)
+
+
+def custom_train_step_with_a_loss_tracker(tf):
+    class Regressor(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.hidden = tf.keras.layers.Dense(4, activation="tanh")
+            self.out = tf.keras.layers.Dense(1)
+            self.loss_tracker = tf.keras.metrics.Mean(name="loss")
+
+        def call(self, x, training=False):
+            return self.out(self.hidden(x))
+
+        def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(self(x, training=True) - y))
+            gradients = tape.gradient(loss, self.trainable_variables)
+            self.optimizer.apply_gradients(zip(gradients, self.trainable_variables))
+            self.loss_tracker.update_state(loss)
+            return {"loss": self.loss_tracker.result()}
+
+        @property
+        def metrics(self):
+            return [self.loss_tracker]
+
+    x, y = _separable(seed=101)
+    model = Regressor()
+    model(x[:1])
+    deterministic_weights(model, seed=101)
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.05))
+    history = model.fit(x, y, epochs=3, batch_size=8, verbose=0, shuffle=False)
+    return history.history, model(x[:2])
+
+
+def summaries_expanded_and_with_trainable_flags(tf):
+    class Block(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.first = tf.keras.layers.Dense(4, activation="relu")
+            self.second = tf.keras.layers.Dense(2)
+
+        def call(self, x):
+            return self.second(self.first(x))
+
+    block = Block()
+    block(np.ones((1, 3), "float32"))
+    block.summary(expand_nested=True, show_trainable=True, line_length=84)
+    inner = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)], name="inner")
+    outer = tf.keras.Sequential([tf.keras.Input((3,)), inner, tf.keras.layers.Dense(1)],
+                                name="outer")
+    outer.summary(expand_nested=True, line_length=76)
+    features = tf.keras.Input((3,), name="x")
+    base = tf.keras.Model(features, tf.keras.layers.Dense(2, name="b1")(features), name="base")
+    base.trainable = False
+    inputs = tf.keras.Input((3,), name="y")
+    top = tf.keras.Model(inputs, tf.keras.layers.Dense(1, name="head")(base(inputs)), name="top")
+    top.summary(expand_nested=True, show_trainable=True, line_length=84)
+    first, second = tf.keras.Input((2,), name="a"), tf.keras.Input((2,), name="b")
+    shared = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(2, name="s")],
+                                 name="shared")
+    two = tf.keras.Model([first, second], tf.keras.layers.Add()([shared(first), shared(second)]),
+                         name="two")
+    two.summary(expand_nested=True, show_trainable=True, line_length=110)
+    outer.summary(show_trainable=True, line_length=70)
+    return block.count_params(), top.count_params()
+
+
+def inputs_of_one_rank_less_or_more_and_checked_sizes(tf):
+    line = tf.keras.Sequential([tf.keras.Input((1,)),
+                                tf.keras.layers.Dense(1, kernel_initializer="ones")])
+    x = np.arange(4, dtype="float32")
+    three = tf.keras.Sequential([tf.keras.Input((3,)),
+                                 tf.keras.layers.Dense(2, kernel_initializer="ones")])
+    inputs = tf.keras.Input((2,))
+    functional = tf.keras.Model(inputs,
+                                tf.keras.layers.Dense(1, kernel_initializer="ones")(inputs))
+    line.compile(tf.keras.optimizers.SGD(0.01), "mse")
+    history = line.fit(x, x * 2, epochs=2, verbose=0, shuffle=False)
+    celsius = np.array([-40, -10, 0, 8, 15, 22, 38], dtype=float)
+    fahrenheit = np.array([-40, 14, 32, 46, 59, 72, 100], dtype=float)
+    hello = tf.keras.Sequential([tf.keras.layers.Dense(units=1, input_shape=[1],
+                                                       kernel_initializer="ones")])
+    hello.compile(loss="mean_squared_error", optimizer=tf.keras.optimizers.Adam(0.1))
+    trained = hello.fit(celsius, fahrenheit, epochs=5, verbose=False)
+    return (line(x), line.predict(x, verbose=0), history.history,
+            three.predict(np.ones((2, 3, 1), "float32"), verbose=0),
+            three(np.ones((2, 3, 1), "float32")),
+            functional.predict(np.ones((2, 2, 1), "float32"), verbose=0),
+            error_name(lambda: three(np.ones((2, 4), "float32"))),
+            error_name(lambda: three(np.ones((2, 3, 2), "float32"))),
+            error_name(lambda: tf.keras.layers.Dense(2)(np.ones(3, "float32"))),
+            error_name(lambda: three.predict(np.ones((2, 4), "float32"), verbose=0)),
+            trained.history, hello.predict(np.array([100.0]), verbose=0))

@@ -135,3 +135,215 @@ def unique_counts_and_integer_linspace(tf):
 
     return (tf.unique_with_counts(values), tf.function(counted)(values), tf.linspace(0, 10, 3),
             tf.linspace(-2, 2, 5))
+
+
+def float_only_ops_refuse_integers(tf):
+    integers = tf.constant([1, 4])
+
+    def traced(fn):
+        return tf.function(lambda x: fn(x))
+
+    ops = (tf.sqrt, tf.exp, tf.math.log, tf.math.rsqrt, tf.sin, tf.math.sigmoid, tf.nn.softmax,
+           tf.nn.elu, tf.math.floor, tf.math.is_nan, tf.reduce_logsumexp, tf.nn.softplus)
+    return ([error_name(lambda: op(integers)) for op in ops],
+            [error_name(lambda: traced(op)(integers)) for op in ops],
+            error_name(lambda: tf.math.sqrt(4)), error_name(lambda: tf.sqrt(tf.Variable([1, 2]))),
+            tf.sqrt(4.0), tf.sqrt(tf.cast(integers, tf.float32)), tf.math.exp(x=tf.constant(0.0)),
+            tf.round(integers), traced(tf.round)(integers),
+            tf.round(tf.constant([0.5, 1.5, -2.5])),
+            tf.reduce_mean(integers), tf.square(integers), tf.nn.relu(tf.constant([-1, 2])),
+            tf.math.xdivy(tf.constant([0.0, 3.0]), tf.constant([0.0, 2.0])))
+
+
+def numpy_inputs_times_variables_in_a_tape(tf):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(20, 3)).astype("float32")
+    y = (x[:, 0] > 0).astype("int64") + (x[:, 1] > 0).astype("int64")
+    weights = tf.Variable(tf.zeros([3, 3]))
+    bias = tf.Variable(tf.zeros([3]))
+    optimizer = tf.keras.optimizers.Adam(0.1)
+    losses = []
+    for _ in range(4):
+        with tf.GradientTape() as tape:
+            logits = x @ weights + bias  # a NumPy array on the left of a variable
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+                labels=y, logits=logits))
+        gradients = tape.gradient(loss, [weights, bias])
+        optimizer.apply_gradients(zip(gradients, [weights, bias]))
+        losses.append(loss.numpy())
+    scaled = np.float32(2.0) * bias
+    return losses, weights, bias, tf.is_tensor(scaled), tf.is_tensor(x[:2] - weights[0])
+
+
+def printed_datasets(tf):
+    dataset = tf.data.Dataset
+    numbers = dataset.range(6)
+    for ds in (numbers, dataset.from_tensor_slices(np.arange(4)), dataset.from_tensors(1),
+               numbers.map(lambda x: x * 2), numbers.map(lambda x: x, num_parallel_calls=2),
+               numbers.batch(2), numbers.shuffle(3, seed=1), numbers.prefetch(1), numbers.cache(),
+               numbers.take(2).skip(1).repeat(2), numbers.filter(lambda x: x > 1),
+               dataset.zip((numbers, numbers)), numbers.enumerate(), numbers.padded_batch(2),
+               numbers.batch(2).unbatch(), numbers.with_options(tf.data.Options())):
+        print(ds)
+
+
+def tape_options_and_custom_gradients(tf):
+    x = tf.Variable([1.0, 2.0, 3.0])
+    unused = tf.Variable(3.0)
+    with tf.GradientTape(persistent=True) as tape:
+        y = x * x
+        z = tf.reduce_sum(y ** 2)
+        w = tf.reduce_mean(tf.sin(x))
+    several = (tape.gradient(z, x), tape.gradient(w, x), tape.gradient(y, x), tape.jacobian(y, x),
+               tape.gradient(z, [x, unused]),
+               tape.gradient(z, {"a": x, "b": unused}, unconnected_gradients="zero"))
+
+    @tf.custom_gradient
+    def clip_gradient(value):
+        return tf.identity(value), lambda dy: tf.clip_by_value(dy, -0.5, 0.5)
+
+    points = tf.constant([1.0, -2.0, 3.0])
+    target_weights = tf.Variable([[0.5], [-0.25]])
+    with tf.GradientTape() as tape:
+        tape.watch(points)
+        clipped = tf.reduce_sum(clip_gradient(points) * tf.constant([2.0, -0.1, 0.3]))
+        target = tf.stop_gradient(tf.matmul(points[None, :2], target_weights) * 0.9 + 1.0)
+        loss = clipped + tf.reduce_sum(tf.square(target - points[0]))
+    return several, tape.gradient(loss, [points, target_weights])
+
+
+def data_pipelines_users_write(tf):
+    features = {"a": np.arange(10, dtype="float32"), "b": np.arange(10, 20)}
+    pairs = tf.data.Dataset.from_tensor_slices((features, np.arange(10) % 3)).map(
+        lambda f, y: ({"s": f["a"] * 2.0 + tf.cast(f["b"], tf.float32)}, y),
+        num_parallel_calls=tf.data.AUTOTUNE).batch(4, drop_remainder=True).prefetch(1)
+    print(pairs.element_spec, pairs.cardinality().numpy(), len(pairs))
+    series = tf.data.Dataset.from_tensor_slices(np.arange(8.0, dtype="float32"))
+    windows = series.window(3, shift=1, drop_remainder=True).flat_map(
+        lambda w: w.batch(3)).map(lambda w: (w[:-1], w[-1]))
+    numbers = tf.data.Dataset.range(1, 11)
+    evens = numbers.filter(lambda x: x % 2 == 0)
+    running = numbers.scan(tf.constant(0, tf.int64), lambda s, x: (s + x, s + x))
+    print(evens.cardinality().numpy(), running.cardinality().numpy(),
+          numbers.repeat().cardinality().numpy() == tf.data.INFINITE_CARDINALITY)
+    return ([(x["s"], y) for x, y in pairs], list(windows.as_numpy_iterator()),
+            numbers.reduce(tf.constant(0, tf.int64), lambda s, x: s + x),
+            list(evens.as_numpy_iterator()), list(running.take(4).as_numpy_iterator()),
+            list(numbers.interleave(lambda x: tf.data.Dataset.from_tensors(x).repeat(2),
+                                    cycle_length=2, block_length=1).take(6)))
+
+
+def fizzbuzz_and_running_sums_in_functions(tf):
+    @tf.function
+    def fizzbuzz(n):
+        out = tf.TensorArray(tf.int32, size=n)
+        for i in tf.range(1, n + 1):
+            if i % 15 == 0:
+                out = out.write(i - 1, -15)
+            elif i % 3 == 0:
+                out = out.write(i - 1, -3)
+            elif i % 5 == 0:
+                out = out.write(i - 1, -5)
+            else:
+                out = out.write(i - 1, i)
+        return out.stack()
+
+    @tf.function
+    def running(x):
+        sums = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        total = tf.constant(0.0)
+        for i in tf.range(tf.shape(x)[0]):
+            total += x[i]
+            sums = sums.write(i, total)
+        return sums.stack(), sums.size()
+
+    return fizzbuzz(tf.constant(16)), running(tf.constant([1.0, 2.0, 3.0, 4.0]))
+
+
+def casts_divisions_and_tensor_protocol(tf):
+    floats = tf.constant([-1.7, -0.5, 0.5, 1.7, 300.2])
+    x = tf.constant([[1, 2], [3, 4]])
+    return (tf.cast(floats, tf.int32), tf.cast(tf.constant([0, 2, -1]), tf.bool),
+            error_name(lambda: tf.constant(1.5, dtype=tf.int32)),
+            tf.convert_to_tensor([1, 2.5]).dtype.name, tf.constant(-7) // 2, tf.constant(-7) % 3,
+            tf.truncatediv(tf.constant(-7), 2), tf.constant(7) / 2, tf.range(0, 1, 0.25),
+            tf.constant(2.0) ** -1, x.shape[0], x.ndim, len(x), [r.numpy().tolist() for r in x],
+            int(x[1, 0]), x.numpy().sum().item(), tf.reduce_sum(x).numpy().dtype.name,
+            tf.sort(tf.constant([3, 1, 2]), direction="DESCENDING"),
+            tf.split(tf.range(8), [2, -1, 3]),
+            tf.pad(tf.reshape(tf.range(1, 7), [2, 3]), [[0, 0], [2, 2]], mode="REFLECT"))
+
+
+def shape_errors_eagerly_and_while_tracing(tf):
+    x = tf.ones([2, 3])
+    cases = (lambda: tf.split(tf.range(7), 2), lambda: tf.reduce_sum(x, axis=3),
+             lambda: tf.tile(tf.ones([2]), [2, 2]), lambda: tf.linalg.inv(x),
+             lambda: tf.nn.softmax_cross_entropy_with_logits(labels=x, logits=tf.ones([2, 4])),
+             lambda: tf.math.top_k(tf.range(3), 5), lambda: tf.matmul(x, tf.ones([4, 2])),
+             lambda: tf.concat([tf.ones([2]), x], 0), lambda: tf.reshape(tf.range(6), [4, -1]),
+             lambda: tf.einsum("ij,jk->ik", x, x), lambda: tf.einsum("ij->ijk", x),
+             lambda: tf.boolean_mask(x, tf.constant([True, False, True])),
+             lambda: tf.roll(x, [1, 2], axis=[0]), lambda: tf.pad(x, [[1, 1]]),
+             lambda: tf.debugging.assert_shapes([(x, ("a", "a"))]),
+             lambda: tf.debugging.assert_rank(x, 3), lambda: tf.ensure_shape(x, [3, 3]),
+             lambda: tf.gather(x, [0], axis=4), lambda: tf.linalg.matvec(x, tf.ones([2])))
+    eager = [error_name(case) for case in cases]
+    traced = [error_name(lambda case=case: tf.function(case)()) for case in cases]
+    return eager, traced
+
+
+def least_squares_fits(tf):
+    rng = np.random.default_rng(5)
+    a = tf.constant(rng.normal(size=(6, 3)).astype("float32"))
+    b = tf.constant(rng.normal(size=(6, 2)).astype("float32"))
+    wide = tf.constant(rng.normal(size=(2, 4)))
+    batch = tf.constant(rng.normal(size=(2, 5, 2)).astype("float32"))
+    with tf.GradientTape() as tape:
+        tape.watch(a)
+        x = tf.linalg.lstsq(a, b)
+        loss = tf.reduce_sum(x ** 2)
+    return (x, tf.linalg.lstsq(a, b, l2_regularizer=0.5),
+            tf.linalg.lstsq(wide, tf.ones([2, 1], tf.float64)),
+            tf.linalg.lstsq(batch, tf.ones([2, 5, 1])), tf.linalg.lstsq(a, b, fast=False),
+            tape.gradient(loss, a), tf.function(lambda a, b: tf.linalg.lstsq(a, b))(a, b))
+
+
+def device_blocks_and_function_arguments(tf):
+    with tf.device("CPU:0"):
+        weights = tf.Variable([1.0, 2.0])
+    with tf.device("/GPU:0"):  # no GPU: TensorFlow places it on the CPU
+        product = weights * tf.constant([3.0, 4.0])
+
+    @tf.function(experimental_relax_shapes=True)
+    def total(x):
+        return tf.reduce_sum(x)
+
+    @tf.function(autograph=False)
+    def absolute(x):
+        if x > 0:
+            return x
+        return -x
+
+    sums = [total(tf.ones([n])) for n in range(1, 5)]
+    return (product, len(tf.config.list_physical_devices("GPU")), sums,
+            total.experimental_get_tracing_count(), error_name(lambda: absolute(tf.constant(-2))),
+            tf.function(lambda x: x * 2, jit_compile=False)(tf.constant(3)))
+
+
+def legacy_experimental_dataset_transformations(tf):
+    experimental = tf.data.experimental
+    numbers = tf.data.Dataset.range(10)
+    transformed = (
+        numbers.batch(3).apply(experimental.unbatch()),
+        numbers.apply(experimental.enumerate_dataset(start=5)).take(3),
+        numbers.apply(experimental.scan(tf.constant(0, tf.int64), lambda s, x: (s + x, s * 2))),
+        numbers.apply(experimental.map_and_batch(lambda x: x * 3, 4, drop_remainder=True)),
+        numbers.take(3).apply(experimental.parallel_interleave(
+            lambda x: tf.data.Dataset.from_tensors(x).repeat(2), cycle_length=2)),
+        numbers.apply(experimental.group_by_window(lambda x: x % 2, lambda k, w: w.batch(5),
+                                                   window_size=5)),
+        experimental.Counter(start=3, step=2).take(3))
+    return ([list(ds.as_numpy_iterator()) for ds in transformed],
+            experimental.cardinality(transformed[3]).numpy(), experimental.AUTOTUNE,
+            experimental.INFINITE_CARDINALITY, experimental.UNKNOWN_CARDINALITY,
+            experimental.get_single_element(tf.data.Dataset.from_tensors(7)))

@@ -115,12 +115,37 @@ def test_set_loop_options_through_tf_autograph():
 
 
 def test_function_is_the_transpilers():
-    assert tf.function is transpiler.function
+    assert isinstance(tf.function(clamp_small), type(transpiler.function(clamp_small)))
     assert tf.autograph.to_graph is transpiler.convert and tf.autograph.to_code is transpiler.to_code
     assert tf.autograph.experimental.do_not_convert is transpiler.do_not_convert
     assert "ag__" in tf.autograph.to_code(clamp_small)
     converted = tf.autograph.to_graph(clamp_small)
     assert converted(tf.constant(1)).numpy() == 0 and converted(tf.constant(5)).numpy() == 5
+
+
+def test_function_takes_tensorflow_s_arguments():
+    def absolute(x):
+        if x > 0:
+            return x
+        return -x
+
+    assert tf.function(absolute)(tf.constant(-2)).numpy() == 2
+    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError):
+        tf.function(absolute, autograph=False)(tf.constant(-2))  # not converted, as in TensorFlow
+    relaxed = tf.function(lambda x: tf.reduce_sum(x), experimental_relax_shapes=True)
+    for n in range(1, 5):
+        relaxed(tf.ones([n]))
+    assert relaxed.experimental_get_tracing_count() == 2
+    with pytest.raises(NotImplementedError, match="experimental_follow_type_hints"):
+        tf.function(absolute, experimental_follow_type_hints=True)
+
+
+def test_device_blocks_place_everything_on_the_cpu():
+    with tf.device("/GPU:0"):
+        assert tf.add(tf.ones([2]), 1.0).numpy().tolist() == [2.0, 2.0]
+    with pytest.raises(TypeError, match="device name"):
+        with tf.device(3):
+            pass
 
 
 def test_run_functions_eagerly():
@@ -324,9 +349,9 @@ class TensorFlowStyleTest(tf.test.TestCase):
 # -- what is not there ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("module,name", [(tf, "RaggedTensor"), (tf, "device"),
+@pytest.mark.parametrize("module,name", [(tf, "RaggedTensor"), (tf, "Assert"),
                                          (tf.math, "lgamma"), (tf.nn, "conv3d"),
-                                         (tf.linalg, "lstsq"), (tf.random, "poisson"),
+                                         (tf.linalg, "lu"), (tf.random, "poisson"),
                                          (tf.errors, "ResourceExhaustedError"),
                                          (tf.config, "set_logical_device_configuration"),
                                          (tf.autograph, "set_verbosity"), (tf.test, "Benchmark")])
@@ -417,3 +442,26 @@ def test_summaries_are_accepted_and_written_nowhere():
         assert tf.summary.scalar("loss", 0.5, step=0) is False
         assert float(logged_step(tf.constant(2.0))) == 4.0
     writer.flush()
+
+
+def test_shape_errors_are_tensorflow_s_kernel_errors_eagerly_only():
+    import runtime as rt
+    with pytest.raises(tf.errors.InvalidArgumentError, match="cannot split") as caught:
+        tf.split(tf.range(7), 2)
+    assert isinstance(caught.value, rt.errors.ShapeError)  # the runtime's class still catches it
+    with pytest.raises(rt.errors.ShapeError) as caught:
+        tf.function(lambda: tf.split(tf.range(7), 2))()
+    assert not isinstance(caught.value, tf.errors.InvalidArgumentError)  # TensorFlow: ValueError
+    with pytest.raises(ValueError) as caught:  # checked in Python by TensorFlow, eagerly too
+        tf.debugging.assert_rank(tf.ones([2]), 3)
+    assert not isinstance(caught.value, tf.errors.InvalidArgumentError)
+
+
+def test_float_only_ops_refuse_integers_and_keep_their_signature():
+    import inspect
+    with pytest.raises(tf.errors.InvalidArgumentError, match="floating-point"):
+        tf.sqrt(tf.constant([4]))
+    with pytest.raises(TypeError, match="floating-point"):
+        tf.function(lambda x: tf.math.log(x))(tf.constant([4]))
+    assert list(inspect.signature(tf.nn.softmax).parameters)[:2] == ["logits", "axis"]
+    assert tf.math.sqrt(x=tf.constant(4.0)).numpy() == 2.0

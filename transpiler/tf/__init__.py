@@ -26,8 +26,32 @@ from transpiler.tf import (autograph, bitwise, config, debugging, dtypes,  # noq
                            errors, image, linalg, math, nest, nn, random, summary, test, train)
 from transpiler.tf._names import export as _export, missing as _missing
 
-function = _api.function
-optimizers = keras.optimizers
+# TensorFlow 2's top-level names for Keras' modules.
+optimizers, losses, metrics, initializers = (keras.optimizers, keras.losses, keras.metrics,
+                                             keras.initializers)
+
+
+def function(func=None, input_signature=None, autograph=True, jit_compile=None,
+             reduce_retracing=False, experimental_implements=None,
+             experimental_autograph_options=None, experimental_attributes=None,
+             experimental_relax_shapes=None, experimental_compile=None,
+             experimental_follow_type_hints=None):
+    """``tf.function`` with TensorFlow's arguments: ``transpiler.function``, or with
+    ``autograph=False`` ``rt.function`` (Python control flow on tensors then raises, as in
+    TensorFlow). The deprecated ``experimental_relax_shapes`` and ``experimental_compile``
+    are ``reduce_retracing`` and ``jit_compile``; ``experimental_implements`` and
+    ``experimental_attributes`` only name the graph for TensorFlow's tools. (No annotations
+    here: ``bool`` is ``tf.bool`` in this module.)"""
+    if experimental_autograph_options is not None or experimental_follow_type_hints:
+        raise NotImplementedError(
+            "tf.function: experimental_autograph_options and experimental_follow_type_hints "
+            "are not supported by eager2graph; leave them out (every call is converted, and "
+            "arguments retrace by their dtype and shape).")
+    make = _api.function if autograph else _rt.function
+    return make(func, input_signature=input_signature,
+                reduce_retracing=True if reduce_retracing or experimental_relax_shapes else False,
+                jit_compile=jit_compile if experimental_compile is None else experimental_compile)
+
 
 # A TensorFlow program prints tensors as TensorFlow prints them (runtime.display).
 _display.set_style(_display.TENSORFLOW)
@@ -52,22 +76,24 @@ glorot_uniform_initializer = keras.initializers.GlorotUniform
 
 _export(globals(), _rt, """
     GradientTape IndexedSlices Module Tensor TensorArray TensorShape TensorSpec
-    UnconnectedGradients Variable
-    abs acos add add_n argmax argmin argsort asin atan atan2 boolean_mask
-    broadcast_to case cast clip_by_global_norm clip_by_norm clip_by_value
-    concat cond constant convert_to_tensor cos cosh cumsum custom_gradient divide einsum equal
-    executing_eagerly exp expand_dims eye fill floor gather gather_nd
-    get_static_value greater greater_equal identity is_tensor less
-    less_equal linspace logical_and logical_not logical_or map_fn matmul maximum meshgrid
-    minimum multiply negative newaxis norm not_equal one_hot ones ones_like pad pow
-    range rank reduce_all reduce_any reduce_logsumexp reduce_max reduce_mean reduce_min
-    reduce_prod reduce_sum repeat reshape reverse roll round scan scatter_nd searchsorted
-    sequence_mask shape sigmoid sign sin sinh size slice sort split sqrt square squeeze stack
-    stop_gradient subtract switch_case tan tanh tensor_scatter_nd_add tensor_scatter_nd_update
-    tensordot tile transpose truediv truncatediv unique unstack where while_loop zeros
-    zeros_like
+    UnconnectedGradients Variable abs add add_n argmax argmin argsort boolean_mask broadcast_to
+    case cast clip_by_global_norm clip_by_norm clip_by_value concat cond constant
+    convert_to_tensor cumsum custom_gradient divide einsum equal executing_eagerly expand_dims eye
+    fill gather gather_nd get_static_value greater greater_equal identity is_tensor less
+    less_equal linspace logical_and logical_not logical_or map_fn matmul maximum meshgrid minimum
+    multiply negative newaxis norm not_equal one_hot ones ones_like pad pow range rank reduce_all
+    reduce_any reduce_max reduce_mean reduce_min reduce_prod reduce_sum repeat reshape reverse
+    roll round scan scatter_nd searchsorted sequence_mask shape sign size slice sort split square
+    squeeze stack stop_gradient subtract switch_case tensor_scatter_nd_add
+    tensor_scatter_nd_update tensordot tile transpose truediv truncatediv unique unstack where
+    while_loop zeros zeros_like
     print=print_tensors
 """)
+# TensorFlow has these kernels for floating-point and complex dtypes only (an integer
+# tensor raises, where the runtime computes in floats).
+_export(globals(), _rt, """
+    acos asin atan atan2 cos cosh exp floor reduce_logsumexp sigmoid sin sinh sqrt tan tanh
+""", floating_only=True)
 _export(globals(), dtypes, """
     DType as_dtype bool complex64 complex128 double float16 float32 float64 half int8 int16
     int32 int64 uint8 uint16 uint32 uint64
@@ -80,11 +106,13 @@ _export(globals(), _folds, "foldl foldr")
 _export(globals(), _indexing, "strided_slice")
 _export(globals(), _index_arithmetic, "unravel_index")
 _export(globals(), _partition_ops, "dynamic_partition dynamic_stitch")
-_export(globals(), _program_order, "control_dependencies group init_scope name_scope no_op")
+_export(globals(), _program_order,
+        "control_dependencies device group init_scope name_scope no_op")
 _export(globals(), _python_function_ops, "numpy_function py_function")
 _export(globals(), _scatter_ops,
         "tensor_scatter_nd_max tensor_scatter_nd_min tensor_scatter_nd_sub")
 _export(globals(), _vectorized_map, "vectorized_map")
-_export(globals(), _rt.debugging, "assert_equal assert_greater assert_less assert_rank")
+_export(globals(), _rt.debugging, "assert_equal assert_greater assert_less assert_rank",
+        kernel_errors=False)
 
 __getattr__ = _missing("tf")

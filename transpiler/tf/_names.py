@@ -11,6 +11,8 @@ import functools
 import inspect
 from typing import Callable
 
+from runtime.ops import tensorflow_rules
+
 _README = "the README's 'TensorFlow programs' section lists what is there"
 
 
@@ -30,12 +32,25 @@ def accepting_name(value):
     return with_name
 
 
-def export(namespace: dict, source, names: str) -> None:
+def export(namespace: dict, source, names: str, *, floating_only: bool = False,
+           kernel_errors: bool = True) -> None:
     """Binds each of the space-separated ``names`` of ``source`` in ``namespace``;
-    ``tf_name=runtime_name`` binds a TensorFlow name to a runtime name that differs."""
+    ``tf_name=runtime_name`` binds a TensorFlow name to a runtime name that differs.
+
+    Functions follow TensorFlow's rules (``runtime.ops.tensorflow_rules``): with
+    ``floating_only``, integer tensors are refused; with ``kernel_errors`` (ops, whose shape
+    checks TensorFlow's kernels make), a shape error raised eagerly is an
+    ``InvalidArgumentError``. Checks TensorFlow makes in Python (``tf.debugging``) keep
+    their ``ValueError``: ``kernel_errors=False``."""
     for entry in names.split():
         tf_name, _, runtime_name = entry.partition("=")
-        namespace[tf_name] = accepting_name(getattr(source, runtime_name or tf_name))
+        value = getattr(source, runtime_name or tf_name)
+        if inspect.isfunction(value):
+            if floating_only:
+                value = tensorflow_rules.floating_only(value)
+            if kernel_errors:
+                value = tensorflow_rules.kernel_errors(value)
+        namespace[tf_name] = accepting_name(value)
 
 
 def missing(module: str) -> Callable[[str], object]:

@@ -5,7 +5,7 @@ from transpiler.tf._names import export as _export, missing as _missing
 
 _export(globals(), _rt.linalg, """
     adjoint band_part cholesky cross det diag diag_part eigh eigvalsh einsum expm global_norm inv
-    logdet matmul matrix_transpose matvec norm normalize pinv qr set_diag slogdet solve svd
+    logdet lstsq matmul matrix_transpose matvec norm normalize pinv qr set_diag slogdet solve svd
     tensordot trace triangular_solve
 """)
 _export(globals(), _rt, "eye")

@@ -14,6 +14,23 @@ from runtime.ops.linalg_ops import matmul
 from runtime.ops.math_composites import add_n
 
 
+def _check_rank(name: str, shape) -> None:
+    """A Dense layer takes a batch of vectors (or of anything with vectors last), as Keras'
+    input spec demands: a single vector is refused, not treated as a batch of numbers."""
+    if len(shape) < 2:
+        raise ValueError(f"Input 0 of layer {name!r} is incompatible with the layer: expected "
+                         f"min_ndim=2, found ndim={len(shape)}. Full shape received: "
+                         f"{tuple(shape)}. Add a batch axis, for example with "
+                         f"tf.expand_dims(x, 0).")
+
+
+def _check_last_axis(name: str, shape, units: int) -> None:
+    if shape[-1] is not None and shape[-1] != units:
+        raise ValueError(f"Input 0 of layer {name!r} is incompatible with the layer: expected "
+                         f"axis -1 of input shape to have value {units}, but received input "
+                         f"with shape {tuple(shape)}.")
+
+
 class Dense(Layer):
     """``activation(inputs @ kernel + bias)``; ``kernel`` has shape (input units, ``units``).
     Inputs of rank above 2 are multiplied along their last axis."""
@@ -38,6 +55,7 @@ class Dense(Layer):
         self.bias_constraint = constraints.get(bias_constraint)
 
     def build(self, input_shape):
+        _check_rank(self.name, input_shape)
         last = input_shape[-1]
         if last is None:
             raise ValueError(f"{self.name}: the last dimension of the input must be known to "
@@ -55,6 +73,9 @@ class Dense(Layer):
         inputs = convert_to_tensor(inputs)
         if inputs.dtype != self.kernel.dtype:
             inputs = cast(inputs, self.kernel.dtype)
+        if inputs.shape is not None:
+            _check_rank(self.name, inputs.shape)
+            _check_last_axis(self.name, inputs.shape, self.kernel.shape[0])
         rank = len(inputs.shape) if inputs.shape is not None else 2
         if rank == 2:
             x = matmul(inputs, self.kernel)

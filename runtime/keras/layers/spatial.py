@@ -5,7 +5,8 @@
 from __future__ import annotations
 
 from runtime.keras.layers.base import Layer
-from runtime.ops.array_ops import convert_to_tensor
+from runtime.ops.array_ops import cast, convert_to_tensor
+from runtime.ops.image_ops import resize
 from runtime.ops.layout_ops import repeat
 from runtime.ops.pad_ops import pad
 
@@ -56,22 +57,34 @@ class UpSampling1D(_Spatial):
 
 
 class UpSampling2D(_Spatial):
-    """Repeats each row ``size[0]`` and each column ``size[1]`` times (nearest neighbour)."""
+    """Repeats each row ``size[0]`` and each column ``size[1]`` times (``"nearest"``), or
+    resizes the images that much bilinearly (``"bilinear"``: ``tf.image.resize``, as Keras)."""
 
     def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs):
         super().__init__(**kwargs)
         self._check(data_format)
-        if interpolation != "nearest":
+        if interpolation not in ("nearest", "bilinear"):
             raise NotImplementedError(f"UpSampling2D: interpolation={interpolation!r} is not "
-                                      f"supported yet by rt.keras (only 'nearest').")
+                                      f"supported yet by rt.keras (only 'nearest' and "
+                                      f"'bilinear').")
         self.size = _sizes("UpSampling2D size", size, 2)
+        self.interpolation = interpolation
 
     def call(self, inputs):
-        rows = repeat(convert_to_tensor(inputs), self.size[0], axis=1)
+        inputs = convert_to_tensor(inputs)
+        if self.interpolation == "bilinear":
+            height, width = inputs.shape[1:3]
+            if height is None or width is None:
+                raise ValueError(f"{self.name}: bilinear upsampling needs the height and width "
+                                 f"of the images known, got shape {tuple(inputs.shape)}; give "
+                                 f"the model's Input those sizes.")
+            resized = resize(inputs, [height * self.size[0], width * self.size[1]])
+            return resized if resized.dtype == inputs.dtype else cast(resized, inputs.dtype)
+        rows = repeat(inputs, self.size[0], axis=1)
         return repeat(rows, self.size[1], axis=2)
 
     def get_config(self):
-        return {**super().get_config(), "size": self.size}
+        return {**super().get_config(), "size": self.size, "interpolation": self.interpolation}
 
 
 class ZeroPadding1D(_Spatial):

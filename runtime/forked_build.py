@@ -1,4 +1,7 @@
-"""Running a compile in a forked child process, beside the program instead of in turns with it.
+"""Running a compile in a child process, beside the program instead of in turns with it: a
+forked child (``ForkedBuild``), or, where forking is unsafe or missing, the C compiler in a
+process of its own (``SpawnedBuild``: the program translates the kernels itself, then goes on
+while the module builds).
 
 A compile thread shares the interpreter's lock with the program: measured next to a training
 loop, 51 ms of its Python took 685 ms while the loop's steps slowed by half. A child made by
@@ -31,7 +34,7 @@ from typing import Callable
 
 MESSAGE_BYTES = 4000
 LOWEST_PRIORITY = 19  # a detached child's niceness
-_running: dict[int, "ForkedBuild"] = {}  # pid -> build, killed at exit
+_running: dict[int, "_ChildBuild"] = {}  # pid -> build, killed at exit
 
 
 # Libraries whose thread pools make a fork unsafe (a lock one of their threads holds stays
@@ -47,9 +50,73 @@ def forks() -> bool:
         and not any(name in sys.modules for name in THREADED_LIBRARIES)
 
 
-class ForkedBuild:
-    """``build()`` running in a child process; ``poll`` says when it has ended and how:
-    ``error`` (None when it succeeded)."""
+class _ChildBuild:
+    """A build running in a child process; ``poll`` says when it has ended and how:
+    ``error`` (None when it succeeded). Subclasses start the child and say whether it has
+    exited (``_exit_status``) and with what error (``_error``)."""
+
+    def __init__(self, pid: int, time_limit: float):
+        self.pid = pid
+        self.deadline = time.monotonic() + time_limit
+        self.error: Exception | None = None
+        self.finished = False
+        self._reaping = threading.Lock()
+        _running[pid] = self
+
+    def poll(self, timeout: float = 0.0) -> bool:
+        """Whether the child has ended, waiting up to ``timeout`` seconds for it (a child past
+        its time limit is killed and counts as failed)."""
+        wait_until = time.monotonic() + timeout
+        while True:
+            with self._reaping:  # one thread reaps the child (a second waitpid would fail)
+                if self.finished:
+                    return True
+                status = self._exit_status(block=False)
+                if status is not None:
+                    self._end(status)
+                    return True
+                if time.monotonic() > self.deadline:
+                    self.kill()
+                    self._exit_status(block=True)  # reaped: no process left behind
+                    self._end(None)
+                    return True
+            if time.monotonic() >= wait_until:
+                return False
+            time.sleep(0.005)
+
+    def detach(self) -> None:
+        """Leaves the child to finish on its own, at the lowest priority (with the compiler
+        it runs): the program no longer asks, nor kills it at exit. The child still ends at
+        its time limit; ``init`` reaps it once the program has ended."""
+        _running.pop(self.pid, None)
+        try:
+            os.setpriority(os.PRIO_PGRP, self.pid, LOWEST_PRIORITY)
+        except OSError:  # ended already
+            pass
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def _end(self, status: int | None) -> None:
+        if status is None:
+            self.error = TimeoutError("the compile ran past its time limit and was stopped")
+        elif status != 0:
+            self.error = self._error(status)
+        self.finished = True
+        _running.pop(self.pid, None)
+
+    def _exit_status(self, block: bool) -> int | None:
+        raise NotImplementedError
+
+    def _error(self, status: int) -> Exception:
+        raise NotImplementedError
+
+
+class ForkedBuild(_ChildBuild):
+    """``build()`` running in a forked child process."""
 
     def __init__(self, build: Callable[[], None], time_limit: float):
         for earlier in list(_running.values()):  # whose program no longer asks: reaped here
@@ -67,59 +134,44 @@ class ForkedBuild:
             os.close(read)
             _run_child(build, write, time_limit)
         os.close(write)
-        self.pid, self._pipe = pid, read
-        self.deadline = time.monotonic() + time_limit
-        self.error: Exception | None = None
-        self.finished = False
-        self._reaping = threading.Lock()
-        _running[pid] = self
+        self._pipe = read
+        super().__init__(pid, time_limit)
 
-    def poll(self, timeout: float = 0.0) -> bool:
-        """Whether the child has ended, waiting up to ``timeout`` seconds for it (a child past
-        its time limit is killed and counts as failed)."""
-        wait_until = time.monotonic() + timeout
-        while True:
-            with self._reaping:  # one thread reaps the child (a second waitpid would fail)
-                if self.finished:
-                    return True
-                pid, status = os.waitpid(self.pid, os.WNOHANG)
-                if pid:
-                    self._end(status)
-                    return True
-                if time.monotonic() > self.deadline:
-                    self.kill()
-                    os.waitpid(self.pid, 0)  # reaped: no process left behind
-                    self._end(None)
-                    return True
-            if time.monotonic() >= wait_until:
-                return False
-            time.sleep(0.005)
-
-    def detach(self) -> None:
-        """Leaves the child to finish on its own, at the lowest priority (with the compiler
-        it runs): the program no longer asks, nor kills it at exit. The child's alarm still
-        ends it at its time limit; ``init`` reaps it once the program has ended."""
-        _running.pop(self.pid, None)
-        try:
-            os.setpriority(os.PRIO_PGRP, self.pid, LOWEST_PRIORITY)
-        except OSError:  # ended already
-            pass
-
-    def kill(self) -> None:
-        try:
-            os.killpg(self.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-
-    def _end(self, status: int | None) -> None:
+    def _exit_status(self, block: bool) -> int | None:
+        pid, status = os.waitpid(self.pid, 0 if block else os.WNOHANG)
+        if not pid:
+            return None
+        code = os.waitstatus_to_exitcode(status)
         report = os.read(self._pipe, MESSAGE_BYTES).decode("utf-8", "replace")
         os.close(self._pipe)
-        if status is None:
-            self.error = TimeoutError("the compile ran past its time limit and was stopped")
-        elif os.waitstatus_to_exitcode(status) != 0:
-            self.error = _rebuilt(report, status)
-        self.finished = True
-        _running.pop(self.pid, None)
+        self._report = report
+        return code
+
+    def _error(self, status: int) -> Exception:
+        return _rebuilt(self._report, status)
+
+
+class SpawnedBuild(_ChildBuild):
+    """The C compiler building one kernel module in a process of its own, started without
+    ``fork`` (``compiler_process.start``: where forking is unsafe or missing). ``request``:
+    what ``NotBuilt.request`` holds. The process's time limit is the compiler's own."""
+
+    def __init__(self, request: tuple, time_limit: float):
+        from runtime.backends.jit import compiler_process  # noqa: PLC0415 - C builds only
+        self._process, self._failed = compiler_process.start(*request)
+        super().__init__(self._process.pid, time_limit)
+
+    def _exit_status(self, block: bool) -> int | None:
+        return self._process.wait() if block else self._process.poll()
+
+    def _error(self, status: int) -> Exception:
+        try:
+            with open(self._failed, encoding="utf-8") as file:
+                report = file.read(MESSAGE_BYTES)
+            os.remove(self._failed)
+        except OSError:
+            report = ""
+        return _rebuilt(report, status)
 
 
 def _run_child(build: Callable[[], None], pipe: int, time_limit: float) -> None:
@@ -165,6 +217,6 @@ def _kill_running() -> None:
     for build in list(_running.values()):
         build.kill()
         try:
-            os.waitpid(build.pid, 0)
+            build._exit_status(block=True)
         except ChildProcessError:
             pass

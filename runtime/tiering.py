@@ -7,7 +7,7 @@ that cost is at most a twentieth (``WORTH_IT``) of the program's time by when it
 whatever the program does next, the switch costs it at most a twentieth of its time
 (``config.set_jit_auto_compile`` sets a fixed number of calls instead, or turns it off).
 
-With a C compiler on Linux:
+With a C compiler:
 
 * When the kernel cache may hold the function's kernels (it holds modules), the program looks
   for them itself, in the calling thread, and loads them: about 10 ms (``load_seconds``), so
@@ -20,15 +20,19 @@ With a C compiler on Linux:
   (the load average leaves less than one and a half cores). The cost is paid when the kernels
   arrive, a build's time later (``build_seconds``), so the program's time by then counts.
   When another process is building them (the last run's build left behind, still running:
-  it holds the module's build lock, see ``c_build``), a child waits for that build at once.
+  it holds the module's build lock, see ``compiler_process``), a child waits for that build
+  at once.
 * A program that ends while a function that spent longer on the plan than its kernels take to
   build still waits to pay for it leaves the build behind (``leave_builds_behind``), as it does
   a child still building: the child finishes after the program, at the lowest priority, and the
   next run of the program finds the kernels in the cache.
 
-Without ``fork``, a daemon thread compiles, taking turns with the calls. Kernels C does not
-take stay on the plan, since Numba would compile them in this process, holding the lock for
-seconds; without a C compiler, Numba compiles everything, in the thread, and the switch is
+Where ``fork`` is unsafe or missing (macOS; JAX, PyTorch or TensorFlow imported, whose thread
+pools a child would inherit), the program partitions and translates the kernels itself, in the
+calling thread, as it does for a warm cache, and the C compiler builds the module in a process
+of its own (``SpawnedBuild``): no thread takes turns with the calls. Kernels C does not take
+stay on the plan, since Numba would compile them in this process, holding the lock for
+seconds; without a C compiler, Numba compiles everything, in a daemon thread, and the switch is
 costed as the import of Numba plus a second of compiling or loading kernels.
 
 When the kernels are ready the function swaps its executable (one attribute write, atomic
@@ -53,9 +57,10 @@ from typing import Callable
 
 from runtime import config
 from runtime.backends.jit import JIT_EXACT
-from runtime.backends.jit.c_build import BUILD_TIMEOUT_SECONDS, NotBuilt, builds_with_c
+from runtime.backends.jit.c_build import NotBuilt, builds_with_c
+from runtime.backends.jit.compiler_process import BUILD_TIMEOUT_SECONDS
 from runtime.backends.jit.kernels import c_failure, cache_has_modules
-from runtime.forked_build import ForkedBuild, forks
+from runtime.forked_build import ForkedBuild, SpawnedBuild, forks
 from runtime.graph import Graph
 
 
@@ -75,7 +80,7 @@ CHILD_SECONDS = BUILD_TIMEOUT_SECONDS + 60  # a child's time limit
 C_LOAD_SECONDS = 0.006
 C_SECONDS_PER_NODE = 2.5e-5
 FORK_SECONDS = 0.003  # the fork, and asking whether the child has ended
-THREAD_SECONDS_PER_NODE = 2.5e-4  # without fork: a thread writes and translates the kernels
+SPAWN_SECONDS = 0.02  # without fork: starting the compiler's process (Python without site)
 C_BUILD_SECONDS = 0.4
 C_BUILD_SECONDS_PER_NODE = 5e-4
 # How much a build on another core slows the program, as a share of the build's time (the
@@ -118,17 +123,19 @@ def build_seconds(graph: Graph) -> float:
 def switch_cost(graph: Graph, cold: bool = False) -> SwitchCost:
     """The cost of moving ``graph`` to the compiled tier: loading its kernels from the cache
     here, or, ``cold``, building them in a child first (its work counts as far as it slows
-    the program, see ``CONTENTION``)."""
+    the program, see ``CONTENTION``): a forked child translates them too, else this thread
+    does before it starts the compiler's process."""
     if builds_with_c():
-        if not forks():  # a thread: its whole compile takes turns with the calls
-            return SwitchCost(THREAD_SECONDS_PER_NODE * _nodes(graph) + build_seconds(graph))
         load = load_seconds(graph)
         if not cold:
             return SwitchCost(load)
-        build = build_seconds(graph) + load  # the child's Python, then the compiler
+        if forks():
+            here, build = load + FORK_SECONDS, build_seconds(graph) + load
+        else:
+            here, build = 2 * load + SPAWN_SECONDS, build_seconds(graph) + SPAWN_SECONDS
         if spare_core():
-            return SwitchCost(load + FORK_SECONDS + CONTENTION * build, ahead=build)
-        return SwitchCost(load + FORK_SECONDS + build)
+            return SwitchCost(here + CONTENTION * build, ahead=build)
+        return SwitchCost(here + build)
     return SwitchCost(KERNELS_SECONDS + (0.0 if "numba" in sys.modules else NUMBA_IMPORT_SECONDS))
 
 
@@ -196,23 +203,31 @@ class BackgroundCompile:
             if self.outcome != "waiting":
                 return
             self.outcome = "compiling"
-        if builds_with_c() and forks():
-            if not self.cold:
-                self._compile(build=False)  # in the cache: loaded here, in this thread
+        if builds_with_c():
+            if not self.cold or not forks():
+                # Looked for in the cache and loaded here, in this thread; when they are not
+                # there, see _not_built.
+                self._compile(build=False)
                 return
-            if self._fork():
+            if self._start_child(None):
                 return
-        threading.Thread(target=self._compile, daemon=True,
-                         name=f"eager2graph compile {self.name}").start()
+        self._start_thread()
 
-    def _fork(self) -> bool:
-        """Starts a child that builds the kernels; False if the system refuses one."""
+    def _start_child(self, request: tuple | None) -> bool:
+        """Starts a child that builds the kernels: forked (it translates them too), or the
+        compiler alone in a process of its own, for ``request`` (``NotBuilt.request``: the
+        module this thread translated). False if the system refuses one."""
         try:
-            self._child = ForkedBuild(self._build, CHILD_SECONDS)
-        except OSError:  # no memory or processes to spare: the thread compiles
+            self._child = ForkedBuild(self._build, CHILD_SECONDS) if forks() \
+                else SpawnedBuild(request, CHILD_SECONDS)
+        except OSError:  # no memory or processes to spare
             return False
         self._children += 1
         return True
+
+    def _start_thread(self) -> None:
+        threading.Thread(target=self._compile, daemon=True,
+                         name=f"eager2graph compile {self.name}").start()
 
     def _build(self) -> None:
         """The child's work: the kernels built into the cache (an error if C failed)."""
@@ -265,7 +280,7 @@ class BackgroundCompile:
             executable = JIT_EXACT.compile(self.graph, self.name, numba=not builds_with_c(),
                                            build=build, quick=True)
         except NotBuilt as missing:
-            self._not_built(missing.elsewhere)
+            self._not_built(missing)
         except Exception as error:  # noqa: BLE001 - the plan keeps running; the report says why
             self._finish(error)
         else:
@@ -274,29 +289,40 @@ class BackgroundCompile:
             self.install(executable if executable.kernels else None)
             self.done.set()
 
-    def _not_built(self, elsewhere: bool) -> None:
-        """Some kernels are not in the cache. Found by the program's own look: back to
-        counting, at the cost of a build, unless another process is building them (the last
-        run's build left behind, say): then a child waits for that build, at once. After a
-        child's build (another function's kernels came meanwhile, so it built another batch):
-        another child, at once."""
-        if self._children == 0:
-            if elsewhere and self._fork():
-                return
-            self.cold, self.cost = True, switch_cost(self.graph, cold=True)
-            with self._lock:
-                self.outcome = "waiting"
-        elif self._children >= CHILDREN or not self._fork():
+    def _not_built(self, missing: NotBuilt) -> None:
+        """Some kernels are not in the cache. Found by the program's own look in a cache that
+        may hold them: back to counting, at the cost of a build, unless another process is
+        building them (the last run's build left behind, say): then a child waits for that
+        build, at once. When a build is what the switch paid for (without fork, this thread
+        translated the kernels first), or after a child's build (another function's kernels
+        came meanwhile, so it built another batch): a child builds them, at once."""
+        if self._children >= CHILDREN:
             self._finish(RuntimeError(
                 f"after {self._children} builds in child processes the kernels it needs "
                 f"were still not in the cache (other functions' kernels compiled at the "
                 f"same time change what a build holds); jit_compile=True builds them at "
                 f"once"))
+        elif self._children == 0 and not self.cold and not missing.elsewhere:
+            self.cold, self.cost = True, switch_cost(self.graph, cold=True)
+            with self._lock:
+                self.outcome = "waiting"
+        elif not self._start_child(missing.request):
+            self._start_thread()
 
     def _finish(self, error: BaseException) -> None:
         self.error, self.outcome = error, "failed"
         self.install(None)
         self.done.set()
+
+    def spawn_detached_build(self) -> None:
+        """Without fork, at the program's end: the kernels translated here, and their module
+        left to a compiler process that finishes on its own."""
+        try:
+            JIT_EXACT.compile(self.graph, self.name, numba=False, build=False, quick=True)
+        except NotBuilt as missing:
+            SpawnedBuild(missing.request, CHILD_SECONDS).detach()
+        except Exception:  # noqa: BLE001 - the program is ending; the next run tries again
+            pass
 
     def worth_building_behind(self) -> bool:
         """Whether the program ends before this function paid for a build it has earned: it
@@ -344,14 +370,18 @@ def leave_builds_behind() -> None:
         if child is not None and not child.finished:
             child.detach()
     earned = [function for function in functions if function.worth_building_behind()]
-    if not earned or not forks():
+    if not earned:
         return
 
     def build_all() -> None:
         for function in earned:
             function._build()
     try:
-        ForkedBuild(build_all, CHILD_SECONDS).detach()
+        if forks():
+            ForkedBuild(build_all, CHILD_SECONDS).detach()
+        else:
+            for function in earned:
+                function.spawn_detached_build()
     except OSError:  # no process to spare: the next run builds them
         pass
 

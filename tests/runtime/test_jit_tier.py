@@ -1739,10 +1739,16 @@ def test_a_child_past_its_time_limit_is_stopped_and_reported(tmp_path):
                      "gone"], lines
 
 
-def test_without_fork_a_thread_compiles(auto_compile_after, monkeypatch):
-    """Where ``fork`` is not to be used (Windows, macOS), a thread compiles, as before."""
+@pytest.mark.skipif(not builds_with_c(), reason="no C compiler: Numba compiles in a thread")
+def test_without_fork_the_compiler_runs_in_a_process_of_its_own(auto_compile_after,
+                                                                 monkeypatch):
+    """Where ``fork`` is unsafe or missing (macOS; JAX, PyTorch or TensorFlow imported), the
+    program translates the kernels itself and the C compiler builds their module in a process
+    of its own: no thread takes turns with the calls."""
     auto_compile_after(1)
     monkeypatch.setattr(tiering, "forks", lambda: False)
+    threads = []
+    monkeypatch.setattr(tiering.BackgroundCompile, "_start_thread", threads.append)
     scale = unique_constant()
     fn = rt.function(lambda x: (x * scale - 1.0) * x)
     x = np.arange(5.0)
@@ -1750,7 +1756,40 @@ def test_without_fork_a_thread_compiles(auto_compile_after, monkeypatch):
     concrete = fn.get_concrete_function(x)
     assert concrete.wait_for_jit(60)
     assert concrete.jit_report.startswith("compiled tier: 1 region"), concrete.jit_report
-    assert concrete._background._children == 0
+    assert concrete._background._children == 1 and not threads
+    assert fn(x).numpy().tobytes() == ((x * scale - 1.0) * x).tobytes()
+
+
+WITHOUT_FORK = """
+    import sys, types
+    sys.modules["torch"] = types.ModuleType("torch")  # as if imported: no fork
+    import numpy as np, runtime as rt
+    from runtime import tiering
+"""
+
+
+@needs_a_forked_c_build
+def test_without_fork_a_build_is_left_behind_and_the_next_run_is_warm(tmp_path):
+    """Without fork too, a program that ends while its compiler process runs leaves it to
+    finish, and the next run loads the kernels itself, without a child."""
+    program = textwrap.dedent(WITHOUT_FORK) + textwrap.dedent("""
+        assert not tiering.forks()
+        rt.config.set_jit_auto_compile(1)
+        fn = rt.function(lambda x: (x * 0.8125 + 4.0) * x)
+        x = np.arange(6.0)
+        fn(x)
+        concrete = fn.get_concrete_function(x)
+        if sys.argv[-1] == "again":
+            assert concrete.wait_for_jit(60)
+        print(concrete._background._children, concrete.jit_report.splitlines()[0])""")
+    first = run_alone(program, tmp_path, "first")
+    assert first[0].startswith("1 runs on the NumPy plan while"), first
+    kernels = tmp_path / "cache" / "eager2graph" / "kernels"
+    deadline = time.monotonic() + 60
+    while not list(kernels.glob("*.so")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    again = run_alone(program, tmp_path, "again")
+    assert again[0].startswith("0 compiled tier: 1 region"), again
 
 
 def test_wait_for_jit_starts_the_compile_when_background_compiles_are_off(auto_compile_after):
@@ -1788,7 +1827,7 @@ def test_auto_starts_the_compile_once_the_plan_time_pays_for_the_switch(monkeypa
     assert "once the time spent on the plan" in report and "1/20 of the process's time" in \
         report, report
     for constant in ("KERNELS_SECONDS", "NUMBA_IMPORT_SECONDS", "C_SECONDS_PER_NODE",
-                     "C_LOAD_SECONDS", "FORK_SECONDS", "THREAD_SECONDS_PER_NODE", "C_BUILD_SECONDS",
+                     "C_LOAD_SECONDS", "FORK_SECONDS", "SPAWN_SECONDS", "C_BUILD_SECONDS",
                      "C_BUILD_SECONDS_PER_NODE"):
         monkeypatch.setattr(tiering, constant, 0.0)
     concrete = run(2 * tiering.SAMPLE_EVERY)

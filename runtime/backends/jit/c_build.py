@@ -8,10 +8,9 @@ text and by what it was built against (Python's version, NumPy's, the compiler a
 the processor), written to a temporary name and renamed into place. Floating-point flags keep
 NumPy's bits: no fused multiply-adds, no reassociation, wrapping signed integers.
 
-One process builds a module at a time: a builder holds ``<name>.lock`` (an advisory file lock,
-released by the system when the builder ends, however it ends), and a process that needs the
-same module meanwhile waits for it and loads what it built instead of compiling it again (a
-run that starts while the build the last run left behind still compiles, or test workers).
+The compiler runs in ``compiler_process``, which also keeps two processes from building the
+same module at once (a build lock) and can run it in a process of its own that the program
+does not wait for (``NotBuilt.request``: see ``runtime.tiering``).
 """
 
 from __future__ import annotations
@@ -23,26 +22,17 @@ import importlib.util
 import os
 import platform
 import shutil
-import subprocess
 import sys
 import sysconfig
-import tempfile
-import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Iterator
 
 import numpy as np
 
 from runtime import config
+from runtime.backends.jit import compiler_process
 from runtime.backends.jit.c_prelude import LOOP_SLOTS
 from runtime.backends.jit.numpy_blas import numpy_gemm
-
-try:
-    import fcntl
-except ImportError:  # Windows, where Numba compiles (``toolchain``): nothing to lock
-    fcntl = None
 
 FLAGS = ("-march=native", "-std=gnu11", "-fPIC", "-shared", "-fno-fast-math",
          "-ffp-contract=off", "-fwrapv", "-fno-strict-aliasing", "-fno-math-errno", "-w")
@@ -59,8 +49,6 @@ FLAGS = ("-march=native", "-std=gnu11", "-fPIC", "-shared", "-fno-fast-math",
 _VECTORIZE = ("-ftree-vectorize", "-fvect-cost-model=cheap")
 OPTIMIZATION = {False: ("-O2", *_VECTORIZE),
                 True: ("-O1", *_VECTORIZE, "-DEAGER2GRAPH_QUICK_BUILD")}
-BUILD_TIMEOUT_SECONDS = 300
-LOCK_POLL_SECONDS = 0.01  # how often a process waiting for another's build asks again
 
 
 @dataclass(frozen=True)
@@ -126,76 +114,35 @@ def module_name(c_text: str, chain: Toolchain) -> str:
 class NotBuilt(Exception):
     """The module is not on disk, and the caller asked not to build it (the program itself
     loads what a child process built: see ``runtime.tiering``). ``elsewhere``: another
-    process is building it now."""
+    process is building it now; ``request``: what ``compiler_process.start`` takes to build
+    it, (C text, module path, compiler command)."""
 
-    def __init__(self, message: str, elsewhere: bool = False):
+    def __init__(self, message: str, elsewhere: bool, request: tuple):
         super().__init__(message)
-        self.elsewhere = elsewhere
+        self.elsewhere, self.request = elsewhere, request
 
 
 def load_module(c_text: str, name: str, directory: str, chain: Toolchain,
                 build: bool = True) -> ModuleType:
     """The module ``name`` (whose C text is ``c_text``): from ``directory`` when built
-    before, else built now (unless ``build`` is False: ``NotBuilt``). Raises
-    ``RuntimeError`` with the compiler's message if the build fails."""
+    before, else built now (after waiting for another process building it; unless ``build``
+    is False: ``NotBuilt``). Raises ``RuntimeError`` with the compiler's message if the build
+    fails."""
     module = load_built(name, directory)
     if module is not None:
         return module
+    path = os.path.join(directory, f"{name}.so")
     if not build:
         raise NotBuilt(f"the kernel module {name} is not built",
-                       elsewhere=_building_elsewhere(directory, name))
-    with _build_lock(directory, name):
+                       compiler_process.building_elsewhere(path),
+                       (c_text, path, compile_command(chain)))
+    with compiler_process.build_lock(path):
         module = load_built(name, directory)  # built by the process this one waited for
         if module is None:
-            path = os.path.join(directory, f"{name}.so")
-            _build(c_text, path, directory, chain)
+            _build(c_text, path, chain)
             module = _load(name, path)
             _prepare(module)
     return module
-
-
-def _lock_path(directory: str, name: str) -> str:
-    return os.path.join(directory, f"{name}.lock")
-
-
-@contextmanager
-def _build_lock(directory: str, name: str) -> Iterator[None]:
-    """Holds module ``name``'s build lock, after waiting for a process building it now (at
-    most a build's time limit: then this process builds it too)."""
-    if fcntl is None:
-        yield
-        return
-    handle = os.open(_lock_path(directory, name), os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        deadline = time.monotonic() + BUILD_TIMEOUT_SECONDS
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    break
-                time.sleep(LOCK_POLL_SECONDS)
-        yield
-    finally:
-        os.close(handle)  # which releases the lock
-
-
-def _building_elsewhere(directory: str, name: str) -> bool:
-    """Whether another process holds module ``name``'s build lock."""
-    if fcntl is None:
-        return False
-    try:
-        handle = os.open(_lock_path(directory, name), os.O_RDONLY)
-    except OSError:  # no build of it ever started here
-        return False
-    try:
-        fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        return False
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(handle)
 
 
 def load_built(name: str, directory: str) -> ModuleType | None:
@@ -258,19 +205,14 @@ def _load(name: str, path: str) -> ModuleType:
     return module
 
 
-def _build(c_text: str, path: str, directory: str, chain: Toolchain) -> None:
-    with tempfile.TemporaryDirectory(dir=directory) as work:
-        source = os.path.join(work, "kernel.c")
-        with open(source, "w", encoding="utf-8") as file:
-            file.write(c_text)
-        built = os.path.join(work, "kernel.so")
-        command = [chain.compiler, *chain.flags, *(f"-I{include}" for include in chain.includes),
-                   source, "-o", built]
-        if sys.platform == "darwin":
-            command[1:1] = ["-undefined", "dynamic_lookup"]
-        finished = subprocess.run(command, capture_output=True, text=True,
-                                  timeout=BUILD_TIMEOUT_SECONDS, check=False)
-        if finished.returncode != 0:
-            raise RuntimeError(f"the C compiler failed on a kernel ({chain.compiler}, exit "
-                               f"code {finished.returncode}): {finished.stderr.strip()[:2000]}")
-        os.replace(built, path)
+def _build(c_text: str, path: str, chain: Toolchain) -> None:
+    compiler_process.compile_module(c_text, path, compile_command(chain))
+
+
+def compile_command(chain: Toolchain) -> list[str]:
+    """The compiler with its flags and include directories (the source and ``-o`` target
+    come after)."""
+    command = [chain.compiler, *chain.flags, *(f"-I{include}" for include in chain.includes)]
+    if sys.platform == "darwin":
+        command[1:1] = ["-undefined", "dynamic_lookup"]
+    return command

@@ -74,15 +74,16 @@ CHILD_SECONDS = BUILD_TIMEOUT_SECONDS + 60  # a child's time limit
 # around them, the first module's load; the MLP of examples/end_to_end.py, 112 nodes, 10-11
 # ms, W8's 157 nodes 11-13 ms, W7's 264 nodes 12-13 ms), and building them at the quick
 # optimization (c_build.OPTIMIZATION): the C compiler, mostly a fixed cost of Python's and
-# NumPy's headers and the kernels' shared code (0.40-0.44 s, 0.50-0.55 s and 0.43 s). With
+# NumPy's headers and the kernels' shared code (W8's and W7's modules 0.32 and 0.29 s of the
+# compiler's CPU; 0.44 and 0.45 s of wall time for the whole build on a busy machine). With
 # Numba: its import, then loading or compiling the kernels of one function (about 0.05 s
 # each from the disk cache, 0.5-2 s each cold).
 C_LOAD_SECONDS = 0.006
 C_SECONDS_PER_NODE = 2.5e-5
 FORK_SECONDS = 0.003  # the fork, and asking whether the child has ended
 SPAWN_SECONDS = 0.02  # without fork: starting the compiler's process (Python without site)
-C_BUILD_SECONDS = 0.4
-C_BUILD_SECONDS_PER_NODE = 5e-4
+C_BUILD_SECONDS = 0.25
+C_BUILD_SECONDS_PER_NODE = 3e-4
 # How much a build on another core slows the program, as a share of the build's time (the
 # cores share caches and memory): 10,000 plan steps of W7 took 1.3% longer (median of five,
 # one run 10%) while GCC ran on the other core of this machine; this leaves a margin.

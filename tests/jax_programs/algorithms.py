@@ -204,3 +204,68 @@ def collatz_max(n):
 CASES[collatz_max] = [(I(1),), (I(7),), (I(27),)]
 
 
+
+
+def insertion_sort(x):
+    n = x.shape[0]
+    for i in range(1, n):
+        j = i
+        while j > 0 and x[j - 1] > x[j]:
+            a, b = x[j - 1], x[j]
+            x = x.at[j - 1].set(b)
+            x = x.at[j].set(a)
+            j -= 1
+    return x
+
+
+CASES[insertion_sort] = [(F([3.0, 1.0, 2.0]),), (F([1.0, 2.0]),)]
+
+
+def tree_sum_by_stack(values, left, right):
+    stack = jnp.zeros(16, dtype=left.dtype)
+    top = 1
+    total = 0.0
+    while top > 0:
+        top -= 1
+        node = stack[top]
+        total = total + values[node]
+        if left[node] >= 0:
+            stack = stack.at[top].set(left[node])
+            top += 1
+        if right[node] >= 0:
+            stack = stack.at[top].set(right[node])
+            top += 1
+    return total
+
+
+CASES[tree_sum_by_stack] = [(F([1.0, 2.0, 3.0, 4.0]), I([1, 3, -1, -1]), I([2, -1, -1, -1]))]
+
+
+def kahan_sum(x):
+    s = 0.0
+    c = 0.0
+    for v in x:
+        y = v - c
+        t = s + y
+        c = (t - s) - y
+        s = t
+    return s
+
+
+CASES[kahan_sum] = [(F([1.0, 1e-8, 1e-8, -1.0]),)]
+
+
+def rk4_decay(y0, h, n):
+    y = y0
+    t = 0.0
+    for _ in range(n):
+        k1 = -y
+        k2 = -(y + h * k1 / 2)
+        k3 = -(y + h * k2 / 2)
+        k4 = -(y + h * k3)
+        y = y + h * (k1 + 2 * k2 + 2 * k3 + k4) / 6
+        t = t + h
+    return y, t
+
+
+CASES[rk4_decay] = [(F(1.0), F(0.1), I(10)), (F(1.0), F(0.1), I(0))]

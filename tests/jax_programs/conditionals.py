@@ -210,3 +210,39 @@ def in_range(x, lo, hi):
 
 
 CASES[in_range] = [(F(0.5), F(0.0), F(1.0)), (F(1.5), F(0.0), F(1.0)), (F(-1.5), F(0.0), F(1.0))]
+
+
+def sum_above_or_minus_one(x, t):
+    if (x > t).any():
+        return jnp.where(x > t, x, 0.0).sum()
+    return jnp.array(-1.0)
+
+
+CASES[sum_above_or_minus_one] = [(F([1.0, 5.0]), F(2.0)), (F([1.0]), F(2.0))]
+
+
+def nested_ifs_on_reductions(x):
+    if x.sum() > 0:
+        if x.max() > 5:
+            y = x / x.max()
+        else:
+            y = x * 2
+    else:
+        if x.min() < -5:
+            y = -x
+        else:
+            y = x + 1
+    return y
+
+
+CASES[nested_ifs_on_reductions] = [(F([1.0, 6.0]),), (F([1.0, 2.0]),), (F([-10.0, 1.0]),),
+                                   (F([-1.0, 0.0]),)]
+
+
+def round_of_array_and_item(x):
+    if x.sum() > 0:
+        return round(x[0]), round(x.sum().item())
+    return round(x[1]), round(x.mean().item())
+
+
+CASES[round_of_array_and_item] = [(F([2.5, 1.0]),), (F([-3.5, -0.5]),)]

@@ -276,3 +276,60 @@ def pad_to_length(x, n):
 
 CASES[pad_to_length] = [(F([1.0, 2.0]), 4)]
 STATIC[pad_to_length] = (1,)
+
+
+def runs_of_equal_values(x):
+    runs = 0
+    previous = None
+    for v in x:
+        if previous is None or v != previous:
+            runs += 1
+        previous = v
+    return runs
+
+
+CASES[runs_of_equal_values] = [(I([1, 1, 2, 2, 3, 1]),), (I([5]),)]
+
+
+def suffix_sums(x):
+    best = 0.0
+    for i, _ in enumerate(x):
+        best = best + x[i:].sum()
+    return best
+
+
+CASES[suffix_sums] = [(F([1.0, 5.0, 2.0]),)]
+
+
+def best_window_of_two(x):
+    best = -jnp.inf
+    for i in range(x.shape[0] - 1):
+        w = x[i:i + 2].sum()
+        if w > best:
+            best = w
+    return best
+
+
+CASES[best_window_of_two] = [(F([1.0, 5.0, 2.0, 4.0]),), (F([-1.0, -2.0]),)]
+
+
+def zip_enumerate_weighted(x, y):
+    acc = 0.0
+    for i, (a, b) in enumerate(zip(x, y)):
+        if a > b:
+            acc = acc + i * (a - b)
+    return acc
+
+
+CASES[zip_enumerate_weighted] = [(F([3.0, 1.0, 5.0]), F([1.0, 2.0, 1.0])), (F([0.0]), F([1.0]))]
+
+
+def triangle_count_traced(n, m):
+    c = 0
+    for i in range(n):
+        for j in range(i, m):
+            c += 1
+    return c
+
+
+CASES[triangle_count_traced] = [(I(3), I(4)), (I(0), I(4)), (I(5), I(2))]

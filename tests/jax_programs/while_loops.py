@@ -177,3 +177,59 @@ def while_else_search(x, target):
 
 
 CASES[while_else_search] = [(F([1.0, 5.0, 2.0]), F(3.0)), (F([1.0, 2.0, 2.0]), F(3.0))]
+
+
+def lower_bound(xs, target):
+    lo, hi = 0, xs.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if xs[mid] < target:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+CASES[lower_bound] = [(F([1.0, 3.0, 5.0, 7.0]), F(4.0)), (F([1.0, 3.0]), F(0.0)),
+                      (F([1.0]), F(9.0))]
+
+
+def heap_depth(i):
+    depth = 0
+    while i > 0:
+        i = (i - 1) // 2
+        depth += 1
+    return depth
+
+
+CASES[heap_depth] = [(I(0),), (I(6),), (I(100),)]
+
+
+def power_by_squaring(b, e):
+    r = 1
+    while e > 0:
+        if e % 2 == 1:
+            r = r * b
+        b = b * b
+        e = e // 2
+    return r
+
+
+CASES[power_by_squaring] = [(I(3), I(5)), (I(2), I(0))]
+
+
+def nested_while_break(x):
+    i = 0
+    total = 0.0
+    while i < 5:
+        j = 0
+        while j < 5:
+            if x * i * j > 6:
+                break
+            total = total + 1
+            j += 1
+        i += 1
+    return total
+
+
+CASES[nested_while_break] = [(F(1.0),), (F(0.0),)]

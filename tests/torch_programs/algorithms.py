@@ -274,3 +274,65 @@ def leaky_bucket(arrivals, capacity, rate):
 
 CASES[leaky_bucket] = [(t([1.0, 3.0, 2.0, 5.0]), t(4.0), t(1.0)),
                        (t([0.1, 0.1, 0.1]), t(4.0), t(1.0))]
+
+
+def tree_sum_by_stack(values, left, right):
+    stack = torch.zeros(16, dtype=left.dtype)
+    top = 1
+    total = 0.0
+    while top > 0:
+        top -= 1
+        node = stack[top]
+        total = total + values[node]
+        if left[node] >= 0:
+            stack[top] = left[node]
+            top += 1
+        if right[node] >= 0:
+            stack[top] = right[node]
+            top += 1
+    return total
+
+
+CASES[tree_sum_by_stack] = [(t([1.0, 2.0, 3.0, 4.0]), t([1, 3, -1, -1]), t([2, -1, -1, -1]))]
+
+
+def bfs_levels(adj, start):
+    n = adj.shape[0]
+    dist = torch.full((n,), -1, dtype=torch.int64)
+    dist[start] = 0
+    frontier = torch.zeros(n, dtype=torch.bool)
+    frontier[start] = True
+    level = 0
+    while frontier.any():
+        level += 1
+        reached = (adj[frontier].sum(0) > 0) & (dist < 0)
+        dist[reached] = level
+        frontier = reached
+    return dist
+
+
+CASES[bfs_levels] = [(t([[0, 1, 0], [0, 0, 1], [0, 0, 0]]), 0)]
+
+
+def largest_doubled(x):
+    i = x.argmax().item()
+    return x[i] * 2, x[i - 3]
+
+
+CASES[largest_doubled] = [(t([1.0, 5.0, 2.0]),), (t([7.0, 5.0, 2.0]),)]
+
+
+def insertion_sort_in_place(x):
+    x = x.clone()
+    for i in range(1, x.shape[0]):
+        j = i
+        while j > 0 and x[j - 1] > x[j]:
+            smaller = x[j].clone()
+            x[j] = x[j - 1]
+            x[j - 1] = smaller
+            j -= 1
+    return x
+
+
+CASES[insertion_sort_in_place] = [(t([3.0, 1.0, 2.0]),), (t([5.0, 4.0, 3.0, 2.0, 1.0]),),
+                                  (t([1, 3, 2], torch.int32),)]

@@ -380,3 +380,42 @@ def compare_two_tensors(a, b):
 
 CASES[compare_two_tensors] = [(t([1.0, 2.0]), t([1.0, 2.0])), (t([1.0, 2.0]), t([1.05, 2.0])),
                               (t([1.0, 2.0]), t([3.0, 0.0]))]
+
+
+def converted_dtype_branch(x):
+    if x.sum() > 0:
+        return x.float() / 2
+    return x.double().clamp(min=0).float()
+
+
+CASES[converted_dtype_branch] = [(t([1, 2]),), (t([-1, -2]),), (t([3, -1], torch.int32),)]
+
+
+def cast_counts_branch(x):
+    if (x > 0).sum() > 1:
+        return (x > 0).int().sum()
+    return (x < 0).int().sum()
+
+
+CASES[cast_counts_branch] = [(t([1.0, 5.0]),), (t([-1.0, 1.0]),)]
+
+
+def formatted_print_branch(x):
+    if x.sum() > 0:
+        print(f"positive sum {x.sum():.2f}")
+        return x * 2
+    print("not positive: %.1f" % x.sum())
+    return -x
+
+
+CASES[formatted_print_branch] = [(t([1.0]),), (t([-1.0]),)]
+
+
+def slice_bound_from_outside(x, k):
+    if x.sum() > 0:
+        return x[:k].sum()
+    return x[k:].sum()
+
+
+CASES[slice_bound_from_outside] = [(t([1.0, 2.0, 3.0]), t(2)), (t([-1.0, -2.0, 3.0]), t(1)),
+                                   (t([1.0, 2.0, 3.0]), t(-1))]

@@ -374,3 +374,61 @@ def cumulative_cap(x, cap):
 
 
 CASES[cumulative_cap] = [(t([1.0, 2.0, 3.0]), t(2.5)), (t([1.0, 2.0, 3.0]), t(10.0))]
+
+
+def prefix_slices(x, n):
+    y = x.clone()
+    y[:n] = 0
+    total = torch.zeros(())
+    for i in range(n):
+        total = total + x[: i + 1].sum()
+    return x[:n].sum(), x[n:n + 2].sum(), y, total
+
+
+CASES[prefix_slices] = [(t([1.0, 2.0, 3.0]), t(2)), (t([1.0, 2.0, 3.0]), t(0)),
+                        (t([1.0, 2.0, 3.0]), t(5))]
+
+
+def runs_of_equal_values(x):
+    runs = 0
+    previous = None
+    for v in x:
+        if previous is None or v != previous:
+            runs += 1
+        previous = v
+    return runs
+
+
+CASES[runs_of_equal_values] = [(t([1, 1, 2, 2, 3, 1]),)]
+
+
+def long_total_in_loop(x, n):
+    total = torch.zeros((), dtype=torch.int64)
+    for _ in range(n):
+        total = total + x.long().sum()
+    return total
+
+
+CASES[long_total_in_loop] = [(t([1.5, 2.5]), t(2)), (t([1.5, 2.5]), t(0))]
+
+
+def float64_total_from_zeros(x, n):
+    total = torch.zeros(())
+    for i in range(n):
+        total = total + x[i]
+    return total
+
+
+CASES[float64_total_from_zeros] = [(t([1.0, 2.0, 3.0], torch.float64), t(2)),
+                                   (t([1.0, 2.0, 3.0], torch.float64), t(3))]
+
+
+def triangle_differences(n):
+    s = 0
+    for i in range(n):
+        for j in range(i, n):
+            s += j - i
+    return s
+
+
+CASES[triangle_differences] = [(t(4),), (t(0),), (t(6),)]

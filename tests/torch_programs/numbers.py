@@ -227,3 +227,13 @@ def divmod_steps(n):
 
 
 CASES[divmod_steps] = [(t(9),), (t(10),)]
+
+
+def exp_of_float64_mean(x):
+    m = float(x.mean())
+    if m > 0:
+        return math.exp(-m)
+    return math.exp(m)
+
+
+CASES[exp_of_float64_mean] = [(t([1.0, 2.0], torch.float64),), (t([-1.0, -2.0], torch.float64),)]

@@ -344,3 +344,44 @@ def loop_int32_counter(x):
 
 
 CASES[loop_int32_counter] = [(t([1.0, 2.0]),), (t([200.0, 1.0]),)]
+
+
+def half_precision_total(x, n):
+    total = 0.0
+    i = 0
+    while i < n:
+        total = total + x[i]
+        i += 1
+    return total
+
+
+CASES[half_precision_total] = [(t([1.0, 2.0], torch.float16), t(2)),
+                               (t([1.0, 2.0], torch.float16), t(0))]
+
+
+def lower_bound(xs, target):
+    lo, hi = 0, xs.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if xs[mid] < target:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+CASES[lower_bound] = [(t([1.0, 3.0, 5.0, 7.0]), t(4.0)), (t([1.0, 3.0, 5.0, 7.0]), t(0.0)),
+                      (t([1.0, 3.0, 5.0, 7.0]), t(9.0))]
+
+
+def power_by_squaring(b, e):
+    r = 1
+    while e > 0:
+        if e % 2 == 1:
+            r = r * b
+        b = b * b
+        e = e // 2
+    return r
+
+
+CASES[power_by_squaring] = [(t(3), t(5)), (t(2), t(0)), (t(3, torch.int32), t(4, torch.int32))]

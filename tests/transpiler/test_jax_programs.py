@@ -24,7 +24,6 @@ KNOWN_FAILURES = {
                                      "before its break: refused as undefined in a branch",
     "for_loops.squares_stacked": "list appended in range(traced n), stacked: no static bound",
     "for_loops.powers_summed": "list appended in range(traced n), stacked: no static bound",
-    "for_loops.prefix_means": "x[: i + 1] with i from enumerate over a traced array",
     "containers.positives_list": "list appended under a traced if, made an array",
     "containers.history_traced_steps": "list appended in range(traced n): no static bound",
     "containers.pairs_of_lists": "tuples appended to a list in a traced loop",

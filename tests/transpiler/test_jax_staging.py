@@ -776,3 +776,78 @@ def test_a_list_appended_once_in_each_branch_in_a_loop_keeps_a_known_length():
     expected = rows_signed(x)
     assert np.allclose(_jit(rows_signed)(x), expected)
     assert np.allclose(jax.vmap(convert(rows_signed))(jnp.stack([x, x])), [expected, expected])
+
+
+def sum_of_prefixes(x):
+    total = 0.0
+    for i, _ in enumerate(x):
+        total = total + x[: i + 1].sum()
+    return total
+
+
+def sum_of_prefixes_traced(x, n):
+    total = 0.0
+    for i in range(n):
+        total = total + x[:i].sum()
+    return total
+
+
+def test_a_slice_bounded_by_a_loop_counter():
+    # Over an array, the loop runs as Python, as for a list index; over range(traced n), the
+    # error names the line (JAX's own refusal names a slice of tracers).
+    x = jnp.asarray([1.0, 2.0, 3.0], jnp.float32)
+    assert float(_jit(sum_of_prefixes)(x)) == float(sum_of_prefixes(x)) == 10.0
+    with pytest.raises(TypeError, match=r"A traced integer is used at test_jax_staging.py:\d+ "
+                                        r"\(`total = total \+ x\[:i\].sum\(\)`\).*a slice bound"):
+        _jit(sum_of_prefixes_traced)(x, jnp.int32(2))
+
+
+def best_or_default(x):
+    best = 0.0
+    for v in x:
+        if v > best:
+            best = v
+    return best
+
+
+def sum_if_any_above(x, t):
+    if (x > t).any():
+        return jnp.where(x > t, x, 0.0).sum()
+    return jnp.array(-1.0)
+
+
+def test_a_python_number_joined_with_an_array_by_a_traced_if_is_the_array_s_type():
+    # Python gives the array where the branch that makes it runs; one traced value has one
+    # type, the array's (strong), not the Python number's (weak), which would make later
+    # arithmetic with narrower arrays (float16) take their dtype where Python keeps float32.
+    x = jnp.asarray([1.0, 3.0, 2.0], jnp.float32)
+    got = _jit(best_or_default)(x)
+    assert (got.dtype, got.weak_type, float(got)) == (jnp.float32, False, 3.0)
+    got = _jit(sum_if_any_above)(x, jnp.float32(1.5))
+    assert (got.dtype, got.weak_type, float(got)) == (jnp.float32, False, 5.0)
+
+
+def rounded(x):
+    return round(x), round(x.sum().item()), round(x[0], 1)
+
+
+def test_round_of_an_array_is_jax_s_default_int_and_of_an_item_a_python_int():
+    x = jnp.asarray([2.5, 1.0], jnp.float32)
+    plain, staged = rounded(x), _jit(rounded)(x)
+    assert [np.asarray(v).tolist() for v in staged] == [np.asarray(v).tolist() for v in plain]
+    assert (staged[0].dtype, staged[0].weak_type) == (plain[0].dtype, False)
+    assert staged[1].weak_type and isinstance(plain[1], int)
+
+
+def runs_of_equal_values(x):
+    runs, previous = 0, None
+    for v in x:
+        if previous is None or v != previous:
+            runs += 1
+        previous = v
+    return runs
+
+
+def test_a_loop_variable_none_before_a_loop_over_an_array_runs_it_as_python():
+    x = jnp.asarray([1, 1, 2, 2, 3, 1], jnp.int32)
+    assert int(_jit(runs_of_equal_values)(x)) == runs_of_equal_values(x) == 4

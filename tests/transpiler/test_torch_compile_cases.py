@@ -299,3 +299,73 @@ def test_an_argument_fullgraph_cannot_pass_is_an_error_naming_it():
     # Without fullgraph, Dynamo runs the call as Python: Python's result.
     compiled = torch.compile(convert(halvings_to), backend="eager")
     assert compiled(torch.tensor(8.0), _Tolerance(1.0)) == 3
+
+
+def converted_in_blocks(x, n):
+    if x.sum() > 0:
+        y = x.double() / 2
+    else:
+        y = x.to(torch.float64)
+    total = torch.zeros((), dtype=torch.int64)
+    for _ in range(n):
+        total = total + x.long().sum()
+    return y, total
+
+
+def test_dtype_conversions_of_tensors_from_outside_a_block():
+    # cond and while_loop trace a block again for their schema with functionalization off,
+    # where a functional tensor's .to() (and .double(), .long(), ...) failed ("'NoneType'
+    # object has no attribute 'export'").
+    compiled = _compiled(convert(converted_in_blocks))
+    for x, n in (([1.5, 2.5], 2), ([-1.5, 0.5], 0)):
+        args = (torch.tensor(x), torch.tensor(n))
+        for e, g in zip(converted_in_blocks(*args), compiled(*args)):
+            assert e.dtype == g.dtype and torch.equal(e, g), (args, e, g)
+
+
+def at_the_largest(x):
+    return x[x.argmax().item()] * 2
+
+
+def half_total(x, n):
+    total = 0.0
+    i = 0
+    while i < n:
+        total = total + x[i]
+        i += 1
+    return total
+
+
+def test_indexing_by_an_int_known_only_when_the_program_runs():
+    # PyTorch's indexing of a functional tensor refused the symbolic int of .item() ("got
+    # SymInt"); so did a loop's Python int counter standing in as one while the loop was
+    # discovered, which made the float total of a float16 sum a float32 tensor.
+    x = torch.tensor([1.0, 5.0, 2.0])
+    assert torch.equal(_compiled(convert(at_the_largest))(x), at_the_largest(x))
+    halves = torch.tensor([1.0, 2.0], dtype=torch.float16)
+    compiled = _compiled(convert(half_total))
+    for n in (2, 0):
+        got = compiled(halves, torch.tensor(n))
+        assert got.dtype == torch.float16 and float(got) == float(half_total(halves, n))
+
+
+def insertion_sorted(x):
+    x = x.clone()
+    for i in range(1, x.shape[0]):
+        j = i
+        while j > 0 and x[j - 1] > x[j]:
+            smaller = x[j].clone()
+            x[j] = x[j - 1]
+            x[j - 1] = smaller
+            j -= 1
+    return x
+
+
+def test_a_loop_nested_in_a_staged_loop_changing_an_array_in_place():
+    # With a dynamic size, range(1, n) is a staged loop too. The inner loop carries the array
+    # it changes and reads it as an operand: both are the outer body's one input, which
+    # while_loop refused as aliased inputs ("cond_fn might be aliasing the input"). Its
+    # stand-ins also lost the views written through, whose ids new tensors then took, read as
+    # those views: the counter became a float32 tensor.
+    x = torch.tensor([4.0, 1.0, 3.0, 2.0])
+    assert torch.equal(_compiled(convert(insertion_sorted), dynamic=True)(x), insertion_sorted(x))

@@ -239,3 +239,23 @@ def test_each_converted_function_is_its_own_code_to_dynamo():
     assert first.__code__.co_name != second.__code__.co_name
     assert "doubled" in first.__code__.co_name \
         and "staircase_integer_ops" in second.__code__.co_name
+
+
+def sum_of_first_elements(x, n):
+    total = torch.zeros(())
+    for i in range(n):
+        total = total + x[i]
+    return total
+
+
+def test_a_tensor_an_iteration_makes_a_wider_dtype_is_carried_in_it():
+    # float32 zeros plus float64 elements are float64, as in Python; when the loop runs zero
+    # times, Python keeps float32 zeros, which the staged loop cannot: the run fails saying so.
+    compiled = torch.compile(convert(sum_of_first_elements), fullgraph=True, backend="aot_eager")
+    x = torch.tensor([1.0, 2.0], dtype=torch.float64)
+    got = compiled(x, torch.tensor(2))
+    assert got.dtype == torch.float64 and float(got) == 3.0
+    with pytest.raises(RuntimeError, match=r"ran zero times, so 'total' keeps the dtype "
+                                           r"float32 it had before it, which each iteration "
+                                           r"makes float64"):
+        compiled(x, torch.tensor(0))

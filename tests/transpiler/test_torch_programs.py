@@ -49,7 +49,7 @@ IN_TEST = (
     "conditionals.defined_in_one_branch", "conditionals.bool_mask_count",
     "conditionals.flag_offset", "conditionals.int32_matrix", "conditionals.return_python_bool",
     "conditionals.compare_two_tensors", "conditionals.stats_dict", "conditionals.optional_bias",
-    "conditionals.inplace_branch",
+    "conditionals.inplace_branch", "conditionals.slice_bound_from_outside",
     "while_loops.gcd", "while_loops.halve_item", "while_loops.fibonacci_above",
     "while_loops.tensor_counter", "while_loops.while_else_search", "while_loops.gradient_descent",
     "while_loops.digit_sum",

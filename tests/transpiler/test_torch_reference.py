@@ -20,6 +20,7 @@ SAMPLES = (
     "samples_return.return_inside_while",  # a return inside an if inside a while
     "samples_break_continue.break_and_continue",  # both in a for over a tensor-bounded range
     "samples_break_continue.while_break",
+    "samples_nested.dependent_bounds",  # range(i, n) in a loop over i: the counter starts at i
 )
 
 

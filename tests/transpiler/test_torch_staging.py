@@ -402,18 +402,18 @@ def test_none_and_strings_as_arguments_of_a_compiled_function():
         assert torch.equal(compiled(*args, **kwargs), with_optional_bias(*args, **kwargs))
 
 
-def halved_while_above_one(n):
+def flagged_while_above_one(n):
     x = n
     while x > 1:
-        x = x / 2
+        x = x < 0  # an int64 tensor made a bool one: a dtype that does not hold it
     return x
 
 
-halved_converted = convert(halved_while_above_one)
+flagged_converted = convert(flagged_while_above_one)
 
 
-def plus_one_of_halved(n):
-    return halved_converted(n) + 1
+def plus_one_of_flagged(n):
+    return flagged_converted(n) + 1
 
 
 def test_a_refusal_under_torch_compile_is_the_error_the_user_sees():
@@ -427,13 +427,13 @@ def test_a_refusal_under_torch_compile_is_the_error_the_user_sees():
     # Called from a compiled function, which Dynamo traces into.
     with pytest.raises(GraphTypeError,
                        match=r"^'x' has dtype int64 before an iteration of the while loop at "
-                             r"test_torch_staging.py:\d+ and dtype float32 after it"):
-        torch.compile(plus_one_of_halved, fullgraph=True, backend="aot_eager")(_t(9))
+                             r"test_torch_staging.py:\d+ and dtype bool after it"):
+        torch.compile(plus_one_of_flagged, fullgraph=True, backend="aot_eager")(_t(9))
 
 
 def test_without_fullgraph_a_refusal_is_a_graph_break_that_runs_as_python():
-    compiled = torch.compile(convert(halved_while_above_one), backend="aot_eager")
-    assert float(compiled(_t(9))) == halved_while_above_one(_t(9))
+    compiled = torch.compile(convert(flagged_while_above_one), backend="aot_eager")
+    assert float(compiled(_t(9))) == flagged_while_above_one(_t(9))
 
 
 def test_many_converted_functions_each_compile_as_their_own_function():
@@ -822,3 +822,65 @@ def test_replacements_change_nothing_python_would_do_differently():
     _check_both(assigned_in_neither_branch, [(a,), (-a,)])
     with pytest.raises(RuntimeError, match=r"math\.floor\(\) of NaN, an infinity"):
         runs[0](_t(3), _t(float("nan"), f64), _t(1.0, f64))
+
+
+def slices_by_traced_bounds(x, n):
+    y = x.clone()
+    y[:n] = 0
+    total = torch.zeros(())
+    for i in range(n):
+        total = total + x[: i + 1].sum()
+    return x[:n].sum(), x[n:n + 2].sum(), y, total
+
+
+def _same_typed(expected, actual) -> bool:
+    """Equal values of the same dtypes (and shapes), element by element of tuples."""
+    if isinstance(expected, tuple):
+        return isinstance(actual, tuple) and len(expected) == len(actual) and all(
+            _same_typed(e, a) for e, a in zip(expected, actual))
+    return expected.dtype == actual.dtype and expected.shape == actual.shape and bool(
+        torch.allclose(actual, expected))
+
+
+def test_slices_with_bounds_known_only_when_the_program_runs():
+    # PyTorch slices by a symbolic int as Python slices by an int (clamped, negative from the
+    # end); asked for the tensor's value, torch.compile's trace fails instead.
+    x = _t([1.0, 2.0, 3.0, 4.0])
+    converted = convert(slices_by_traced_bounds)
+    exported = torch.export.export(Calls(converted), (x, _t(2))).module()
+    compiled = torch.compile(converted, fullgraph=True, backend="aot_eager")
+    for n in (2, 0, 6, -1):
+        expected = slices_by_traced_bounds(x, _t(n))
+        assert _same_typed(expected, exported(x, _t(n))), n
+        assert _same_typed(expected, compiled(x, _t(n))), n
+
+
+def scaled_by_table(x, i):
+    table = [10.0, 20.0, 30.0]
+    return x * table[i]
+
+
+def test_a_list_indexed_by_a_traced_tensor_names_the_line():
+    with pytest.raises(GraphTypeError, match=r"A traced integer tensor is used at "
+                                             r"test_torch_staging.py:\d+ where Python needs an "
+                                             r"int.*torch.tensor\(values\)\[i\]"):
+        torch.export.export(Calls(convert(scaled_by_table)), (_t([1.0]), _t(1)))
+
+
+def formatted_print_in_a_branch(x):
+    if x.sum() > 0:
+        print(f"sum {x.sum():.2f}", "mean %.1f" % x.mean(), "{:>6.3f}".format(x.max()))
+        return x * 2
+    return x
+
+
+def test_a_number_format_of_a_traced_tensor_prints_it_as_str_with_a_warning(capsys):
+    # Converted code prints while PyTorch traces, when the tensor has no value to format
+    # (FakeTensor.__format__ refused the format, failing the trace).
+    with pytest.warns(transpiler.ConversionWarning, match=r"The format \{x:\.2f\} cannot be "
+                                                          r"applied to a PyTorch tensor being "
+                                                          r"traced"):
+        compiled = torch.compile(convert(formatted_print_in_a_branch), fullgraph=True,
+                                 backend="aot_eager")
+        assert torch.equal(compiled(_t([1.0, 2.0])), _t([2.0, 4.0]))
+    assert "sum " in capsys.readouterr().out

@@ -756,7 +756,7 @@ def _check_loop_inputs(initial: Sequence, names: Sequence[str]) -> None:
                 f"not always assign it: '{name}' must be defined before the loop. Initialize it "
                 f"before the loop, with a value of the type it has inside.")
         if value is None:
-            raise ValueError(
+            raise rt.errors.GraphValueError(
                 f"'{name}' is None before a loop on a tensor{_where()}; a graph loop variable must "
                 f"be a number or a tensor. Initialize it with a value of the type it has inside "
                 f"the loop.")

@@ -7,7 +7,9 @@ and the tensors in order, which ``print`` hands to ``rt.print`` so that each ten
 NumPy prints its value (``str(array)``), like ``print(f"{array}")`` in plain Python. A format
 spec or %-directive on a scalar tensor (``{x:.3f}``, ``%5d``) is applied when the print runs,
 to the value Python would have formatted. On an array (where Python raises), or with ``!r``,
-it warns at the user's line and the value prints as with ``{x}``.
+it warns at the user's line and the value prints as with ``{x}``. A PyTorch tensor being
+traced has no value when converted code prints (while PyTorch traces): a number format on it
+shows it as ``str`` does, with a warning.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from runtime.control_flow import is_symbolic
 from runtime.ops.io_ops import FormattedValue, is_print_style
 from runtime.tensor import format_shape
 from transpiler.errors import ConversionWarning
-from transpiler.operators.staging import is_jax_tracer
+from transpiler.operators.staging import is_jax_tracer, is_torch_traced
 from transpiler.operators.user_warnings import warn_at_user_line
 
 
@@ -68,7 +70,8 @@ def formatted(parts: tuple) -> str | StagedText:
 
 def str_format(template: str, *args, **kwargs) -> str | StagedText:
     """``template.format(*args, **kwargs)``."""
-    if not any(_staged(v) for v in (*args, *kwargs.values())):
+    values = (*args, *kwargs.values())
+    if not any(_staged(v) or is_torch_traced(v) for v in values):
         return template.format(*args, **kwargs)
     formatter, pieces, automatic = string.Formatter(), [], 0
     for literal, field_name, spec, conversion in formatter.parse(template):
@@ -81,9 +84,9 @@ def str_format(template: str, *args, **kwargs) -> str | StagedText:
         if _staged(value):
             pieces.append(_staged_field(value, conversion or "", spec or "", "{}"))
         else:
-            pieces.append(formatter.format_field(formatter.convert_field(value, conversion),
-                                                 formatter.vformat(spec or "", args, kwargs)))
-    return StagedText(pieces)
+            pieces.append(_python_format(formatter.convert_field(value, conversion),
+                                         formatter.vformat(spec or "", args, kwargs)))
+    return StagedText(pieces) if any(map(_staged, values)) else "".join(pieces)
 
 
 # One %-directive: optional mapping key, flags, width, precision, length, conversion type.
@@ -95,7 +98,8 @@ def percent_format(template: str, values: Any) -> str | StagedText:
     """``template % values``."""
     items = values if isinstance(values, tuple) else (values,)
     mapping = values if isinstance(values, dict) else None
-    if not any(_staged(v) for v in (mapping.values() if mapping else items)):
+    formatted_values = list(mapping.values() if mapping else items)
+    if not any(_staged(v) or is_torch_traced(v) for v in formatted_values):
         return template % values
     pieces, position, index = [], 0, 0
     for match in _DIRECTIVE.finditer(template):
@@ -110,7 +114,9 @@ def percent_format(template: str, values: Any) -> str | StagedText:
             value, index = items[index], index + 1
         directive = match.group() if match["key"] is None \
             else match.group().replace(f"({match['key']})", "", 1)
-        if not _staged(value):
+        if is_torch_traced(value) and match["type"] not in "sra":
+            pieces.append(_unknown_while_tracing(value, match.group()))
+        elif not _staged(value):
             pieces.append(match.group() % ((value,) if mapping is None else {match["key"]: value}))
         elif directive == "%s":
             pieces.append(value)
@@ -124,7 +130,7 @@ def percent_format(template: str, values: Any) -> str | StagedText:
                 ConversionWarning)
             pieces.append(value)
     pieces.append(template[position:])
-    return StagedText(pieces)
+    return StagedText(pieces) if any(map(_staged, formatted_values)) else "".join(pieces)
 
 
 def _python_field(part: Field) -> str:
@@ -135,7 +141,25 @@ def _python_field(part: Field) -> str:
         value = str(value)
     elif part.conversion == "a":
         value = ascii(value)
-    return format(value, part.spec)
+    return _python_format(value, part.spec)
+
+
+def _python_format(value, spec: str) -> str:
+    """``format(value, spec)``. A PyTorch tensor being traced has no value while PyTorch
+    traces, which is when converted code prints (``staging.torch_builtins``): a number format
+    cannot apply, and the tensor shows as ``str`` shows it, with a warning."""
+    if spec and is_torch_traced(value):
+        return _unknown_while_tracing(value, "{x:" + spec + "}")
+    return format(value, spec)
+
+
+def _unknown_while_tracing(value, written: str) -> str:
+    warn_at_user_line(
+        f"The format {written} cannot be applied to a PyTorch tensor being traced: converted "
+        f"code prints while PyTorch traces, when the tensor has no value yet, so it prints as "
+        f"str(x) shows it. Print the value outside the compiled or exported function.",
+        ConversionWarning)
+    return str(value)
 
 
 def _staged_field(value, conversion: str, spec: str, plain: str):

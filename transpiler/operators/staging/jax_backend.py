@@ -92,7 +92,6 @@ class JaxBackend(StagedExpressions):
             loop = Loop(get_state, set_state, names, "for loop", length=length,
                         exits_early=extra_test is not None or length is None,
                         maximum=opts.get("maximum_iterations"), staged=staged)
-            loop.settle(before, lambda: body(item_of(start)))
 
             def test(index):
                 more = continues(index, limit, delta)
@@ -105,14 +104,16 @@ class JaxBackend(StagedExpressions):
                 return (index + delta,)
 
             try:
+                loop.settle(before, lambda: body(item_of(start)))
                 final = loop.run((jnp.asarray(start),), test, step)
-            except rt.errors.GraphTypeError:
+            except (rt.errors.GraphTypeError, rt.errors.GraphValueError):
                 if length is None or extra_test is not None or isinstance(iterable, StagedRange):
                     raise
                 # A variable changes shape or type from one iteration to the next (``acc = 0.0``
-                # then ``acc = acc + row``), or the body needs its counter as a Python int
-                # (``values[i]`` of a list): one JAX loop cannot do it, but the number of
-                # elements is known, so the loop runs as Python, element by element.
+                # then ``acc = acc + row``, ``prev = None`` then ``prev = v``), or the body needs
+                # its counter as a Python int (``values[i]`` of a list, ``x[:i]``): one JAX loop
+                # cannot do it, but the number of elements is known, so the loop runs as Python,
+                # element by element.
                 set_state(before)
                 cf._python_for(python_iterable(iterable), None, body, get_state, set_state,
                                names)

@@ -119,11 +119,16 @@ MATH = math_functions.Engine(
 
 
 def round_(number, ndigits=None):
-    """``round(x)``: like ``int(x)`` of ``x`` rounded half to even (NumPy's, and Python's, rule);
-    with ``ndigits``, a value of ``x``'s dtype."""
+    """``round(x)`` rounds half to even (NumPy's, and Python's, rule); with ``ndigits``, a value
+    of ``x``'s dtype. Without, a value standing for a Python number (weak, as ``x.item()``)
+    gives what ``int`` gives, and an array what JAX's own ``round`` gives on concrete arrays,
+    the default int array (so converted code types it as it runs unconverted)."""
     if ndigits is not None:
         return jnp.round(number, ndigits)
-    return int_(jnp.round(number) if _kind(number) == "f" else number)
+    rounded = jnp.round(number) if _kind(number) == "f" else number
+    if getattr(number, "weak_type", True):
+        return int_(rounded)
+    return jnp.asarray(rounded).astype(jnp.result_type(int))
 
 
 _JAX = extremes.Engine("a JAX tracer", "jnp",

@@ -17,7 +17,8 @@ from runtime import nest
 from runtime.control_flow import Unset
 from transpiler.operators import control_flow as cf
 from transpiler.operators.staging.jax_values import (condition, converted, equal, is_array,
-                                                     joined, spec_of, staged, zeros)
+                                                     joined, needs_conversion, spec_of,
+                                                     staged, zeros)
 
 
 class _Retry(Exception):
@@ -100,7 +101,7 @@ def _needs_change(values: tuple, targets: list) -> bool:
             return True
         for leaf, spec in zip(nest.flatten(value), nest.flatten(target)):
             if is_array(leaf) and isinstance(spec, jax.ShapeDtypeStruct) \
-                    and spec_of(leaf).dtype != spec.dtype:
+                    and needs_conversion(leaf, spec):
                 return True
     return False
 

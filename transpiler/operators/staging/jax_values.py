@@ -55,13 +55,23 @@ def zeros_like(value):
 
 
 def converted(leaf, spec: jax.ShapeDtypeStruct):
-    """``leaf`` in ``spec``'s dtype (a Python number stays one when ``spec`` is weak)."""
-    if spec_of(leaf).dtype == spec.dtype:
+    """``leaf`` in ``spec``'s type (a Python number stays one when ``spec`` is weak). A weak
+    leaf of the right dtype is made strong when ``spec`` is: ``lax.cond`` would otherwise type
+    its output after one branch, and ``acc = 0.0`` joined with an array sum must stay an array
+    (it promotes as the sum does afterwards)."""
+    if not needs_conversion(leaf, spec):
         return leaf
     if spec.weak_type and isinstance(leaf, NUMBERS):
         return {"b": bool, "i": int, "u": int, "f": float, "c": complex}[
             np.dtype(spec.dtype).kind](leaf)
     return jnp.asarray(leaf, spec.dtype)
+
+
+def needs_conversion(leaf, spec: jax.ShapeDtypeStruct) -> bool:
+    """Whether ``leaf`` differs from ``spec``'s type: another dtype, or weak where ``spec`` is
+    strong."""
+    have = spec_of(leaf)
+    return have.dtype != spec.dtype or (have.weak_type and not spec.weak_type)
 
 
 def describe(spec: jax.ShapeDtypeStruct) -> str:
@@ -186,7 +196,17 @@ def staged(fn):
                 return fn(*args)
             except jax.errors.TracerIntegerConversionError as error:
                 raise _needs_a_python_int(error) from error
+            except IndexError as error:
+                if not _traced_slice_bound(error):
+                    raise
+                raise _needs_a_python_int(error) from error
     return traced
+
+
+def _traced_slice_bound(error: IndexError) -> bool:
+    """Whether ``error`` is JAX's refusal of a slice with a traced bound (``x[:i + 1]``), which
+    needs the bound as a Python int just as a list index does."""
+    return str(error).startswith("Slice entries must be static")
 
 
 def _needs_a_python_int(error: Exception) -> Exception:

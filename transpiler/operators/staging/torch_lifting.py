@@ -25,9 +25,11 @@ from typing import Callable, Sequence
 
 import torch
 from torch._subclasses.fake_tensor import is_fake
+from torch._subclasses.functional_tensor import FunctionalTensor
 from torch.fx.experimental.proxy_tensor import (disable_proxy_modes_tracing, get_proxy_mode,
                                                get_proxy_slot)
 from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import _detect_infra_mode
 from torch.utils import _pytree as pytree
 
 from transpiler.operators.staging import torch_indexing
@@ -111,6 +113,10 @@ class _Capturing(TorchFunctionMode):
         # Views of tensors from outside, made in the block: (view, the function that made it,
         # its first argument as the block wrote it and as it was used, the other arguments).
         self.views: dict[int, tuple] = {}
+        # The tensors ``mapping`` has replacements for, kept alive: its keys are their ids,
+        # which a tensor made later would otherwise take over once one is freed (a view
+        # written through, ``x[j] = v``), and be replaced in its turn.
+        self.replaced: list[torch.Tensor] = []
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -128,7 +134,7 @@ class _Capturing(TorchFunctionMode):
         view_of = args[0] if args and isinstance(args[0], torch.Tensor) else None
         func = torch_indexing.by_integer_tensors(func, args)
         if self.recorded is not None and func not in _SHOWING:
-            for leaf in pytree.tree_leaves((args, kwargs)):
+            for leaf in _leaves((args, kwargs)):
                 if isinstance(leaf, _CAPTURABLE):
                     self.recorded.note(leaf)
         result = func(*args, **kwargs)
@@ -136,7 +142,10 @@ class _Capturing(TorchFunctionMode):
             for leaf in pytree.tree_leaves(result):
                 if isinstance(leaf, _CAPTURABLE):
                     self.recorded.made(leaf)
+        # (An operation that gives back its argument, ``.to()`` of the dtype it has, makes no
+        # view: noted as its own view, it would be its own base.)
         if (view_of is not None and isinstance(result, torch.Tensor) and result._is_view()
+                and result is not view_of
                 and (self._outside(view_of) or id(view_of) in self.views)):
             self.views[id(result)] = (result, func, written, view_of, args[1:], kwargs)
         return result
@@ -153,20 +162,25 @@ class _Capturing(TorchFunctionMode):
         else:
             base = self._copy_on_write(original, base, func)
         again = make(base, *rest, **kwargs)
-        self.mapping[id(view)] = again
+        self._replace(view, again)
         if self.recorded is not None:
             self.recorded.made(again)
         return again
 
     def _copy_on_write(self, original: torch.Tensor, current: torch.Tensor, func):
         copy = current.clone()
-        self.mapping[id(original)] = self.mapping[id(current)] = copy
+        self._replace(original, copy)
+        self._replace(current, copy)
         if self.recorded is not None:
             if id(current) not in self.recorded._given:  # not a variable of the block
                 self.recorded.note(original)  # read: the copy starts from it
                 self.recorded.written(original, func, copy)
             self.recorded.made(copy)
         return copy
+
+    def _replace(self, tensor: torch.Tensor, replacement: torch.Tensor) -> None:
+        self.mapping[id(tensor)] = replacement
+        self.replaced.append(tensor)
 
     def _variable(self, tensor) -> bool:
         """Whether ``tensor`` is the value of a variable of the loop being run or discovered."""
@@ -180,6 +194,8 @@ class _Capturing(TorchFunctionMode):
         return id(tensor) in self.inputs
 
     def _substituted(self, leaf):
+        if isinstance(leaf, slice):  # ``x[i::i]`` with a tensor ``i`` from outside
+            return slice(*map(self._substituted, (leaf.start, leaf.stop, leaf.step)))
         if isinstance(leaf, _CAPTURABLE):
             if id(leaf) not in self.mapping and isinstance(leaf, torch.Tensor) and self.captured:
                 self._restored(leaf)
@@ -223,6 +239,15 @@ class _Capturing(TorchFunctionMode):
             f"While PyTorch traces it, a staged block{self.location} reads a real tensor of "
             f"shape {tuple(leaf.shape)} from outside the function, which the trace cannot hold. "
             f"Pass it to the function as an argument, or register it as a module's buffer.")
+
+
+def _leaves(tree) -> list:
+    """The leaves of ``tree``, the bounds of its slices among them (an index ``x[i:j]`` holds
+    the tensors ``i`` and ``j`` in a slice, which pytree takes for a leaf)."""
+    leaves = []
+    for leaf in pytree.tree_leaves(tree):
+        leaves.extend((leaf.start, leaf.stop, leaf.step) if isinstance(leaf, slice) else (leaf,))
+    return leaves
 
 
 def _unwrapped(tensor: torch.Tensor) -> torch.Tensor:
@@ -335,12 +360,15 @@ def _traced_here(number) -> bool:
 def unaliased(tensors: Sequence[torch.Tensor]) -> list:
     """``tensors``, each one given twice, and each view, copied: the inputs of cond and
     while_loop may not alias each other (``y = x`` before a loop, and ``x`` also read inside it;
-    ``out[0]`` and ``out``)."""
+    ``out[0]`` and ``out``). A tensor from outside the enclosing block and the block's input
+    that stands for it are one (an array a nested loop changes in place, carried by it, and read
+    by it as a captured operand): the block reads both as its input."""
     seen, result = set(), []
     for tensor in tensors:
-        if id(tensor) in seen or (isinstance(tensor, torch.Tensor) and tensor._is_view()):
+        if id(resolve(tensor)) in seen or (isinstance(tensor, torch.Tensor) and
+                                           tensor._is_view()):
             tensor = tensor.clone()
-        seen.add(id(tensor))
+        seen.add(id(resolve(tensor)))
         result.append(tensor)
     return result
 
@@ -430,11 +458,34 @@ def substituting(captured: Sequence[torch.Tensor], inputs: Sequence[torch.Tensor
     _reading.append(mapping)
     try:
         with _Capturing(mapping, inputs=inputs, carried=carried, captured=captured,
-                        location=location):
+                        location=location), _conversions_reach_modes():
             yield mapping
     finally:
         _reading.pop()
         _active.pop()
+
+
+@contextlib.contextmanager
+def _conversions_reach_modes():
+    """Inside: ``.to(...)`` and the methods that call it (``.double()``, ``.long()``, ...) of a
+    functional tensor work where no functionalization mode is active. Under ``torch.compile``,
+    ``cond`` and ``while_loop`` trace a block again for their schema with functionalization
+    switched off; a tensor the block reads from outside is still the outer trace's functional
+    tensor, whose ``to`` asks for that mode before anything reaches ``_Capturing`` (which would
+    put the subgraph's input in its place) and fails ("'NoneType' object has no attribute
+    'export'"). There it goes straight to ``Tensor.to``, through the torch-function modes."""
+    original = FunctionalTensor.to
+
+    def to(self, *args, **kwargs):
+        if _detect_infra_mode(torch._C._TorchDispatchModeKey.FUNCTIONAL) is None:
+            return torch.Tensor.to(self, *args, **kwargs)
+        return original(self, *args, **kwargs)
+
+    FunctionalTensor.to = to
+    try:
+        yield
+    finally:
+        FunctionalTensor.to = original
 
 
 def distinct(leaves: Sequence) -> tuple:

@@ -5,10 +5,12 @@ The loop carries every tensor and Python number of its variables (numbers as 0-d
 other values (None, strings, an unset return value) are static and must stay as they are.
 One untraced run of the body first (``torch_lifting.discover``) finds what the body captures
 and the types the variables have after an iteration: a Python number takes the type the body
-gives it (``s = 0`` then ``s += x`` with float32 ``x`` makes ``s`` float32, as in Python), and a
+gives it (``s = 0`` then ``s += x`` with float32 ``x`` makes ``s`` float32, as in Python), so
+does a tensor an iteration makes a wider dtype (float32 zeros plus float64 elements), and a
 variable first assigned in the loop starts as zeros of its type, with a run-time check that the
-loop ran. A ``for`` over a tensor's rows (``for row in x``, ``enumerate``, ``zip``) has a length
-known while tracing: it is unrolled, its body staged like any other code.
+loop ran (where Python would keep the number or the narrower dtype too). A ``for`` over a
+tensor's rows (``for row in x``, ``enumerate``, ``zip``) has a length known while tracing: it
+is unrolled, its body staged like any other code.
 """
 
 from __future__ import annotations
@@ -66,6 +68,9 @@ class _Loop:
         # Python numbers the loop makes tensors of another kind (``total = 0``, then
         # ``total += x[i]``, a float): Python keeps the number when the loop runs zero times.
         self.kind_changed: dict[str, torch.dtype] = {}
+        # Tensors the loop makes a wider dtype, with both dtypes (``h = torch.zeros(n)``, then
+        # ``h = h + x[i]`` of a float64 ``x``): Python keeps the narrower when it runs zero times.
+        self.widened: dict[str, tuple[torch.dtype, torch.dtype]] = {}
 
     # -- the carried leaves ------------------------------------------------------------------
 
@@ -133,6 +138,8 @@ class _Loop:
         if after.dtype != spec.dtype:
             if spec.weak and not (after.weak and _RANK[kind(after.dtype)] <= _RANK[kind(spec.dtype)]):
                 self._retype(name, spec, after, index)
+            elif not spec.weak and not after.weak:
+                self._widen(name, spec, after, index)
             if not after.weak or _RANK[kind(after.dtype)] > _RANK[kind(spec.dtype)]:
                 raise rt.errors.GraphTypeError(
                     f"'{name}' has {spec.describe()} before an iteration of the "
@@ -159,6 +166,17 @@ class _Loop:
         self.retype[index] = dtype
         if kind(dtype) != kind(spec.dtype):
             self.kind_changed[name] = dtype
+        raise _Retype()
+
+    def _widen(self, name: str, spec: Spec, after: Spec, index: int) -> None:
+        """Notes that an iteration makes the tensor ``name`` the wider dtype ``after``, as
+        Python's promotion does (float32 zeros plus a float64 row), and raises ``_Retype``
+        (the loop is settled again carrying that dtype); a change to a dtype that does not hold
+        the one before, or once the types are settled, is left to the caller's error."""
+        if self.settled or torch.promote_types(spec.dtype, after.dtype) != after.dtype:
+            return
+        self.retype[index] = after.dtype
+        self.widened[name] = (self.widened.get(name, (spec.dtype,))[0], after.dtype)
         raise _Retype()
 
     # -- settling the initial values -------------------------------------------------------
@@ -281,7 +299,8 @@ class _Loop:
     def run(self, leading: tuple, test: Callable, step: Callable) -> tuple:
         """Runs the loop from ``leading`` (tensors before the state); ``test(*lead)`` and
         ``step(*lead) -> lead`` see the state through ``get_state``/``set_state``."""
-        lead_count, flag = len(leading), bool(self.first_set_inside or self.kind_changed)
+        lead_count = len(leading)
+        flag = bool(self.first_set_inside or self.kind_changed or self.widened)
         outer, operands = list(self.captured.tensors), self.captured.operands()
         names = self._leaf_names()
         start = [as_tensor(leaf, spec) for leaf, spec in zip(
@@ -332,6 +351,12 @@ class _Loop:
             shown = str(dtype).replace("torch.", "")
             torch._assert_async(ran, cf.kept_number_message(
                 f"the {self.construct}{self.location}", name, f"a {shown} tensor"))
+        for name, (narrow, wide) in self.widened.items():
+            narrow, wide = (str(dtype).replace("torch.", "") for dtype in (narrow, wide))
+            torch._assert_async(ran, f"{where} '{name}' keeps the dtype {narrow} it had before "
+                                     f"it, which each iteration makes {wide}; one traced value "
+                                     f"cannot be both. Give '{name}' the dtype {wide} before "
+                                     f"the loop.")
 
 
 def _enters_as_number(spec: Spec) -> bool:
@@ -473,5 +498,8 @@ def _bounds(staged: StagedRange):
         torch._check(delta != 0, lambda: message)
         if not delta.node.has_hint():  # known only when the program runs: so is its sign
             delta = torch.scalar_tensor(delta, dtype=dtype)
-    return start.reshape(()).to(dtype), bounds[1], delta
+    # The counter is a tensor of its own: a start read from a tensor of the enclosing code
+    # (``range(i, n)`` in a loop over ``i``, which the body may read as well) would otherwise
+    # alias that tensor as an input of the loop, which while_loop refuses.
+    return start.reshape(()).to(dtype).clone(), bounds[1], delta
 

@@ -191,6 +191,9 @@ def _showing_user_frames(converted):
         try:
             return runner[0](*args, **kwargs)
         except Exception as error:
+            explained = _explained(error)
+            if explained is not error:
+                raise explained.with_traceback(user_traceback(error)) from error
             if not rt.config.traceback_filtering():
                 raise
             raise error.with_traceback(user_traceback(error))
@@ -213,6 +216,16 @@ def _showing_user_frames(converted):
             after_import.when_imported("torch._dynamo", _keep_all_out_of_dynamo)
     converted.__dict__[_PUBLIC] = converted_call
     return converted_call
+
+
+def _explained(error: Exception) -> Exception:
+    """``error``, or an error that says what it means in converted code: under ``jax.jit``,
+    JAX's refusal of a traced integer where Python needs an int (``[a, b][i]``, ``x[:n]``)
+    names the user's line and the fix, as it does inside a staged block."""
+    if "jax" in sys.modules and isinstance(error, (TypeError, IndexError)):
+        from transpiler.operators.staging.jax_values import python_int_refusal
+        return python_int_refusal(error) or error
+    return error
 
 
 # Functions converted with PyTorch imported, before Dynamo was: kept out of it once it is.

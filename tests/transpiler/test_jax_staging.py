@@ -802,6 +802,27 @@ def test_a_slice_bounded_by_a_loop_counter():
         _jit(sum_of_prefixes_traced)(x, jnp.int32(2))
 
 
+def scaled_by_listed(x, i):
+    return x * [10.0, 20.0][i]
+
+
+def first_n(x, n):
+    return x[:n].sum()
+
+
+def test_a_traced_index_or_slice_bound_outside_any_staged_block_names_the_line():
+    """The same error under jax.jit when no traced loop or branch is around the index (the
+    function's own argument is the traced int), instead of JAX's own refusal."""
+    x = jnp.asarray([1.0, 2.0, 3.0], jnp.float32)
+    with pytest.raises(TypeError, match=r"A traced integer is used at test_jax_staging.py:\d+ "
+                                        r"\(`return x \* \[10.0, 20.0\]\[i\]`\)"):
+        _jit(scaled_by_listed)(x, jnp.int32(1))
+    with pytest.raises(TypeError, match=r"A traced integer is used at test_jax_staging.py:\d+ "
+                                        r"\(`return x\[:n\].sum\(\)`\).*a slice bound"):
+        _jit(first_n)(x, jnp.int32(2))
+    assert float(jax.jit(convert(first_n), static_argnums=1)(x, 2)) == 3.0
+
+
 def best_or_default(x):
     best = 0.0
     for v in x:

@@ -194,13 +194,21 @@ def staged(fn):
         with staged_block():
             try:
                 return fn(*args)
-            except jax.errors.TracerIntegerConversionError as error:
-                raise _needs_a_python_int(error) from error
-            except IndexError as error:
-                if not _traced_slice_bound(error):
+            except (jax.errors.TracerIntegerConversionError, IndexError) as error:
+                refusal = python_int_refusal(error)
+                if refusal is None:
                     raise
-                raise _needs_a_python_int(error) from error
+                raise refusal from error
     return traced
+
+
+def python_int_refusal(error: Exception) -> Exception | None:
+    """``error`` as an error naming the user's line, when it is JAX refusing a traced
+    integer where Python needs an int (a list index, a slice bound); else None."""
+    if isinstance(error, jax.errors.TracerIntegerConversionError) \
+            or isinstance(error, IndexError) and _traced_slice_bound(error):
+        return _needs_a_python_int(error)
+    return None
 
 
 def _traced_slice_bound(error: IndexError) -> bool:

@@ -32,6 +32,8 @@ import time
 import warnings
 from typing import Callable
 
+from runtime.backends.jit import compiler_process
+
 MESSAGE_BYTES = 4000
 LOWEST_PRIORITY = 19  # a detached child's niceness
 _running: dict[int, "_ChildBuild"] = {}  # pid -> build, killed at exit
@@ -157,7 +159,6 @@ class SpawnedBuild(_ChildBuild):
     what ``NotBuilt.request`` holds. The process's time limit is the compiler's own."""
 
     def __init__(self, request: tuple, time_limit: float):
-        from runtime.backends.jit import compiler_process  # noqa: PLC0415 - C builds only
         self._process, self._failed = compiler_process.start(*request)
         super().__init__(self._process.pid, time_limit)
 

@@ -8,10 +8,12 @@ module's own attributes, in the order they were found. Other objects are not loo
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Callable, Iterator
 
 from runtime import nest
+from runtime.ops.program_order import name_scope
 from runtime.variables import Variable
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -45,6 +47,23 @@ class Module:
     def name(self) -> str:
         # A subclass that does not call Module.__init__ still has a name.
         return self.__dict__.get("_name") or _snake_case(type(self).__name__)
+
+    @property
+    def name_scope(self) -> name_scope:
+        """The module's name scope, ``"<name>/"`` (TensorFlow's ``with self.name_scope:``);
+        nodes and variables are named by op and line here, so it groups nothing (see
+        ``runtime.ops.program_order.name_scope``)."""
+        return name_scope(f"{self.name}/")
+
+    @staticmethod
+    def with_name_scope(method: Callable) -> Callable:
+        """Decorates a method to run inside its module's ``name_scope``, as TensorFlow's
+        ``tf.Module.with_name_scope`` does."""
+        @functools.wraps(method)
+        def scoped(self, *args, **kwargs):
+            with self.name_scope:
+                return method(self, *args, **kwargs)
+        return scoped
 
     @property
     def variables(self) -> tuple[Variable, ...]:

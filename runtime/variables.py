@@ -18,6 +18,7 @@ once) when it does. A trace that creates a variable again raises ``ValueError``.
 
 from __future__ import annotations
 
+import enum
 import itertools
 import threading
 from contextlib import contextmanager
@@ -25,6 +26,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from runtime import display, tracing
+from runtime.ops import program_order
 from runtime.ops.array_ops import (cast, constant, convert_to_tensor, gather, getitem, reshape,
                                    shape as shape_of)
 from runtime.ops.broadcast_ops import broadcast_to
@@ -112,14 +114,45 @@ def _assigner(variable, mode: str):
     return lambda value: store(value, mode)
 
 
+class VariableSynchronization(enum.Enum):
+    """TensorFlow's choice of when a variable distributed over devices is synchronized.
+    Recorded on the variable; with one device there is nothing to synchronize."""
+
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+class VariableAggregation(enum.Enum):
+    """TensorFlow's rule for combining the updates that replicas make to one variable.
+    Recorded on the variable; with one replica there is nothing to combine."""
+
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+
+
 class Variable:
-    """A named, mutable tensor of fixed dtype and shape, created outside traced functions."""
+    """A named, mutable tensor of fixed dtype and shape, created outside traced functions.
+
+    ``tensorflow_naming=False`` keeps the name as given when TensorFlow's style is on (see
+    ``name``): Keras' variables, which Keras 3 names ``kernel``, not ``dense/kernel:0``."""
 
     def __init__(self, initial_value, dtype=None, name: str | None = None, trainable: bool = True,
-                 constraint=None, **ignored):
-        # ``ignored``: TensorFlow's validate_shape, caching_device, synchronization, ...
-        self.name = name or f"Variable{next(_variable_ids)}"
+                 constraint=None,
+                 synchronization: VariableSynchronization = VariableSynchronization.AUTO,
+                 aggregation: VariableAggregation = VariableAggregation.NONE,
+                 tensorflow_naming: bool = True, **ignored):
+        # ``ignored``: TensorFlow's validate_shape, caching_device, ...
+        self.synchronization = VariableSynchronization(synchronization)
+        self.aggregation = VariableAggregation(aggregation)
+        self._name = name or f"Variable{next(_variable_ids)}"
         self._named = bool(name)
+        scope = program_order.get_current_name_scope()
+        self._scope = f"{scope}/" if scope else ""
+        self._tensorflow_naming = tensorflow_naming
         self.trainable = trainable
         self.constraint = _checked_constraint(constraint, self.name)
         self._lock = threading.Lock()  # makes each update atomic across threads
@@ -323,8 +356,22 @@ class Variable:
         finally:
             lock.release()
 
+    @property
+    def name(self) -> str:
+        """The name given (else ``Variable<n>``, unique). With TensorFlow's style (``import
+        transpiler.tf``), TensorFlow 2's name: the ``name_scope`` it was created in, the name
+        given or ``Variable``, and ``:0`` (``"dense/w:0"``, ``"Variable:0"``)."""
+        if not self._tensorflow_named():
+            return self._name
+        return f"{self._scope}{self._name if self._named else 'Variable'}:0"
+
+    def _tensorflow_named(self) -> bool:
+        return self._tensorflow_naming and display.style() == display.TENSORFLOW
+
     def __repr__(self) -> str:
-        return display.variable_repr(self.name, self._named, self._value,
+        tensorflow = self._tensorflow_named()
+        shown = self.name[:-len(":0")] if tensorflow else self._name
+        return display.variable_repr(shown, self._named or tensorflow, self._value,
                                      format_shape(self.shape), self.dtype)
 
 

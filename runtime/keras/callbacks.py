@@ -1,6 +1,6 @@
 """``rt.keras.callbacks``: hooks called by ``fit``: ``History``, ``EarlyStopping``,
 ``LearningRateScheduler``, ``ReduceLROnPlateau``, ``ModelCheckpoint``, ``CSVLogger``,
-``LambdaCallback``, ``TerminateOnNaN``."""
+``LambdaCallback``, ``TerminateOnNaN``, ``ProgbarLogger``."""
 
 from __future__ import annotations
 
@@ -94,6 +94,13 @@ class History(Callback):
             self.history.setdefault(key, []).append(value)
         if self.model is not None:
             self.model.history = self
+
+
+class ProgbarLogger(Callback):
+    """Keras' progress bar as a callback. ``fit``, ``evaluate`` and ``predict`` draw it
+    themselves at their ``verbose`` level (``runtime.keras.progress``), which is what Keras
+    does with a ``ProgbarLogger`` given to them (it takes its verbosity from the loop, and
+    replaces the default one), so passing one changes nothing here and is allowed."""
 
 
 class LambdaCallback(Callback):

@@ -46,7 +46,8 @@ class _Counts(Metric):
         with tracing.eager_scope():  # a metric may be made while a step is traced
             for count in self.counts:
                 setattr(self, count, Variable(np.zeros(self.thresholds.shape, self.dtype),
-                                              name=count, trainable=False))
+                                              name=count, trainable=False,
+                                              tensorflow_naming=False))
 
     def update_state(self, y_true, y_pred, sample_weight=None) -> None:
         labels, y_pred = self._selected(convert_to_tensor(y_true),
@@ -297,7 +298,7 @@ class FBetaScore(Metric):
             for count in ("true_positives", "false_positives", "false_negatives",
                           "intermediate_weights"):
                 setattr(self, count, Variable(np.zeros(shape, self.dtype), name=count,
-                                              trainable=False))
+                                              trainable=False, tensorflow_naming=False))
         self.classes = int(classes)
 
     def update_state(self, y_true, y_pred, sample_weight=None) -> None:

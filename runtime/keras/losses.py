@@ -305,12 +305,34 @@ class CategoricalHinge(LossFunctionWrapper):
         super().__init__(_more.categorical_hinge, name, reduction)
 
 
+class CategoricalFocalCrossentropy(LossFunctionWrapper):
+    def __init__(self, alpha=0.25, gamma=2.0, from_logits=False, label_smoothing=0.0, axis=-1,
+                 reduction="sum_over_batch_size", name="categorical_focal_crossentropy"):
+        super().__init__(_more.categorical_focal_crossentropy, name, reduction, alpha=alpha,
+                         gamma=gamma, from_logits=from_logits, label_smoothing=label_smoothing,
+                         axis=axis)
+        self.from_logits = from_logits
+
+
+class Dice(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size", name="dice", axis=None):
+        super().__init__(_more.dice, name, reduction, axis=axis)
+
+
+class Tversky(LossFunctionWrapper):
+    def __init__(self, alpha=0.5, beta=0.5, reduction="sum_over_batch_size", name="tversky",
+                 axis=None):
+        super().__init__(_more.tversky, name, reduction, alpha=alpha, beta=beta, axis=axis)
+
+
 huber, log_cosh, kl_divergence, poisson = (_more.huber, _more.log_cosh, _more.kl_divergence,
                                            _more.poisson)
 mean_squared_logarithmic_error = _more.mean_squared_logarithmic_error
 mean_absolute_percentage_error = _more.mean_absolute_percentage_error
 cosine_similarity, hinge = _more.cosine_similarity, _more.hinge
 squared_hinge, categorical_hinge = _more.squared_hinge, _more.categorical_hinge
+dice, tversky = _more.dice, _more.tversky
+categorical_focal_crossentropy = _more.categorical_focal_crossentropy
 logcosh, kld, KLD, kullback_leibler_divergence = log_cosh, kl_divergence, kl_divergence, \
     kl_divergence
 msle = MSLE = mean_squared_logarithmic_error
@@ -329,7 +351,9 @@ _FUNCTIONS = {"mean_squared_error": mean_squared_error, "mse": mean_squared_erro
               "mean_squared_logarithmic_error": msle, "msle": msle,
               "mean_absolute_percentage_error": mape, "mape": mape,
               "cosine_similarity": cosine_similarity, "hinge": hinge,
-              "squared_hinge": squared_hinge, "categorical_hinge": categorical_hinge}
+              "squared_hinge": squared_hinge, "categorical_hinge": categorical_hinge,
+              "dice": dice, "tversky": tversky,
+              "categorical_focal_crossentropy": categorical_focal_crossentropy}
 _CLASSES = {"MeanSquaredError": MeanSquaredError, "MeanAbsoluteError": MeanAbsoluteError,
             "Huber": Huber, "LogCosh": LogCosh, "KLDivergence": KLDivergence,
             "Poisson": Poisson, "MeanSquaredLogarithmicError": MeanSquaredLogarithmicError,
@@ -339,7 +363,9 @@ _CLASSES = {"MeanSquaredError": MeanSquaredError, "MeanAbsoluteError": MeanAbsol
             "BinaryCrossentropy": BinaryCrossentropy,
             "BinaryFocalCrossentropy": BinaryFocalCrossentropy,
             "CategoricalCrossentropy": CategoricalCrossentropy,
-            "SparseCategoricalCrossentropy": SparseCategoricalCrossentropy}
+            "SparseCategoricalCrossentropy": SparseCategoricalCrossentropy,
+            "CategoricalFocalCrossentropy": CategoricalFocalCrossentropy, "Dice": Dice,
+            "Tversky": Tversky}
 
 
 def get(identifier):

@@ -32,8 +32,10 @@ class Metric:
         # A metric may be made while a step is traced (compile resolves "accuracy" there):
         # its state outlives the trace.
         with tracing.eager_scope():
-            self.total = Variable(np.zeros((), self.dtype), name="total", trainable=False)
-            self.count = Variable(np.zeros((), self.dtype), name="count", trainable=False)
+            self.total = Variable(np.zeros((), self.dtype), name="total", trainable=False,
+                                  tensorflow_naming=False)
+            self.count = Variable(np.zeros((), self.dtype), name="count", trainable=False,
+                                  tensorflow_naming=False)
 
     def values(self, y_true, y_pred):
         return type(self).fn(y_true, y_pred, **self.fn_kwargs)
@@ -83,7 +85,7 @@ class Metric:
         with tracing.eager_scope():  # a metric's state outlives the trace that may make it
             value = initializers.get(initializer)(shape, dtype=dtype)
             variable = Variable(np.asarray(value, dtype), name=name or "variable",
-                                trainable=False)
+                                trainable=False, tensorflow_naming=False)
         self.__dict__.setdefault("_added_variables", []).append(variable)
         return variable
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from runtime.keras import label_shapes
 from runtime.keras import losses as _losses
+from runtime.keras import more_losses as _more
 from runtime.keras.confusion_metrics import (AUC, F1Score, FalseNegatives,  # noqa: F401
                                              FalsePositives, FBetaScore, Precision, Recall,
                                              TrueNegatives, TruePositives)
 from runtime.keras.metric_base import Mean, MeanMetricWrapper, Metric, Sum  # noqa: F401
-from runtime.keras.regression_metrics import MeanIoU, R2Score  # noqa: F401
+from runtime.keras.regression_metrics import (BinaryIoU, IoU, MeanIoU, OneHotIoU,  # noqa: F401
+                                              OneHotMeanIoU, R2Score)
 from runtime.keras.missing import missing as _missing
 from runtime.ops.array_ops import cast, convert_to_tensor, reshape
 from runtime.ops.layout_ops import one_hot
@@ -253,12 +255,29 @@ class SparseCategoricalCrossentropy(Metric):
         super().__init__(name, dtype, from_logits=from_logits, axis=axis)
 
 
+class PearsonCorrelation(Metric):
+    fn = staticmethod(_more.pearson_correlation)
+
+    def __init__(self, name="pearson_correlation", dtype=None, axis=-1):
+        super().__init__(name, dtype, axis=axis)
+
+
+class ConcordanceCorrelation(Metric):
+    fn = staticmethod(_more.concordance_correlation)
+
+    def __init__(self, name="concordance_correlation", dtype=None, axis=-1):
+        super().__init__(name, dtype, axis=axis)
+
+
 mape = MAPE = _losses.mape
 msle = MSLE = _losses.msle
 kld = KLD = kl_divergence = kullback_leibler_divergence = _losses.kl_divergence
 huber = _losses.huber
 poisson, hinge, squared_hinge = _losses.poisson, _losses.hinge, _losses.squared_hinge
 categorical_hinge, logcosh = _losses.categorical_hinge, _losses.log_cosh
+pearson_correlation = _more.pearson_correlation
+concordance_correlation = _more.concordance_correlation
+categorical_focal_crossentropy = _losses.categorical_focal_crossentropy
 
 _FUNCTIONS = {"mse": mean_squared_error, "mean_squared_error": mean_squared_error,
               "mae": mean_absolute_error, "mean_absolute_error": mean_absolute_error,
@@ -274,7 +293,9 @@ _FUNCTIONS = {"mse": mean_squared_error, "mean_squared_error": mean_squared_erro
               "categorical_hinge": _losses.categorical_hinge, "logcosh": _losses.log_cosh,
               "cosine_similarity": cosine_similarity,
               "top_k_categorical_accuracy": top_k_categorical_accuracy,
-              "sparse_top_k_categorical_accuracy": sparse_top_k_categorical_accuracy}
+              "sparse_top_k_categorical_accuracy": sparse_top_k_categorical_accuracy,
+              "pearson_correlation": pearson_correlation,
+              "concordance_correlation": concordance_correlation}
 
 # The metric classes by name: ``metrics=["AUC", "Precision"]`` makes them, as in Keras.
 _CLASSES = {name: value for name, value in globals().items()

@@ -1,6 +1,7 @@
-"""Metrics whose state is more than a running mean: ``MeanIoU`` (a confusion matrix over
-classes) and ``R2Score`` (sums per output), with Keras 3's formulas. Their state is
-``rt.Variable``s, so they work in ``fit`` and in a hand-written traced step."""
+"""Metrics whose state is more than a running mean: ``IoU`` and its forms ``MeanIoU``,
+``BinaryIoU``, ``OneHotIoU``, ``OneHotMeanIoU`` (a confusion matrix over classes) and
+``R2Score`` (sums per output), with Keras 3's formulas. Their state is ``rt.Variable``s, so
+they work in ``fit`` and in a hand-written traced step."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ from runtime.ops.array_ops import (cast, convert_to_tensor, expand_dims, reshape
 from runtime.ops.broadcast_ops import broadcast_to
 from runtime.ops.layout_ops import one_hot
 from runtime.ops.linalg_ops import matmul
+from runtime.ops.scatter_ops import gather
 from runtime.ops.math_composites import divide_no_nan
-from runtime.ops.math_ops import greater, not_equal
+from runtime.ops.math_ops import greater, greater_equal, not_equal
 from runtime.ops.reduce_ops import argmax, reduce_mean, reduce_sum
 from runtime.ops.special_math_ops import is_inf
 from runtime.variables import Variable
@@ -24,20 +26,28 @@ from runtime.variables import Variable
 
 def _state(name: str, value: np.ndarray) -> Variable:
     with tracing.eager_scope():  # a metric may be made (or built) while a step is traced
-        return Variable(value, name=name, trainable=False)
+        return Variable(value, name=name, trainable=False, tensorflow_naming=False)
 
 
-class MeanIoU(Metric):
-    """The intersection over union of each class (true positives / (true + predicted -
-    true positives)), averaged over the classes that occur. Labels and predictions are class
-    ids, or scores over the classes along ``axis`` when ``sparse_y_true`` /
-    ``sparse_y_pred`` is False; ``ignore_class`` leaves a label out."""
+class IoU(Metric):
+    """The intersection over union of each of ``target_class_ids`` (true positives / (true +
+    predicted - true positives)), averaged over those that occur. Labels and predictions are
+    class ids, or scores over the classes along ``axis`` when ``sparse_y_true`` /
+    ``sparse_y_pred`` is False; ``ignore_class`` leaves a label out.
 
-    def __init__(self, num_classes, name=None, dtype=None, ignore_class=None,
+    The confusion matrix has the metric's ``dtype``, int32 by default as in Keras 3: sample
+    weights are then truncated to integers (pass ``dtype="float32"`` to weigh by fractions).
+    The result is float32."""
+
+    def __init__(self, num_classes, target_class_ids, name=None, dtype=None, ignore_class=None,
                  sparse_y_true=True, sparse_y_pred=True, axis=-1):
         self.name = name or unique_name(snake_case(type(self).__name__))
-        self.dtype, self.fn_kwargs = np.dtype(dtype or "float32"), {}
+        self.dtype, self.fn_kwargs = np.dtype(dtype or "int32"), {}
         self.num_classes, self.ignore_class = int(num_classes), ignore_class
+        self.target_class_ids = [int(c) for c in target_class_ids]
+        if any(not 0 <= c < self.num_classes for c in self.target_class_ids):
+            raise ValueError(f"{type(self).__name__}: target_class_ids must be class ids below "
+                             f"num_classes={self.num_classes}, got {list(target_class_ids)}.")
         self.sparse_y_true, self.sparse_y_pred, self.axis = sparse_y_true, sparse_y_pred, axis
         self.total_cm = _state("total_confusion_matrix",
                                np.zeros((self.num_classes, self.num_classes), self.dtype))
@@ -60,15 +70,17 @@ class MeanIoU(Metric):
 
     def _weights(self, sample_weight, labels):
         if sample_weight is None:
-            return cast(zeros_like(labels), self.dtype) + 1.0
+            return cast(zeros_like(labels), self.dtype) + 1
         return reshape(cast(convert_to_tensor(sample_weight), self.dtype), [-1]) \
             + cast(zeros_like(labels), self.dtype)
 
     def result(self):
-        matrix = self.total_cm.value()
-        true_positives = reduce_sum(matrix * np.eye(self.num_classes, dtype=self.dtype), axis=1)
+        matrix = cast(self.total_cm.value(), "float32")
+        true_positives = reduce_sum(matrix * np.eye(self.num_classes, dtype="float32"), axis=1)
         union = reduce_sum(matrix, axis=0) + reduce_sum(matrix, axis=1) - true_positives
-        classes_seen = reduce_sum(cast(not_equal(union, 0.0), self.dtype))
+        true_positives = gather(true_positives, self.target_class_ids)
+        union = gather(union, self.target_class_ids)
+        classes_seen = reduce_sum(cast(not_equal(union, 0.0), "float32"))
         return divide_no_nan(reduce_sum(divide_no_nan(true_positives, union)), classes_seen)
 
     def reset_state(self) -> None:
@@ -79,9 +91,54 @@ class MeanIoU(Metric):
         return [self.total_cm]
 
     def get_config(self) -> dict:
-        return {"num_classes": self.num_classes, "name": self.name, "dtype": self.dtype.name,
-                "ignore_class": self.ignore_class, "sparse_y_true": self.sparse_y_true,
-                "sparse_y_pred": self.sparse_y_pred, "axis": self.axis}
+        return {"num_classes": self.num_classes, "target_class_ids": self.target_class_ids,
+                "name": self.name, "dtype": self.dtype.name, "ignore_class": self.ignore_class,
+                "sparse_y_true": self.sparse_y_true, "sparse_y_pred": self.sparse_y_pred,
+                "axis": self.axis}
+
+
+class MeanIoU(IoU):
+    """``IoU`` averaged over every class."""
+
+    def __init__(self, num_classes, name=None, dtype=None, ignore_class=None,
+                 sparse_y_true=True, sparse_y_pred=True, axis=-1):
+        super().__init__(num_classes, range(int(num_classes)), name, dtype, ignore_class,
+                         sparse_y_true, sparse_y_pred, axis)
+
+
+class BinaryIoU(IoU):
+    """``IoU`` of two classes, the predictions being 1 where at least ``threshold``."""
+
+    def __init__(self, target_class_ids=(0, 1), threshold=0.5, name=None, dtype=None):
+        super().__init__(2, target_class_ids, name, dtype)
+        self.threshold = float(threshold)
+
+    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+        predicted = cast(greater_equal(cast(convert_to_tensor(y_pred), "float32"),
+                                       self.threshold), self.dtype)
+        super().update_state(y_true, predicted, sample_weight)
+
+    def get_config(self) -> dict:
+        return {"target_class_ids": self.target_class_ids, "threshold": self.threshold,
+                "name": self.name, "dtype": self.dtype.name}
+
+
+class OneHotIoU(IoU):
+    """``IoU`` of one-hot labels and class scores."""
+
+    def __init__(self, num_classes, target_class_ids, name=None, dtype=None, ignore_class=None,
+                 sparse_y_pred=False, axis=-1):
+        super().__init__(num_classes, target_class_ids, name, dtype, ignore_class, False,
+                         sparse_y_pred, axis)
+
+
+class OneHotMeanIoU(IoU):
+    """``MeanIoU`` of one-hot labels and class scores."""
+
+    def __init__(self, num_classes, name=None, dtype=None, ignore_class=None,
+                 sparse_y_pred=False, axis=-1):
+        super().__init__(num_classes, range(int(num_classes)), name, dtype, ignore_class, False,
+                         sparse_y_pred, axis)
 
 
 _AGGREGATIONS = (None, "uniform_average", "variance_weighted_average")

@@ -129,13 +129,21 @@ def histogram_fixed_width(values, value_range, nbins: int = 100, dtype=dtypes.in
     """How many of ``values`` fall in each of ``nbins`` equal bins spanning ``value_range``
     ``[low, high]``; values outside go to the first or last bin. The bin of a value is
     computed as TensorFlow's kernel does, in float64: ``(max(x, low) - low) / step``."""
-    values = reshape(convert_to_tensor(values), [-1])
+    bins = reshape(histogram_fixed_width_bins(values, value_range, nbins), [-1])
+    return cast(unsorted_segment_sum(ones_like(bins), bins, nbins), dtype)
+
+
+def histogram_fixed_width_bins(values, value_range, nbins: int = 100,
+                               dtype=dtypes.int32) -> Tensor:
+    """The bin of each of ``values`` (same shape) among ``nbins`` equal bins spanning
+    ``value_range``, values outside in the first or last bin; the bins of
+    ``histogram_fixed_width``."""
+    values = convert_to_tensor(values)
     value_range = cast(convert_to_tensor(value_range), values.dtype)
     low = value_range[0]
     step = cast(value_range[1] - low, dtypes.float64) / float(nbins)
     position = cast(maximum(values, low) - low, dtypes.float64) / step
-    bins = cast(minimum(position, float(nbins - 1)), dtypes.int32)
-    return cast(unsorted_segment_sum(ones_like(bins), bins, nbins), dtype)
+    return cast(minimum(position, float(nbins - 1)), dtype)
 
 
 class UniqueWithCounts(NamedTuple):

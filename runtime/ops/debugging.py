@@ -1,18 +1,29 @@
 """``rt.debugging``: runtime checks with TensorFlow's names. Each is an assertion op (an
 effect: it runs in program order in graphs, never pruned) that raises
 ``InvalidArgumentError`` with the message and the values when the check fails. The rank and
-shape assertions raise a ``ValueError`` at once when the static shapes already decide, as
-TensorFlow's do."""
+shape assertions raise a ``ValueError`` at once when the static shapes already decide, and the
+dtype assertions a ``TypeError`` (dtypes are always known while tracing), as TensorFlow's do.
+Also TensorFlow's debugging switches: traceback filtering (``runtime.config``'s) and the
+device placement log (remembered; every op runs on the CPU)."""
 
 from __future__ import annotations
 
-from runtime.ops.array_ops import identity, rank as rank_of, shape as shape_of, zeros_like
+import threading
+
+import numpy as np
+
+from runtime import config
+from runtime.errors import InvalidArgumentError
+from runtime.ops import dispatch
+from runtime.ops.array_ops import (identity, rank as rank_of, shape as shape_of, stack,
+                                   zeros_like)
 from runtime.ops.dispatch import constant_value, convert_to_tensor
 from runtime.ops.io_ops import assert_
-from runtime.ops.math_ops import equal, greater, greater_equal, less, less_equal
-from runtime.ops.reduce_ops import reduce_all
+from runtime.ops.math_ops import (abs, add, equal, greater, greater_equal, less,  # noqa: A004
+                                  less_equal, multiply, not_equal, subtract)
+from runtime.ops.reduce_ops import reduce_all, reduce_any
 from runtime.ops.special_math_ops import is_finite
-from runtime.tensor import Tensor, format_shape as _format_shape
+from runtime.tensor import EagerTensor, Tensor, format_shape as _format_shape
 
 
 def _check(condition, message: str | None, default: str, data) -> None:
@@ -44,7 +55,17 @@ def _sign(relation, what: str, name: str):
     return check
 
 
+def Assert(condition, data, summarize=None, name=None) -> None:  # noqa: N802 - TensorFlow's name
+    """TensorFlow's ``tf.Assert``: raises ``InvalidArgumentError`` when the scalar bool
+    ``condition`` is false, with ``data`` in the message; strings are written as they are,
+    tensors with their values when the check runs (in program order, in graphs too)."""
+    texts = [f"[{item}]" for item in data if isinstance(item, str)]
+    tensors = [convert_to_tensor(item) for item in data if not isinstance(item, str)]
+    assert_(condition, " ".join(["assertion failed:"] + texts), tensors)
+
+
 assert_equal = _compare(equal, "==", "assert_equal")
+_assert_not_equal = _compare(not_equal, "!=", "assert_none_equal")
 assert_less = _compare(less, "<", "assert_less")
 assert_greater = _compare(greater, ">", "assert_greater")
 assert_greater_equal = _compare(greater_equal, ">=", "assert_greater_equal")
@@ -130,6 +151,170 @@ def _check_size(x: Tensor, size, wanted, prefix: str, message: str | None) -> No
         return
     _check(equal(size, wanted), message, "assert_shapes failed: a dimension differs from the "
            "size expected; the tensor's shape is", (shape_of(x),))
+
+
+def assert_none_equal(x, y, summarize=None, message: str | None = None, name=None) -> None:
+    """Raises when ``x == y`` anywhere (TensorFlow's argument order: ``summarize`` third)."""
+    _assert_not_equal(x, y, message)
+
+
+def assert_near(x, y, rtol=None, atol=None, message: str | None = None, summarize=None,
+                name=None) -> None:
+    """Raises unless ``|x - y| <= atol + rtol * |y|`` everywhere; both tolerances default to
+    10 machine epsilons of the (floating-point) dtype, as in TensorFlow."""
+    x = convert_to_tensor(x)
+    y = convert_to_tensor(y, x.dtype)
+    if x.dtype.kind not in "fc":
+        raise ValueError(f"assert_near compares floating-point tensors, got {x.dtype.name}; "
+                         f"use assert_equal for integers.")
+    eps = 10 * float(np.finfo(x.dtype).eps)
+    rtol = eps if rtol is None else rtol
+    atol = eps if atol is None else atol
+    _check(less_equal(abs(subtract(x, y)), add(multiply(abs(y), rtol), atol)), message,
+           "assert_near failed: x and y are not equal to the tolerance; x and y are", (x, y))
+
+
+def assert_all_finite(x, message: str, name=None) -> Tensor:
+    """``x`` itself after checking that it holds no NaN or infinity (``check_numerics``)."""
+    return check_numerics(x, message)
+
+
+def assert_type(tensor, tf_type, message: str | None = None, name=None) -> None:
+    """Raises ``TypeError`` unless ``tensor`` has the dtype ``tf_type`` (known while tracing,
+    so checked at once)."""
+    dtype = convert_to_tensor(tensor).dtype
+    if dtype != np.dtype(tf_type):
+        prefix = f"{message}: " if message else ""
+        raise TypeError(f"{prefix}the tensor must be of type {np.dtype(tf_type).name}, got "
+                        f"{dtype.name}.")
+
+
+def assert_integer(x, message: str | None = None, name=None) -> None:
+    """Raises ``TypeError`` unless ``x`` has an integer dtype."""
+    dtype = convert_to_tensor(x).dtype
+    if dtype.kind not in "iu":
+        prefix = f"{message}: " if message else ""
+        raise TypeError(f"{prefix}expected an integer tensor, got one of dtype {dtype.name}.")
+
+
+def assert_scalar(tensor, message: str | None = None, name=None) -> None:
+    """Raises unless ``tensor`` is a scalar (a ``ValueError`` at once when its rank is
+    known)."""
+    _rank_check(tensor, 0, message, False, "assert_scalar")
+
+
+def assert_rank_in(x, ranks, message: str | None = None, name=None) -> None:
+    """Raises unless the rank of ``x`` is one of ``ranks`` (a ``ValueError`` at once when the
+    rank and ``ranks`` are known, else when the graph runs)."""
+    x = convert_to_tensor(x)
+    wanted = [constant_value(convert_to_tensor(r)) for r in ranks]
+    prefix = f"{message}: " if message else ""
+    if x.shape is not None and all(w is not None for w in wanted):
+        if len(x.shape) not in [int(w) for w in wanted]:
+            raise ValueError(f"{prefix}assert_rank_in failed: the tensor has rank {len(x.shape)} "
+                             f"(shape {_format_shape(x.shape)}), not one of "
+                             f"{[int(w) for w in wanted]}.")
+        return
+    matches = [equal(rank_of(x), convert_to_tensor(r)) for r in ranks]
+    _check(reduce_any(stack(matches)), message, "assert_rank_in failed: the tensor's rank is "
+           "none of the ranks given; its shape is", (shape_of(x),))
+
+
+def assert_same_float_dtype(tensors=None, dtype=None) -> np.dtype:
+    """The floating-point dtype that ``tensors`` share (and ``dtype``, when given), float32
+    when there is nothing to go by; ``ValueError`` when they differ or are not floats."""
+    found = [convert_to_tensor(t).dtype for t in tensors or ()]
+    expected = np.dtype(dtype) if dtype is not None else (found[0] if found else None)
+    for got in found:
+        if got != expected:
+            raise ValueError(f"assert_same_float_dtype: the tensors must all have dtype "
+                             f"{expected.name}, one has {got.name}.")
+    expected = np.dtype(np.float32) if expected is None else expected
+    if expected.kind != "f":
+        raise ValueError(f"assert_same_float_dtype: expected a floating-point dtype, got "
+                         f"{expected.name}.")
+    return expected
+
+
+def is_numeric_tensor(tensor) -> bool:
+    """Whether ``tensor`` is a tensor (not a variable or an array) of a numeric dtype."""
+    return isinstance(tensor, Tensor) and tensor.dtype.kind in "iufc"
+
+
+def enable_traceback_filtering() -> None:
+    """Errors leaving traced functions show the user's frames only (the default)."""
+    config.set_traceback_filtering(True)
+
+
+def disable_traceback_filtering() -> None:
+    """Errors leaving traced functions show every frame, eager2graph's too."""
+    config.set_traceback_filtering(False)
+
+
+def is_traceback_filtering_enabled() -> bool:
+    """Whether errors leaving traced functions show the user's frames only."""
+    return config.traceback_filtering()
+
+
+class _DevicePlacementLog:
+    enabled = False
+
+
+def set_log_device_placement(enabled: bool) -> None:
+    """Remembered for ``get_log_device_placement``; there is nothing to log: every op runs
+    on the CPU."""
+    _DevicePlacementLog.enabled = bool(enabled)
+
+
+def get_log_device_placement() -> bool:
+    """What ``set_log_device_placement`` was last given (False at first)."""
+    return _DevicePlacementLog.enabled
+
+
+class _NumericsChecking(threading.local):
+    checking = False  # inside a check: the ops it adds are not checked themselves
+
+
+_numerics_checking = _NumericsChecking()
+
+
+def _check_outputs(op, inputs, outputs) -> None:
+    """Raises ``InvalidArgumentError`` (eagerly, or when the graph runs) where a float output
+    of ``op`` holds NaN or an infinity; ops without inputs (constants, variable reads) make
+    no new values and are not checked."""
+    if not inputs or _numerics_checking.checking:
+        return
+    for index, output in enumerate(outputs):
+        if output.dtype.kind != "f":
+            continue
+        message = (f"!!! Detected Infinity or NaN in output {index} of op {op.name!r} !!! "
+                   f"(tf.debugging.enable_check_numerics is on; find where the value "
+                   f"overflows or divides by zero, or turn the check off with "
+                   f"disable_check_numerics)")
+        if type(output) is EagerTensor:
+            if not np.all(np.isfinite(output.numpy())):
+                raise InvalidArgumentError(message)
+            continue
+        _numerics_checking.checking = True
+        try:
+            assert_(reduce_all(is_finite(output)), message)
+        finally:
+            _numerics_checking.checking = False
+
+
+def enable_check_numerics(stack_height_limit=30, path_length_limit=50) -> None:
+    """From now on, every op whose float output holds NaN or an infinity raises
+    ``InvalidArgumentError``: eagerly at once, in functions traced from now on when they
+    run. (TensorFlow's limits on the stack shown in the message change nothing here.)"""
+    if _check_outputs not in dispatch.output_checks:
+        dispatch.output_checks.append(_check_outputs)
+
+
+def disable_check_numerics() -> None:
+    """Turns ``enable_check_numerics`` off (functions traced while it was on keep their
+    checks, as in TensorFlow)."""
+    if _check_outputs in dispatch.output_checks:
+        dispatch.output_checks.remove(_check_outputs)
 
 
 def check_numerics(tensor, message: str) -> Tensor:

@@ -214,6 +214,18 @@ def auto_packed(value):
     return apply_op(STACK, scalars_like([auto_packed(item) for item in value]), {"axis": 0})
 
 
+# Functions called as ``check(op, inputs, outputs)`` after each op runs eagerly or joins a
+# graph (``tf.debugging.enable_check_numerics`` installs one); while empty, one truth test.
+output_checks: list = []
+
+
+def _checked(op: OpDef, inputs: Sequence, result):
+    outputs = () if result is None else (result,) if isinstance(result, Tensor) else result
+    for check in output_checks:
+        check(op, inputs, outputs)
+    return result
+
+
 def apply_op(op: OpDef, inputs: Sequence = (), attrs: dict | None = None):
     """Runs ``op`` now (eager inputs, no trace active) or adds it to the current graph."""
     attrs = attrs or {}
@@ -237,7 +249,7 @@ def apply_op(op: OpDef, inputs: Sequence = (), attrs: dict | None = None):
         result = run_eagerly(op, arrays, attrs)
         if recording.active:
             recording.record(op, inputs, attrs, result)
-        return result
+        return _checked(op, inputs, result) if output_checks else result
     # One look-up of the user's line for the node and the constants and casts made for it.
     location = user_location()
     symbols = []
@@ -253,7 +265,8 @@ def apply_op(op: OpDef, inputs: Sequence = (), attrs: dict | None = None):
     if weak:
         for output in node.outputs:
             output.weak = True
-    return node.outputs[0] if op.num_outputs == 1 else tuple(node.outputs)
+    result = node.outputs[0] if op.num_outputs == 1 else tuple(node.outputs)
+    return _checked(op, inputs, result) if output_checks else result
 
 
 def _read_if_variable(value):

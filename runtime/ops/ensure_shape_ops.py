@@ -93,6 +93,34 @@ def broadcast_dynamic_shape(shape_x, shape_y) -> Tensor:
     return _broadcast_shapes_when_run(x, y)
 
 
+def broadcast_static_shape(shape_x, shape_y) -> TensorShape:
+    """The static shape (a ``TensorShape``, unknown dimensions ``None``) that tensors of
+    shapes ``shape_x`` and ``shape_y`` broadcast to; a ``ValueError`` when known dimensions
+    cannot broadcast. An unknown dimension next to 1 stays unknown; next to a size above 1,
+    it must be that size."""
+    x, y = TensorShape(shape_x), TensorShape(shape_y)
+    if x.rank is None or y.rank is None:
+        return TensorShape(None)
+    rank = max(x.rank, y.rank)
+    x_dims, y_dims = ([1] * (rank - len(s)) + list(s) for s in (x, y))
+    try:
+        return TensorShape([_broadcast_dimension(a, b) for a, b in zip(x_dims, y_dims)])
+    except ValueError:
+        raise ValueError(f"broadcast_static_shape: shapes {format_shape(tuple(x))} and "
+                         f"{format_shape(tuple(y))} are incompatible: each pair of dimensions, "
+                         f"aligned from the last, must be equal or one of them 1.") from None
+
+
+def _broadcast_dimension(a: int | None, b: int | None) -> int | None:
+    if a == 1:
+        return b
+    if b == 1 or b is None:
+        return a
+    if a is None or a == b:
+        return b
+    raise ValueError(f"dimensions {a} and {b} do not broadcast")
+
+
 def _broadcast_shapes_when_run(x: Tensor, y: Tensor) -> Tensor:
     lengths = [None if v.shape is None else v.shape[0] for v in (x, y)]
     if None in lengths:

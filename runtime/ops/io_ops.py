@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
+import time
 
 import numpy as np
 
@@ -235,3 +236,18 @@ def assert_(condition, message: str = "Assertion failed.", data=(), error: str |
     if error is not None:
         attrs["error"] = _ERRORS[error] and error
     apply_op(ASSERT, (condition,) + tuple(data), attrs)
+
+
+def _timestamp_kernel() -> np.ndarray:
+    return np.asarray(time.time(), dtype=np.float64)
+
+
+# Reading the clock is an effect: run on every call, in program order, never folded.
+TIMESTAMP = register(OpDef("timestamp", _timestamp_kernel,
+                           lambda: (np.dtype(np.float64), ()), effect=True))
+
+
+def timestamp(name=None) -> Tensor:
+    """The time in seconds since the epoch, as a float64 scalar, read when the op runs (on
+    every call of a function, as in TensorFlow)."""
+    return apply_op(TIMESTAMP, ())

@@ -1,6 +1,7 @@
 """Array functions that are exact compositions of existing ops (slices, concatenation,
 broadcasting, comparisons): ``one_hot``, ``split``, ``tile``, ``slice``, ``reverse``,
-``repeat``, ``linspace``, ``meshgrid``, ``boolean_mask``, ``roll``, ``sequence_mask``. Each traces to those ops, so its
+``repeat``, ``linspace``, ``meshgrid``, ``boolean_mask``, ``roll``, ``sequence_mask``,
+``parallel_stack``. Each traces to those ops, so its
 gradient, constant folding, serialization and export come with them."""
 
 from __future__ import annotations
@@ -9,11 +10,11 @@ import builtins
 
 import numpy as np
 
-from runtime import dtypes
+from runtime import dtypes, tracing
 from runtime.errors import ShapeError
 from runtime.ops import array_ops
 from runtime.ops.array_ops import (EYE, cast, concat, expand_dims, gather, reshape, shape, size,
-                                   where)
+                                   stack, where)
 from runtime.ops.broadcast_ops import broadcast_to
 from runtime.ops.dispatch import apply_op, constant_value, convert_to_tensor
 from runtime.ops.indexing import getitem
@@ -145,6 +146,15 @@ def reverse(tensor, axis) -> Tensor:
     axes = {normalize_axis("reverse", a, rank) for a in _static_ints("reverse", "axis", axis)}
     return getitem(x, tuple(builtins.slice(None, None, -1) if a in axes else builtins.slice(None)
                             for a in builtins.range(rank)))
+
+
+def parallel_stack(values) -> Tensor:
+    """``stack(values)`` inside a traced function; eagerly a ``RuntimeError``, as TensorFlow
+    raises (its op copies each value in as it is ready, which needs a graph)."""
+    if not tracing.is_tracing():
+        raise RuntimeError("tf.parallel_stack() is not compatible with eager execution: call "
+                           "it inside a tf.function, or use tf.stack.")
+    return stack(values)
 
 
 def repeat(input, repeats, axis: int | None = None) -> Tensor:  # noqa: A002

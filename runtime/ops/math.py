@@ -23,8 +23,10 @@ from runtime.ops.segment_ops import (segment_max, segment_mean, segment_min, seg
                                      unsorted_segment_min, unsorted_segment_prod,
                                      unsorted_segment_sqrt_n, unsorted_segment_sum)
 from runtime.ops.sort_ops import top_k
-from runtime.ops.special_math_ops import (acos, asin, atan, atan2, cosh, erf, expm1, is_finite,
-                                          is_inf, is_nan, log_sigmoid, sinh, truncatediv,
-                                          truncatemod)
+from runtime.ops.special_function_ops import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e,
+                                              digamma, erfc, erfinv, lgamma, ndtri, polygamma)
+from runtime.ops.special_math_ops import (acos, acosh, asin, asinh, atan, atan2, atanh, cosh, erf,
+                                          expm1, is_finite, is_inf, is_nan, log_sigmoid, rint,
+                                          sinh, truncatediv, truncatemod)
 
 __all__ = [name for name in dir() if not name.startswith("_")]

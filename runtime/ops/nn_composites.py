@@ -1,6 +1,7 @@
 """TensorFlow's ``tf.nn`` functions that are compositions of the convolution, pooling and
-elementwise ops: 1-D and rank-dispatching pools, depthwise and transposed convolutions,
-weighted cross entropy, local response normalization and ``compute_average_loss``.
+elementwise ops: 1-D and rank-dispatching pools, depthwise, separable and transposed
+convolutions, ``crelu``, weighted cross entropy, the Poisson loss, local response
+normalization and ``compute_average_loss``.
 
 Written with ops, they run eagerly and in graphs and have gradients (of any order) wherever
 their ops do, without rules of their own.
@@ -8,15 +9,22 @@ their ops do, without rules of their own.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
+from runtime import dtypes
 from runtime.errors import ShapeError
-from runtime.ops.array_ops import cast, expand_dims, reshape, shape, squeeze, zeros
+from runtime.ops.array_ops import (cast, concat, expand_dims, ones_like, range as range_,
+                                   reshape, shape, squeeze, where, zeros, zeros_like)
 from runtime.ops.conv_ops import (CONV2D_BACKPROP_INPUT, _checked_operands, _data_format,
-                                  conv2d, output_size, padding_arg, spatial)
+                                  conv2d, output_size, padding_arg, pads, spatial)
 from runtime.ops.dispatch import apply_op, constant_value, convert_to_tensor
 from runtime.ops.layout_ops import eye
-from runtime.ops.math_ops import abs, add, divide, exp, log1p, multiply, pow, subtract  # noqa: A004
+from runtime.ops.broadcast_ops import broadcast_to
+from runtime.ops.math_ops import (abs, add, divide, exp, greater, greater_equal,  # noqa: A004
+                                  less_equal, log, log1p, logical_and, multiply, negative, pow,
+                                  subtract)
 from runtime.ops.nn_ops import _floating, _labels_like, _same_shape, relu
 from runtime.ops.pad_ops import pad
 from runtime.ops.pool_ops import avg_pool2d, max_pool2d
@@ -106,6 +114,52 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None,  # noqa:
     return conv2d(x, full, strides, padding, dilations=dilations)
 
 
+class MaxPoolWithArgmax(NamedTuple):
+    output: Tensor
+    argmax: Tensor
+
+
+def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC",  # noqa: A002
+                         output_dtype=dtypes.int64, include_batch_in_index=False):
+    """``max_pool2d``'s output and where each maximum was: its flat index ``(y * width + x) *
+    channels + c`` in its image (with ``include_batch_in_index``, in the whole batch); the
+    first of equal maxima in the window's row-major order, as TensorFlow's kernel. Built from
+    the window's shifted slices, so the gradient reaches the maxima."""
+    _data_format("max_pool_with_argmax", data_format, ("NHWC",))
+    x = convert_to_tensor(input)
+    if x.shape is None or len(x.shape) != 4 or None in x.shape[1:]:
+        raise ShapeError(f"max_pool_with_argmax: the input must be NHWC with known height, "
+                         f"width and channels, got {format_shape(x.shape)}.")
+    (window_h, window_w), (stride_h, stride_w) = (spatial("max_pool_with_argmax", ksize, "ksize"),
+                                                  spatial("max_pool_with_argmax", strides,
+                                                          "strides"))
+    padding = padding_arg("max_pool_with_argmax", padding)
+    height, width, channels = x.shape[1:]
+    out_h = output_size(height, window_h, stride_h, 1, padding)
+    out_w = output_size(width, window_w, stride_w, 1, padding)
+    edges = [pads(height, window_h, stride_h, 1, padding), pads(width, window_w, stride_w, 1,
+                                                                padding)]
+    lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    padded = pad(x, [[0, 0], *edges, [0, 0]], constant_values=lowest)
+    positions = np.pad(np.arange(height * width * channels).reshape(height, width, channels),
+                       [*edges, (0, 0)], constant_values=-1)
+    best = where_best = None
+    for dy in range(window_h):
+        for dx in range(window_w):
+            rows = slice(dy, dy + stride_h * (out_h - 1) + 1, stride_h)
+            columns = slice(dx, dx + stride_w * (out_w - 1) + 1, stride_w)
+            candidate, index = padded[:, rows, columns, :], positions[rows, columns, :]
+            if best is None:
+                best, where_best = candidate, broadcast_to(index, shape(candidate, dtypes.int64))
+                continue
+            better = greater(candidate, best)  # strictly: the first maximum stays
+            best, where_best = where(better, candidate, best), where(better, index, where_best)
+    if include_batch_in_index:
+        batch = cast(range_(shape(x, dtypes.int64)[0]), dtypes.int64)
+        where_best = add(where_best, reshape(batch * (height * width * channels), [-1, 1, 1, 1]))
+    return MaxPoolWithArgmax(best, cast(where_best, output_dtype))
+
+
 def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
                      data_format="NHWC", dilations=None):
     """The gradient of ``conv2d`` with respect to its input, used as a layer: ``input`` is
@@ -120,6 +174,59 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
     _check_transposed_shape(dy, filters, output_shape, attrs)
     like = zeros(output_shape, dy.dtype)  # only its shape matters to the op
     return apply_op(CONV2D_BACKPROP_INPUT, (like, filters, dy), attrs)
+
+
+def conv1d_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
+                     data_format="NWC", dilations=None):
+    """``conv2d_transpose`` over a height of 1: ``input`` ``[batch, width, in_channels]``,
+    ``filters`` ``[width, out_channels, in_channels]``, the result ``output_shape``
+    ``[batch, width, out_channels]``."""
+    _data_format("conv1d_transpose", data_format, (None, "NWC"))
+    dy, filters = _checked_operands("conv1d_transpose", input, filters, 3)
+    known = constant_value(convert_to_tensor(output_shape))
+    if known is None:
+        raise TypeError("conv1d_transpose: output_shape must be known while tracing (a list or "
+                        "a constant tensor).")
+    batch, width, channels = (int(v) for v in np.ravel(known))
+    y = conv2d_transpose(expand_dims(dy, 1), expand_dims(filters, 0), [batch, 1, width, channels],
+                         _window_1d("conv1d_transpose", strides, "strides"), padding,
+                         dilations=None if dilations is None else
+                         _window_1d("conv1d_transpose", dilations, "dilations"))
+    return squeeze(y, [1])
+
+
+def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding,  # noqa: A002
+                     data_format=None, dilations=None):
+    """``depthwise_conv2d`` then a 1x1 ``conv2d`` mixing the channels: ``depthwise_filter``
+    ``[height, width, in_channels, multiplier]``, ``pointwise_filter`` ``[1, 1, in_channels *
+    multiplier, out_channels]``."""
+    _data_format("separable_conv2d", data_format, (None, "NHWC"))
+    depthwise = depthwise_conv2d(input, depthwise_filter, strides, padding,
+                                 dilations=dilations)
+    return conv2d(depthwise, pointwise_filter, 1, "VALID")
+
+
+def crelu(features, axis: int = -1) -> Tensor:
+    """``relu(x)`` and ``relu(-x)`` joined along ``axis`` (twice as many channels), so that
+    both signs keep a gradient."""
+    x = convert_to_tensor(features)
+    return concat([relu(x), relu(negative(x))], axis)
+
+
+def log_poisson_loss(targets, log_input, compute_full_loss: bool = False) -> Tensor:
+    """The negative log-likelihood of ``targets`` under a Poisson distribution of rate
+    ``exp(log_input)``, without the constant ``log(targets!)``; with ``compute_full_loss``,
+    Stirling's approximation of it is added for targets above 1."""
+    log_input = convert_to_tensor(log_input)
+    targets = cast(convert_to_tensor(targets), log_input.dtype)
+    loss = subtract(exp(log_input), multiply(log_input, targets))
+    if not compute_full_loss:
+        return loss
+    small = logical_and(greater_equal(targets, 0), less_equal(targets, 1))
+    safe = where(small, ones_like(targets), targets)  # no log(0) where the term is not used
+    stirling = add(subtract(multiply(safe, log(safe)), safe),
+                   multiply(0.5, log(multiply(2 * np.pi, safe))))
+    return add(loss, where(small, zeros_like(targets), stirling))
 
 
 def _check_transposed_shape(dy: Tensor, filters: Tensor, output_shape, attrs: dict) -> None:

@@ -1,17 +1,18 @@
-"""Normalization helpers of ``rt.nn`` (``bias_add``, ``moments``, ``batch_normalization``,
+"""Normalization helpers of ``rt.nn`` (``bias_add``, ``moments`` and its parts
+``sufficient_statistics``/``normalize_moments``, ``weighted_moments``, ``batch_normalization``,
 ``l2_normalize``) and ``embedding_lookup``, composed from existing ops with TensorFlow's
 formulas, so their gradients are those of the ops they are made of."""
 
 from __future__ import annotations
 
 from runtime.errors import ShapeError
-from runtime.ops.array_ops import cast, gather, squeeze
+from runtime.ops.array_ops import cast, gather, shape, squeeze, zeros_like
 from runtime.ops.dispatch import convert_to_tensor
 from runtime.ops.gradient_ops import stop_gradient
 from runtime.ops.math_ops import add, divide, maximum, multiply, sqrt, square, subtract
 from runtime.ops.nn_ops import _floating
 from runtime.ops.norm_ops import clip_by_norm
-from runtime.ops.reduce_ops import reduce_mean, reduce_sum
+from runtime.ops.reduce_ops import reduce_mean, reduce_prod, reduce_sum
 from runtime.ops.shapes import normalize_axes
 from runtime.tensor import Tensor, format_shape
 
@@ -40,13 +41,58 @@ def moments(x, axes, shift=None, keepdims: bool = False) -> tuple[Tensor, Tensor
     squared difference from a stopped-gradient mean (which changes no value or gradient);
     ``shift`` is accepted and unused."""
     x = _floating("moments", x)
-    axes = normalize_axes("moments", axes, x.ndim)
-    if axes is None:
-        if x.ndim is None:
-            raise ShapeError("moments: axes=None needs a tensor of known rank while tracing.")
-        axes = tuple(range(x.ndim))
+    axes = _moment_axes("moments", x, axes)
     mean = reduce_mean(x, axes, keepdims=True)
     variance = reduce_mean(square(subtract(x, stop_gradient(mean))), axes, keepdims=True)
+    if keepdims:
+        return mean, variance
+    return squeeze(mean, list(axes)), squeeze(variance, list(axes))
+
+
+def _moment_axes(op_name: str, x: Tensor, axes) -> tuple[int, ...]:
+    axes = normalize_axes(op_name, axes, x.ndim)
+    if axes is None:
+        if x.ndim is None:
+            raise ShapeError(f"{op_name}: axes=None needs a tensor of known rank while tracing.")
+        axes = tuple(range(x.ndim))
+    return axes
+
+
+def sufficient_statistics(x, axes, shift=None, keepdims: bool = False) -> tuple:
+    """``(count, sum(x - shift), sum((x - shift)²), shift)`` over ``axes``: the parts of the
+    moments that add up across batches (``normalize_moments`` makes the moments of them).
+    ``count`` is the number of elements reduced, in ``x``'s dtype."""
+    x = _floating("sufficient_statistics", x)
+    axes = _moment_axes("sufficient_statistics", x, axes)
+    sizes = shape(x)
+    count = reduce_prod(cast(gather(sizes, list(axes)), x.dtype))
+    if shift is not None:
+        shift = cast(convert_to_tensor(shift), x.dtype)
+        x = subtract(x, shift)
+    return (count, reduce_sum(x, axes, keepdims=keepdims),
+            reduce_sum(square(x), axes, keepdims=keepdims), shift)
+
+
+def normalize_moments(counts, mean_ss, variance_ss, shift) -> tuple[Tensor, Tensor]:
+    """``(mean, variance)`` from ``sufficient_statistics``: the shifted sums divided by the
+    count, the shift added back to the mean."""
+    divisor = divide(1, counts)
+    shifted_mean = multiply(mean_ss, divisor)
+    mean = shifted_mean if shift is None else add(shifted_mean, shift)
+    return mean, subtract(multiply(variance_ss, divisor), square(shifted_mean))
+
+
+def weighted_moments(x, axes, frequency_weights, keepdims: bool = False) -> tuple[Tensor, Tensor]:
+    """``(mean, variance)`` of ``x`` over ``axes``, each element counted
+    ``frequency_weights`` times (the weights broadcast against ``x``)."""
+    x = _floating("weighted_moments", x)
+    axes = _moment_axes("weighted_moments", x, axes)
+    weights = cast(convert_to_tensor(frequency_weights), x.dtype)
+    sum_of_weights = reduce_sum(add(weights, zeros_like(x)), axes, keepdims=True)
+    divisor = divide(1, sum_of_weights)
+    mean = multiply(reduce_sum(multiply(weights, x), axes, keepdims=True), divisor)
+    distance = square(subtract(x, stop_gradient(mean)))
+    variance = multiply(reduce_sum(multiply(weights, distance), axes, keepdims=True), divisor)
     if keepdims:
         return mean, variance
     return squeeze(mean, list(axes)), squeeze(variance, list(axes))

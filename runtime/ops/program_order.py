@@ -14,6 +14,7 @@ from typing import Iterable, Iterator
 
 from runtime import tracing
 from runtime.autodiff import recording
+from runtime.ops.array_ops import identity
 
 
 def no_op(name=None) -> None:
@@ -91,3 +92,30 @@ class name_scope:  # noqa: N801 - TensorFlow's name
 
     def __exit__(self, *exc_info) -> None:
         _open_scopes.names.pop()
+
+
+def get_current_name_scope() -> str:
+    """The full name of the innermost ``name_scope`` open, without its final ``/`` (``""``
+    outside every scope), as TensorFlow gives it."""
+    names = _open_scopes.names
+    return names[-1].rstrip("/") if names else ""
+
+
+def identity_n(input) -> list:  # noqa: A002 - TensorFlow's parameter name
+    """Each of the tensors ``input``, as a list (one identity per tensor, so each keeps its
+    dtype, unlike ``stack``)."""
+    return [identity(value) for value in input]
+
+
+def tuple(tensors, control_inputs=None, name=None) -> list:  # noqa: A001 - TensorFlow's name
+    """``tensors`` as a list of tensors, available once all of them are: everything here runs
+    in program order already (see the module docstring), so only the identities remain;
+    ``None`` entries stay ``None``."""
+    return [None if value is None else identity(value) for value in tensors]
+
+
+def guarantee_const(input, name=None):  # noqa: A002
+    """``input`` unchanged: TensorFlow's promise to its optimizer that the value is constant
+    over a call, which the runtime does not use."""
+    return identity(input)
+

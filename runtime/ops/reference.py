@@ -10,7 +10,9 @@ each public function's code refers to (following the runtime's functions it call
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import pkgutil
 import sys
 import types
 from pathlib import Path
@@ -18,9 +20,15 @@ from pathlib import Path
 import numpy as np
 
 import runtime as rt
+from runtime import ops as _ops
 from runtime.export import jax_table, onnx_table
 from runtime.ops.registry import NOT_DIFFERENTIABLE, OpDef, all_ops
 from runtime.serialize.attributes import KINDS
+
+# Every op module, so that the registry holds every op whatever was imported before: ``import
+# runtime`` leaves some for later (the image transform that Keras' augmentation layers use).
+for _module in pkgutil.iter_modules(_ops.__path__):
+    importlib.import_module(f"{_ops.__name__}.{_module.name}")
 
 PATH = Path(__file__).resolve().parents[2] / "docs" / "ops.md"
 PROBED = ("bool", "int32", "int64", "float32", "float64")

@@ -1,6 +1,6 @@
 """The elementwise functions of ``rt.math`` that need a kernel of their own: inverse
-trigonometric and hyperbolic functions, ``expm1``, ``erf``, ``log_sigmoid``, ``atan2``,
-``truncatediv``, ``truncatemod`` and the float classifications. Each is one ``OpDef`` with its
+trigonometric and hyperbolic functions (and their inverses), ``expm1``, ``erf``, ``rint``,
+``log_sigmoid``, ``atan2``, ``truncatediv``, ``truncatemod`` and the float classifications. Each is one ``OpDef`` with its
 gradient rule, built from ops like the rules of ``runtime.ops.math_ops``.
 """
 
@@ -54,6 +54,18 @@ def _sinh_grad(node, dy):
 
 def _cosh_grad(node, dy):
     return (multiply(dy, sinh(kernel_inputs(node)[0])),)
+
+
+def _asinh_grad(node, dy):
+    return (divide(dy, cosh(node.outputs[0])),)
+
+
+def _acosh_grad(node, dy):
+    return (divide(dy, sinh(node.outputs[0])),)
+
+
+def _atanh_grad(node, dy):
+    return (divide(dy, subtract(1, square(kernel_inputs(node)[0]))),)
 
 
 def _expm1_grad(node, dy):
@@ -125,6 +137,11 @@ ACOS = _unary("acos", np.arccos, _acos_grad, np.arccos)
 ATAN = _unary("atan", np.arctan, _atan_grad, np.arctan)
 SINH = _unary("sinh", np.sinh, _sinh_grad, np.sinh)
 COSH = _unary("cosh", np.cosh, _cosh_grad, np.cosh)
+ASINH = _unary("asinh", np.arcsinh, _asinh_grad, np.arcsinh)
+ACOSH = _unary("acosh", np.arccosh, _acosh_grad, np.arccosh)
+ATANH = _unary("atanh", np.arctanh, _atanh_grad, np.arctanh)
+# Rounds half to even in the float dtype; piecewise constant, so no gradient (as in TensorFlow).
+RINT = _unary("rint", np.rint, NOT_DIFFERENTIABLE, np.rint)
 EXPM1 = _unary("expm1", np.expm1, _expm1_grad, np.expm1)
 ERF = _unary("erf", _erf_kernel, _erf_grad, np.exp)
 LOG_SIGMOID = _unary("log_sigmoid", _log_sigmoid_kernel, _log_sigmoid_grad, np.exp)
@@ -171,6 +188,27 @@ def sinh(x) -> Tensor:
 def cosh(x) -> Tensor:
     """Elementwise hyperbolic cosine."""
     return apply_op(COSH, (x,))
+
+
+def asinh(x) -> Tensor:
+    """The inverse hyperbolic sine."""
+    return apply_op(ASINH, (x,))
+
+
+def acosh(x) -> Tensor:
+    """The inverse hyperbolic cosine, NaN below 1."""
+    return apply_op(ACOSH, (x,))
+
+
+def atanh(x) -> Tensor:
+    """The inverse hyperbolic tangent: ±inf at ±1, NaN beyond."""
+    return apply_op(ATANH, (x,))
+
+
+def rint(x) -> Tensor:
+    """The nearest whole number, half to even, in ``x``'s float dtype (``round`` keeps
+    integers as they are; ``rint`` computes in floats, as NumPy's)."""
+    return apply_op(RINT, (x,))
 
 
 def expm1(x) -> Tensor:

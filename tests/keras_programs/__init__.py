@@ -29,7 +29,7 @@ from tests.tf_programs import compare, plain, printed_as  # noqa: F401  (the sam
 
 KINDS = ("models", "training", "optimizers", "losses", "callbacks", "weights", "datasets",
          "recurrent", "layers", "attention", "custom_loops", "masking", "user_models",
-         "keras_ops")
+         "keras_ops", "augmentation")
 
 EXPECTED = pathlib.Path(__file__).with_name("expected.json")
 

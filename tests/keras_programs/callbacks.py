@@ -169,3 +169,14 @@ def checkpoint_to_keras_file_loads_compiled(tf):
     model.train_on_batch(x[:4], y[:4])
     return [type(optimizer).__name__, int(optimizer.iterations), float(optimizer.learning_rate),
             before, loaded.get_weights(), model.get_weights()]
+
+
+def progbar_logger(tf):
+    x, y = data(8, 3, seed=47)
+    model = _model(tf, 47)
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    shown = model.fit(x, y, epochs=2, batch_size=4, shuffle=False, verbose=2,
+                      callbacks=[tf.keras.callbacks.ProgbarLogger()])
+    quiet = model.fit(x, y, epochs=1, batch_size=4, shuffle=False, verbose=0,
+                      callbacks=[tf.keras.callbacks.ProgbarLogger()])
+    return shown.history, quiet.history, model.get_weights()

@@ -267,3 +267,109 @@ def convolution_and_pooling_options_and_bilinear_upsampling(tf):
                           shuffle=False, verbose=0)
     return (results, history.history, decoder.get_weights(),
             decoder.layers[0].get_config()["interpolation"])
+
+
+def group_normalization_and_conv1d_transpose(tf):
+    rng = np.random.default_rng(84)
+    images = rng.normal(size=(3, 4, 5, 6)).astype("float32")
+    steps = rng.normal(size=(3, 5, 4)).astype("float32")
+    layers = [tf.keras.layers.GroupNormalization(groups=3),
+              tf.keras.layers.GroupNormalization(groups=-1, epsilon=0.01, center=False),
+              tf.keras.layers.GroupNormalization(groups=2, axis=1, scale=False)]
+    normalized = []
+    for layer in layers:
+        layer(images)
+        deterministic_weights(layer, seed=84)
+        normalized.append((layer(images), [tuple(w.shape) for w in layer.weights]))
+    transposes = [tf.keras.layers.Conv1DTranspose(3, 3, strides=2, padding="same"),
+                  tf.keras.layers.Conv1DTranspose(2, 4, strides=3, padding="valid",
+                                                  use_bias=False)]
+    upsampled = []
+    for layer in transposes:
+        layer(steps)
+        deterministic_weights(layer, seed=85)
+        upsampled.append((layer(steps), [tuple(w.shape) for w in layer.weights]))
+    return normalized, upsampled
+
+
+def group_normalization_in_training(tf):
+    x = np.random.default_rng(86).normal(size=(8, 6, 4)).astype("float32")
+    y = x.mean(axis=(1, 2)).reshape(8, 1)
+    model = tf.keras.Sequential([
+        tf.keras.Input(shape=(6, 4)),
+        tf.keras.layers.Conv1DTranspose(4, 2, strides=2, padding="same"),
+        tf.keras.layers.GroupNormalization(groups=2),
+        tf.keras.layers.GlobalAveragePooling1D(), tf.keras.layers.Dense(1)])
+    deterministic_weights(model, seed=86)
+    model.compile(tf.keras.optimizers.SGD(0.05), "mse")
+    history = model.fit(x, y, epochs=2, batch_size=4, shuffle=False, verbose=0)
+    return history.history, model.get_weights()
+
+
+def category_encoding(tf):
+    encode = tf.keras.layers.CategoryEncoding
+    counts = encode(4, output_mode="count")
+    return (encode(4, output_mode="one_hot")([3, 2, 0, 1]),
+            encode(4, output_mode="one_hot")([[3], [2]]),
+            encode(4, output_mode="one_hot")(np.array([[0, 1], [3, 7]])),
+            encode(4)([[0, 1], [1, 1]]), encode(4)([3, 2, 0]), encode(4)([[0, 5]]),
+            counts([[0, 1], [1, 1]]), counts(np.array([[0, 1], [3, 3]], "int64")),
+            counts([[0, 1], [1, 1]], count_weights=np.array([[0.5, 2.0], [1.0, 3.0]],
+                                                            "float32")),
+            encode(4)(2), encode(4)(np.array([0.0, 1.0])),
+            type(encode(4)).__name__)
+
+
+def einsum_dense(tf):
+    rng = np.random.default_rng(87)
+    sequences = rng.normal(size=(2, 3, 4)).astype("float32")
+    layers = [tf.keras.layers.EinsumDense("ab,bc->ac", output_shape=5, bias_axes="c"),
+              tf.keras.layers.EinsumDense("abc,cd->abd", output_shape=(3, 6), bias_axes="d",
+                                          activation="relu"),
+              tf.keras.layers.EinsumDense("abc,cde->abde", output_shape=(3, 2, 5),
+                                          bias_axes="de"),
+              tf.keras.layers.EinsumDense("...b,bc->...c", output_shape=7),
+              tf.keras.layers.EinsumDense("abc,cd->abd", output_shape=(None, 2))]
+    inputs = [sequences[:, 0], sequences, sequences, sequences, sequences]
+    results = []
+    for layer, x in zip(layers, inputs):
+        layer(x)
+        deterministic_weights(layer, seed=87)
+        results.append((layer(x), [(w.name, tuple(w.shape)) for w in layer.weights]))
+    return results
+
+
+def einsum_dense_in_training(tf):
+    x = np.random.default_rng(88).normal(size=(8, 3, 4)).astype("float32")
+    y = x.sum(axis=(1, 2)).reshape(8, 1)
+    model = tf.keras.Sequential([
+        tf.keras.Input(shape=(3, 4)),
+        tf.keras.layers.EinsumDense("abc,cd->abd", output_shape=(3, 2), bias_axes="d",
+                                    activation="tanh"),
+        tf.keras.layers.Flatten(), tf.keras.layers.Dense(1)])
+    deterministic_weights(model, seed=88)
+    model.compile(tf.keras.optimizers.SGD(0.05), "mse")
+    history = model.fit(x, y, epochs=2, batch_size=4, shuffle=False, verbose=0)
+    return history.history, model.get_weights()
+
+
+def integer_lookup(tf):
+    lookup = tf.keras.layers.IntegerLookup
+    vocabulary = [12, 36, 1138, 42]
+    plain = lookup(vocabulary=vocabulary)
+    two_oov = lookup(vocabulary=vocabulary, num_oov_indices=2)
+    masked = lookup(vocabulary=vocabulary, mask_token=0)
+    adapted = lookup()
+    adapted.adapt(np.array([[12, 1138, 42], [42, 1000, 36], [42, 12, 5]]))
+    capped = lookup(max_tokens=3)
+    capped.adapt(np.array([5, 1000, 3, 7, 7, 9, 9, 9]))
+    return (plain([[12, 1138, 42], [42, 1000, 36]]), plain.get_vocabulary(),
+            plain.vocabulary_size(),
+            two_oov([[12, 1138, 42], [42, 1000, 36], [5, 6, 7]]), two_oov.get_vocabulary(),
+            lookup(vocabulary=vocabulary, invert=True)([[1, 3, 4], [0, 2, 2]]),
+            lookup(vocabulary=vocabulary, output_mode="one_hot")([12, 1000, 36]),
+            lookup(vocabulary=vocabulary, output_mode="multi_hot")([[12, 1000, 36], [42, 42, 5]]),
+            lookup(vocabulary=vocabulary, output_mode="count")([[12, 1000, 36], [42, 42, 5]]),
+            masked([[12, 0, 36]]), masked.get_vocabulary(),
+            adapted.get_vocabulary(), adapted([[42, 12, 7]]), capped.get_vocabulary(),
+            lookup(vocabulary=np.array([12, 36]))(np.array([12.0, 36.0])))

@@ -285,3 +285,78 @@ def mean_iou_and_r2_score(tf):
     each.update_state(y_true[:, :2], y_pred[:, :2])
     return [float(iou.result()), iou.name, float(scores.result()), float(r2.result()),
             float(adjusted.result()), np.asarray(each.result())]
+
+
+def segmentation_and_focal_losses(tf):
+    rng = np.random.default_rng(31)
+    masks = (rng.uniform(size=(2, 3, 4, 1)) > 0.5).astype("float32")
+    probabilities = rng.uniform(size=(2, 3, 4, 1)).astype("float32")
+    labels = np.eye(3, dtype="float32")[[0, 2, 1, 2]]
+    logits = rng.normal(size=(4, 3)).astype("float32")
+    weights = np.array([1.0, 0.5, 2.0, 0.0], "float32")
+    losses = tf.keras.losses
+    return (losses.Dice()(masks, probabilities),
+            losses.Dice(axis=(1, 2, 3))(masks, probabilities),
+            losses.dice(masks, probabilities, axis=(1, 2, 3)),
+            losses.Tversky()(masks, probabilities),
+            losses.Tversky(alpha=0.7, beta=0.3, axis=(1, 2, 3), reduction="sum")(masks,
+                                                                                 probabilities),
+            losses.tversky(masks, probabilities, 0.2, 0.8),
+            losses.CategoricalFocalCrossentropy()(labels, tf.nn.softmax(logits)),
+            losses.CategoricalFocalCrossentropy(from_logits=True, gamma=1.0,
+                                                label_smoothing=0.1)(labels, logits, weights),
+            losses.categorical_focal_crossentropy(labels, tf.nn.softmax(logits), alpha=0.5),
+            losses.get("dice")(masks, probabilities))
+
+
+def focal_loss_in_training(tf):
+    x, y = data(12, 3, seed=33)
+    labels = np.eye(3, dtype="float32")[(np.abs(y[:, 0] * 10).astype(int)) % 3]
+    model = tf.keras.Sequential([tf.keras.Input(shape=(3,)), tf.keras.layers.Dense(3)])
+    deterministic_weights(model, seed=33)
+    model.compile(tf.keras.optimizers.SGD(0.1),
+                  tf.keras.losses.CategoricalFocalCrossentropy(from_logits=True))
+    history = model.fit(x, labels, epochs=2, batch_size=4, shuffle=False, verbose=0)
+    return history.history, model.get_weights()
+
+
+def iou_and_correlation_metrics(tf):
+    rng = np.random.default_rng(35)
+    labels = np.array([0, 1, 2, 2, 1, 0, 2])
+    scores = rng.uniform(size=(7, 3)).astype("float32")
+    one_hot = np.eye(3, dtype="float32")[labels]
+    binary_true = np.array([0, 1, 1, 0, 1], "float32")
+    binary_scores = np.array([0.2, 0.5, 0.9, 0.7, 0.4], "float32")
+    metrics = tf.keras.metrics
+    results = []
+    for metric, args in [
+            (metrics.IoU(3, [0, 2]), (labels, scores.argmax(-1))),
+            (metrics.IoU(3, [1], sparse_y_pred=False), (labels, scores)),
+            (metrics.BinaryIoU(), (binary_true, binary_scores)),
+            (metrics.BinaryIoU(target_class_ids=[1], threshold=0.6),
+             (binary_true, binary_scores)),
+            (metrics.OneHotIoU(3, [0, 1]), (one_hot, scores)),
+            (metrics.OneHotMeanIoU(3), (one_hot, scores)),
+            (metrics.OneHotMeanIoU(3, ignore_class=2), (one_hot, scores))]:
+        metric.update_state(*args)
+        metric.update_state(*args, sample_weight=np.linspace(0.5, 1.5, len(args[0])))
+        results.append((metric.name, metric.result()))
+    targets = rng.normal(size=(4, 5)).astype("float32")
+    predictions = targets + rng.normal(size=(4, 5)).astype("float32") * 0.5
+    pearson, concordance = metrics.PearsonCorrelation(), metrics.ConcordanceCorrelation(axis=0)
+    pearson.update_state(targets, predictions)
+    concordance.update_state(targets, predictions)
+    return (results, metrics.pearson_correlation(targets, predictions),
+            metrics.concordance_correlation(targets, predictions),
+            pearson.result(), concordance.result(), [v.name for v in pearson.variables])
+
+
+def correlation_metrics_in_fit(tf):
+    x, y = data(16, 3, outputs=2, seed=36)
+    model = tf.keras.Sequential([tf.keras.Input(shape=(3,)), tf.keras.layers.Dense(2)])
+    deterministic_weights(model, seed=36)
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse",
+                  metrics=[tf.keras.metrics.PearsonCorrelation(),
+                           tf.keras.metrics.ConcordanceCorrelation()])
+    history = model.fit(x, y, epochs=2, batch_size=8, shuffle=False, verbose=0)
+    return history.history

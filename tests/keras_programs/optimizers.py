@@ -312,3 +312,27 @@ def cosine_decay_restarts(tf):
     even = schedules.CosineDecayRestarts(0.1, 4, t_mul=1.0)
     return ([float(growing(step)) for step in range(0, 15, 2)],
             [float(even(step)) for step in range(0, 10, 3)], growing.get_config())
+
+
+def lamb(tf):
+    return _train(tf, tf.keras.optimizers.Lamb(learning_rate=0.02))
+
+
+def lamb_with_weight_decay(tf):
+    optimizer = tf.keras.optimizers.Lamb(0.01, beta_1=0.8, weight_decay=0.01)
+    loss, weights = _train(tf, optimizer)
+    config = optimizer.get_config()
+    return loss, weights, config["name"], config["beta_1"], config["beta_2"]
+
+
+def adafactor(tf):
+    return _train(tf, tf.keras.optimizers.Adafactor(learning_rate=0.1))
+
+
+def adafactor_options(tf):
+    optimizer = tf.keras.optimizers.Adafactor(learning_rate=0.5, beta_2_decay=-0.6,
+                                              clip_threshold=0.5, relative_step=False)
+    loss, weights = _train(tf, optimizer)
+    config = optimizer.get_config()
+    return loss, weights, [config[k] for k in ("beta_2_decay", "epsilon_1", "epsilon_2",
+                                               "clip_threshold", "relative_step")]

@@ -33,9 +33,9 @@ def _has(namespace, name) -> bool:
 
 
 def test_the_error_says_whether_keras_has_the_name():
-    with pytest.raises(AttributeError, match=r"keras.losses.Dice is not supported by rt.keras "
+    with pytest.raises(AttributeError, match=r"keras.losses.Circle is not supported by rt.keras "
                                              r"yet \(Keras 3 has it"):
-        rt.keras.losses.Dice
+        rt.keras.losses.Circle
     with pytest.raises(AttributeError, match="keras.layers.Dens is not supported by rt.keras, "
                                              "and Keras 3 has no such name either: check the "
                                              "spelling"):

@@ -21,7 +21,8 @@ from typing import Callable
 import numpy as np
 
 KINDS = ("basics", "variables", "gradients", "data_pipelines", "autograph_data", "ops",
-         "modules", "seeds", "api_additions", "more_api", "user_programs")
+         "modules", "seeds", "api_additions", "more_api", "user_programs", "special_math",
+         "names", "nn_additions", "random_draws")
 
 EXPECTED = pathlib.Path(__file__).with_name("expected.json")
 

@@ -196,3 +196,21 @@ def checkpoint_step_counter(tf):
         fresh.restore(manager.latest_checkpoint)
         return (saved, int(fresh.step), float(fresh.scale), int(fresh.save_counter),
                 ckpt.save_counter.numpy())
+
+
+def module_name_scopes(tf):
+    class Scaled(tf.Module):
+        def __init__(self, name=None):
+            super().__init__(name=name)
+            with self.name_scope:
+                self.scale = tf.Variable(2.0, name="scale")
+                self.built_in = tf.get_current_name_scope()
+
+        @tf.Module.with_name_scope
+        def __call__(self, x):
+            return x * self.scale, tf.get_current_name_scope()
+
+    module = Scaled(name="scaler")
+    value, scope = module(tf.constant(3.0))
+    return (module.name_scope.name, module.built_in, value, scope,
+            Scaled().name_scope.name, tf.get_current_name_scope())

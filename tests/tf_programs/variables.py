@@ -181,3 +181,30 @@ def assigning_python_lists_and_numpy_arrays(tf):
     counts = tf.Variable(0, dtype=tf.int64)
     counts.assign_add(np.int32(3))
     return first, second, v.numpy().copy(), update(tf.constant(1.0)), counts.numpy()
+
+
+def variable_names(tf):
+    unnamed, named = tf.Variable(1.0), tf.Variable(2.0, name="w")
+    with tf.name_scope("outer"):
+        with tf.name_scope("inner"):
+            scoped = tf.Variable(3.0, name="x")
+        scoped_unnamed = tf.Variable(4.0)
+
+    class Affine(tf.Module):
+        def __init__(self, name=None):
+            super().__init__(name=name)
+            with self.name_scope:
+                self.w = tf.Variable([[1.0, 2.0]], name="w")
+            self.b = tf.Variable([0.5], name="b")
+
+    affine = Affine(name="affine")
+    layer = tf.keras.layers.Dense(2, name="dense_named")
+    layer.build((None, 3))
+    directory = __import__("tempfile").mkdtemp()
+    checkpoint = tf.train.Checkpoint(w=named, affine=affine)
+    path = checkpoint.save(directory + "/ckpt")
+    named.assign(5.0)
+    checkpoint.restore(path)
+    return ([v.name for v in (unnamed, named, scoped, scoped_unnamed)],
+            [v.name for v in affine.variables], repr(scoped), [w.name for w in layer.weights],
+            named.numpy(), repr(unnamed))

@@ -11,16 +11,21 @@ import logging as _logging
 import types as _types
 
 import runtime as _rt
-from runtime import display as _display
+from runtime import (control_flow as _control_flow, display as _display, tracing as _tracing,
+                     variables as _variables)
 from runtime import data, keras  # noqa: F401  (tf.data, tf.keras)
 from transpiler import api as _api
 from runtime.ops import (counting_ops as _counting_ops, ensure_shape_ops as _ensure_shape_ops,
-                         folds as _folds, index_arithmetic as _index_arithmetic,
+                         io_ops as _io_ops, layout_ops as _layout_ops,
+                         folds as _folds, gradient_wrappers as _gradient_wrappers,
+                         index_arithmetic as _index_arithmetic,
                          indexing as _indexing,
                          math_composites as _math_composites,
                          partition_ops as _partition_ops,
                          program_order as _program_order,
-                         python_function_ops as _python_function_ops, scatter_ops as _scatter_ops,
+                         python_function_ops as _python_function_ops,
+                         rearrange_ops as _rearrange_ops, scatter_ops as _scatter_ops,
+                         symbolic_gradients as _symbolic_gradients,
                          vectorized_map as _vectorized_map)
 from transpiler.tf import (autograph, bitwise, config, debugging, dtypes,  # noqa: F401
                            errors, image, linalg, math, nest, nn, random, summary, test, train)
@@ -99,20 +104,33 @@ _export(globals(), dtypes, """
     int32 int64 uint8 uint16 uint32 uint64
 """)
 _export(globals(), _rt.math, "histogram_fixed_width scalar_mul=multiply truncatemod")
-_export(globals(), _counting_ops, "unique_with_counts")
+_export(globals(), _rt.math, "acosh asinh atanh realdiv=divide", floating_only=True)
+_export(globals(), _counting_ops, "histogram_fixed_width_bins unique_with_counts")
 _export(globals(), _math_composites, "saturate_cast")
-_export(globals(), _ensure_shape_ops, "broadcast_dynamic_shape ensure_shape shape_n")
+_export(globals(), _ensure_shape_ops,
+        "broadcast_dynamic_shape broadcast_static_shape ensure_shape shape_n")
 _export(globals(), _folds, "foldl foldr")
 _export(globals(), _indexing, "strided_slice")
 _export(globals(), _index_arithmetic, "unravel_index")
 _export(globals(), _partition_ops, "dynamic_partition dynamic_stitch")
-_export(globals(), _program_order,
-        "control_dependencies device group init_scope name_scope no_op")
+_export(globals(), _program_order, """
+    control_dependencies device get_current_name_scope group guarantee_const identity_n
+    init_scope name_scope no_op tuple
+""")
+_export(globals(), _io_ops, "timestamp")
+_export(globals(), _layout_ops, "parallel_stack")
+_export(globals(), _rearrange_ops,
+        "batch_to_space reverse_sequence space_to_batch space_to_batch_nd")
+_export(globals(), _tracing, "inside_function=is_tracing")
+_export(globals(), _control_flow, "is_symbolic_tensor=is_symbolic")
+_export(globals(), _gradient_wrappers, "grad_pass_through recompute_grad")
+_export(globals(), _symbolic_gradients, "AggregationMethod gradients hessians")
+_export(globals(), _variables, "VariableAggregation VariableSynchronization")
 _export(globals(), _python_function_ops, "numpy_function py_function")
 _export(globals(), _scatter_ops,
         "tensor_scatter_nd_max tensor_scatter_nd_min tensor_scatter_nd_sub")
 _export(globals(), _vectorized_map, "vectorized_map")
-_export(globals(), _rt.debugging, "assert_equal assert_greater assert_less assert_rank",
-        kernel_errors=False)
+_export(globals(), _rt.debugging,
+        "Assert assert_equal assert_greater assert_less assert_rank", kernel_errors=False)
 
 __getattr__ = _missing("tf")

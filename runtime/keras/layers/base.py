@@ -118,7 +118,7 @@ class Layer(Module):
             value = np.asarray(value.numpy() if isinstance(value, Tensor) else value, dtype)
             # Keras 3's name: the weight's own ("kernel"), not its layer's path.
             variable = Variable(value, name=name or "variable", trainable=trainable,
-                                constraint=constraints.get(constraint))
+                                constraint=constraints.get(constraint), tensorflow_naming=False)
         variable._keras_weight = True  # see _weights_of_its_own
         self._own_weights.append(variable)
         if regularizer is not None:

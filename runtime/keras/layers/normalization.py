@@ -1,4 +1,5 @@
-"""``BatchNormalization`` and ``LayerNormalization`` (Keras 3's defaults and weight order)."""
+"""``BatchNormalization``, ``LayerNormalization`` and ``GroupNormalization`` (Keras 3's
+defaults and weight order)."""
 
 from __future__ import annotations
 
@@ -123,3 +124,65 @@ class LayerNormalization(Layer):
     def get_config(self):
         return {**super().get_config(), "axis": self.axis, "epsilon": self.epsilon,
                 "center": self.center, "scale": self.scale}
+
+
+class GroupNormalization(Layer):
+    """Normalizes each sample within groups of channels: the ``axis`` channels split into
+    ``groups`` equal groups, each normalized by its mean and variance over the group's
+    channels and every other axis but the batch; then ``gamma`` and ``beta`` per channel.
+    ``groups=-1`` makes a group of each channel (instance normalization), 1 one group of all
+    (layer normalization over everything)."""
+
+    def __init__(self, groups=32, axis=-1, epsilon=1e-3, center=True, scale=True,
+                 beta_initializer="zeros", gamma_initializer="ones", beta_regularizer=None,
+                 gamma_regularizer=None, beta_constraint=None, gamma_constraint=None, **kwargs):
+        super().__init__(**kwargs)
+        self.groups, self.axis, self.epsilon = int(groups), axis, float(epsilon)
+        self.center, self.scale = center, scale
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.beta_regularizer, self.gamma_regularizer = beta_regularizer, gamma_regularizer
+        self.beta_constraint, self.gamma_constraint = beta_constraint, gamma_constraint
+
+    def build(self, input_shape):
+        rank = len(input_shape)
+        (self._axis,) = _axes(self.name, self.axis, rank)
+        channels = input_shape[self._axis]
+        groups = channels if self.groups == -1 else self.groups
+        if channels is None or groups <= 0 or channels % groups:
+            raise ValueError(f"{self.name}: the number of channels ({channels}) must be known "
+                             f"and a multiple of the number of groups ({self.groups}).")
+        self._groups = groups
+        weight = {"shape": (channels,)}
+        self.gamma = self.add_weight("gamma", initializer=self.gamma_initializer,
+                                     regularizer=self.gamma_regularizer,
+                                     constraint=self.gamma_constraint, **weight) \
+            if self.scale else None
+        self.beta = self.add_weight("beta", initializer=self.beta_initializer,
+                                    regularizer=self.beta_regularizer,
+                                    constraint=self.beta_constraint, **weight) \
+            if self.center else None
+        self.built = True
+
+    def call(self, inputs):
+        rank, axis = len(inputs.shape), self._axis
+        sizes = [-1 if a == 0 else (inputs.shape[a] if inputs.shape[a] is not None else -1)
+                 for a in range(rank)]
+        if sizes.count(-1) > 1:
+            raise ValueError(f"{self.name}: GroupNormalization needs every dimension but the "
+                             f"batch known, got shape {inputs.shape}.")
+        grouped_shape = sizes[:axis] + [self._groups, sizes[axis] // self._groups] \
+            + sizes[axis + 1:]
+        grouped = reshape(inputs, grouped_shape)
+        reduced = [a for a in range(1, rank + 1) if a != axis]
+        mean, variance = nn.moments(grouped, reduced, keepdims=True)
+        parameter_shape = [1] * (rank + 1)
+        parameter_shape[axis:axis + 2] = [self._groups, sizes[axis] // self._groups]
+        shaped = lambda w: None if w is None else reshape(w, parameter_shape)  # noqa: E731
+        normalized = nn.batch_normalization(grouped, mean, variance, shaped(self.beta),
+                                            shaped(self.gamma), self.epsilon)
+        return reshape(normalized, sizes)
+
+    def get_config(self):
+        return {**super().get_config(), "groups": self.groups, "axis": self.axis,
+                "epsilon": self.epsilon, "center": self.center, "scale": self.scale}

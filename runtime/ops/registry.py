@@ -12,6 +12,8 @@ module can import it at the top (``runtime.ops.dispatch`` runs ops).
 from __future__ import annotations
 
 import enum
+import importlib
+import pkgutil
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -89,10 +91,22 @@ def register(op: OpDef) -> OpDef:
 
 
 def get_op(name: str) -> OpDef:
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise KeyError(f"unknown op {name!r}") from None
+    op = _REGISTRY.get(name)
+    if op is None:
+        _register_every_family()
+        op = _REGISTRY.get(name)
+    if op is None:
+        raise KeyError(f"unknown op {name!r}")
+    return op
+
+
+def _register_every_family() -> None:
+    """Imports every module of ``runtime.ops``: a family is registered when its module is
+    first imported (image ops by ``tf.image``, Keras' augmentation by its layers), and a graph
+    saved by a program that used one names it before this program has imported it."""
+    package = importlib.import_module("runtime.ops")
+    for module in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"runtime.ops.{module.name}")
 
 
 def all_ops() -> dict[str, OpDef]:

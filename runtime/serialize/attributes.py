@@ -16,6 +16,7 @@ from typing import Any, Callable
 import numpy as np
 
 from runtime import dtypes
+from runtime.ops.image_transform_ops import FILL_MODES, INTERPOLATIONS
 from runtime.ops.indexing import _Input
 from runtime.ops.io_ops import _Slot
 from runtime.variables import Variable
@@ -116,6 +117,8 @@ KINDS: dict[str, Kind] = {
     "full_matrices": FLAG, "compute_uv": FLAG, "approximate": FLAG,
     "strides": SIZES, "dilations": SIZES, "ksize": SIZES,
     "padding": _one_of("SAME", "VALID"),
+    "interpolation": _one_of(*INTERPOLATIONS), "fill_mode": _one_of(*FILL_MODES),
+    "fill_value": NUMBER,
     "num_samples": COUNT,
     "spec": INDEX,
     "variable": VARIABLE,

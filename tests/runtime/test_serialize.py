@@ -121,6 +121,40 @@ def test_loads_in_a_process_that_never_imported_the_original_code(tmp_path, unse
                                    expected["noise"].numpy().tolist()]
 
 
+def shifted_and_checked(x):
+    from runtime.ops import bitwise_ops, ensure_shape_ops  # registered when first imported
+    return ensure_shape_ops.ensure_shape(bitwise_ops.left_shift(x, 2), [None, 3])
+
+
+def test_ops_of_families_this_process_never_imported_are_found_when_loading(tmp_path):
+    """A graph of ops whose family is registered when its module is first imported
+    (``tf.bitwise``, ``tf.ensure_shape``) loads in a process that imported only the runtime."""
+    original, path = saved(tmp_path, shifted_and_checked, rt.TensorSpec([None, 3], rt.int32))
+    script = (
+        "import sys, numpy as np, runtime as rt\n"
+        "assert 'runtime.ops.bitwise_ops' not in sys.modules\n"
+        f"f = rt.load({path!r})\n"
+        "print(f(np.arange(6, dtype=np.int32).reshape(2, 3)).numpy().ravel().tolist())\n")
+    completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                               timeout=120, cwd=str(tmp_path))
+    assert completed.returncode == 0, completed.stderr
+    x = np.arange(6, dtype=np.int32).reshape(2, 3)
+    assert json.loads(completed.stdout) == original(x).numpy().ravel().tolist() \
+        == [0, 4, 8, 12, 16, 20]
+
+
+def shifted_left(images):
+    from runtime.ops.image_transform_ops import transform
+    return transform(images, rt.constant([[1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0]]),
+                     interpolation="nearest", fill_mode="constant", fill_value=-1.0)
+
+
+def test_an_image_transform_round_trips(tmp_path):
+    original, path = saved(tmp_path, shifted_left, rt.TensorSpec([1, 3, 3, 1], rt.float32))
+    x = np.arange(9, dtype=np.float32).reshape(1, 3, 3, 1)
+    assert rt.load(path)(x).numpy().tolist() == original(x).numpy().tolist()
+
+
 def scale(x, factor, training=True):
     return Pair(x * factor if training else x, {"b": None, "a": "text", "c": 2.5})
 

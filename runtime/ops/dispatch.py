@@ -305,3 +305,15 @@ def constant_value(value) -> np.ndarray | None:
     if isinstance(value, dtypes.PYTHON_SCALARS):
         return np.asarray(value)
     return None
+
+
+def static_array(op_name: str, what: str, value) -> np.ndarray:
+    """``value`` (a list, an array, or a tensor whose value is known while tracing) as an
+    array: an argument an op needs while tracing (sizes, axes, paddings)."""
+    if isinstance(value, Tensor):
+        known = constant_value(value)
+        if known is None:
+            raise TypeError(f"{op_name}: {what} must be known while tracing (a list or a "
+                            f"constant tensor), not computed from the function's inputs.")
+        value = known
+    return np.asarray(value)

@@ -16,7 +16,7 @@ from runtime.ops import array_ops
 from runtime.ops.array_ops import (EYE, cast, concat, expand_dims, gather, reshape, shape, size,
                                    stack, where)
 from runtime.ops.broadcast_ops import broadcast_to
-from runtime.ops.dispatch import apply_op, constant_value, convert_to_tensor
+from runtime.ops.dispatch import apply_op, constant_value, convert_to_tensor, static_array
 from runtime.ops.indexing import getitem
 from runtime.ops.math_ops import add, divide, equal, floordiv, less, mod, multiply, subtract
 from runtime.ops.reduce_ops import reduce_max
@@ -34,13 +34,7 @@ def _rank(op_name: str, x: Tensor) -> int:
 
 def _static_ints(op_name: str, what: str, value) -> list[int]:
     """A list of ints given as a list, an array or a tensor known while tracing."""
-    if isinstance(value, Tensor):
-        known = constant_value(value)
-        if known is None:
-            raise TypeError(f"{op_name}: {what} must be known while tracing (a list or a "
-                            f"constant tensor), not computed from the function's inputs.")
-        value = known
-    array = np.asarray(value)
+    array = static_array(op_name, what, value)
     if array.dtype.kind not in "iu" or array.ndim > 1:
         raise TypeError(f"{op_name}: {what} must be an int or a list of ints, got {value!r}.")
     return [int(v) for v in array.reshape(-1)]

@@ -16,7 +16,7 @@ from runtime import dtypes
 from runtime.errors import ShapeError
 from runtime.ops.array_ops import (cast, expand_dims, range as arange, reshape, shape, transpose,
                                    where)
-from runtime.ops.dispatch import constant_value, convert_to_tensor
+from runtime.ops.dispatch import convert_to_tensor, static_array
 from runtime.ops.indexing import getitem
 from runtime.ops.io_ops import assert_
 from runtime.ops.math_ops import greater_equal, less, less_equal, logical_and, subtract
@@ -36,13 +36,7 @@ def _known_rank(op_name: str, x: Tensor) -> int:
 
 def _static(op_name: str, what: str, value, ndim: int) -> np.ndarray:
     """``value`` as an int64 array of ``ndim`` dimensions, known while tracing."""
-    if isinstance(value, Tensor):
-        known = constant_value(value)
-        if known is None:
-            raise TypeError(f"{op_name}: {what} must be known while tracing (a list or a "
-                            f"constant tensor), not computed from the function's inputs.")
-        value = known
-    array = np.asarray(value)
+    array = static_array(op_name, what, value)
     if array.dtype.kind not in "iu" or array.ndim != ndim:
         raise TypeError(f"{op_name}: {what} must be {'a list' if ndim == 1 else 'a list of pairs'}"
                         f" of ints, got {value!r}.")

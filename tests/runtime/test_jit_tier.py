@@ -1760,6 +1760,17 @@ def test_without_fork_the_compiler_runs_in_a_process_of_its_own(auto_compile_aft
     assert fn(x).numpy().tobytes() == ((x * scale - 1.0) * x).tobytes()
 
 
+def test_a_compiler_process_the_system_refuses_leaves_no_request_behind(tmp_path, monkeypatch):
+    from runtime.backends.jit import compiler_process
+
+    def refused(*args, **kwargs):
+        raise OSError("no process to spare")
+    monkeypatch.setattr(compiler_process.subprocess, "Popen", refused)
+    with pytest.raises(OSError):
+        compiler_process.start("/* kernel */", str(tmp_path / "m.so"), ["cc"])
+    assert list(tmp_path.iterdir()) == []
+
+
 WITHOUT_FORK = """
     import sys, types
     sys.modules["torch"] = types.ModuleType("torch")  # as if imported: no fork

@@ -113,9 +113,13 @@ def start(c_text: str, module_path: str, command: list[str]) -> tuple[subprocess
     handle, request = tempfile.mkstemp(dir=os.path.dirname(module_path), suffix=".request")
     with os.fdopen(handle, "w", encoding="utf-8") as file:
         json.dump({"source": c_text, "module": module_path, "command": command}, file)
-    process = subprocess.Popen([sys.executable, "-S", os.path.abspath(__file__), request],
-                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        process = subprocess.Popen([sys.executable, "-S", os.path.abspath(__file__), request],
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, start_new_session=True)
+    except OSError:  # no process to spare: the caller builds another way
+        os.remove(request)
+        raise
     return process, request + FAILED_SUFFIX
 
 

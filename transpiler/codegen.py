@@ -43,25 +43,33 @@ class GeneratedModule:
         return _compact(textwrap.dedent("\n".join(lines)))
 
 
-def _propagate_origins(root: gast.AST) -> dict[int, object]:
-    """Every node gets an origin (its parent's if it has none) and the user's line number as
-    its position, so lines survive unparsing; nodes with no origin at all (the factory around
-    the function) get their parent's position, as ``ast.fix_missing_locations`` would give
-    them. Returns user line -> origin."""
-    origins: dict[int, object] = {}
+class _ToAstWithPositions(syntax_tree.ToAst):
+    """``syntax_tree.to_ast`` that, in the same walk, gives every statement and expression an
+    origin (its parent's if it has none) and the user's line number as its position, so lines
+    survive unparsing; nodes with no origin at all (the factory around the function) get their
+    parent's position, as ``ast.fix_missing_locations`` would give them. ``origins``: user line
+    -> origin, for the line map."""
 
-    def visit(node, inherited, position):
-        origin = anno.get(node, Anno.ORIGIN, None) or inherited
+    def __init__(self):
+        self.origins: dict[int, object] = {}
+        self._origin = None
+        self._position = (1, 0, 1, 0)
+
+    def visit(self, node):
+        outer = self._origin, self._position
+        origin = anno.get(node, Anno.ORIGIN, None) or self._origin
         # Test the class, not the instance: nodes built by converters have no positions yet.
-        if "lineno" in node._attributes:
-            if origin is not None:
-                position = (origin.lineno, 0, origin.lineno, 0)
-                origins[origin.lineno] = origin
-            node.lineno, node.col_offset, node.end_lineno, node.end_col_offset = position
-        for child in syntax_tree.child_nodes(node):
-            visit(child, origin, position)
-    visit(root, None, (1, 0, 1, 0))
-    return origins
+        positioned = "lineno" in node._attributes
+        if positioned and origin is not None:
+            self._position = (origin.lineno, 0, origin.lineno, 0)
+            self.origins[origin.lineno] = origin
+        self._origin = origin
+        translated = super().visit(node)
+        if positioned and translated is not None:
+            (translated.lineno, translated.col_offset, translated.end_lineno,
+             translated.end_col_offset) = self._position
+        self._origin, self._position = outer
+        return translated
 
 
 try:  # Python 3.14 moved ast.unparse's class out of ast, which imports it when first used
@@ -171,8 +179,9 @@ def generate(fn_node: gast.FunctionDef, free_vars: list[str], user_filename: str
                        None, []),
         [fn_node, gast.Return(gast.Name(fn_node.name, gast.Load(), None, None))], [], None, None)
     module = gast.Module([factory], [])
-    origins = _propagate_origins(module)
-    tree = syntax_tree.to_ast(module)
+    translator = _ToAstWithPositions()
+    tree = translator.visit(module)
+    origins = translator.origins
     arguments = tree.body[0].body[0].args  # the converted function's, in the factory
     defaults = arguments.defaults + [d for d in arguments.kw_defaults if d is not None]
     unparser = _Unparser(origins, defaults)

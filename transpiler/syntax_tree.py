@@ -136,19 +136,19 @@ class _Translator(NodeVisitor):
         return translated
 
 
-class _ToGast(_Translator, ast3.Ast3ToGAst):
+class ToGast(_Translator, ast3.Ast3ToGAst):
     _module = gast
 
 
-class _ToAst(_Translator, ast3.GAstToAst3):
+class ToAst(_Translator, ast3.GAstToAst3):
     _module = ast
 
 
 def to_gast(node: ast.AST) -> gast.AST:
     """``gast.ast_to_gast(node)``, faster."""
-    return _ToGast().visit(node)
+    return ToGast().visit(node)
 
 
 def to_ast(node: gast.AST) -> ast.AST:
     """``gast.gast_to_ast(node)``, faster."""
-    return _ToAst().visit(node)
+    return ToAst().visit(node)

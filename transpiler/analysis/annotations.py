@@ -38,6 +38,7 @@ class Anno(enum.Enum):
     DEFINED_IN = "Local names defined on all paths into a statement (frozenset of QN)."
     MAYBE_DEFINED_IN = "Local names defined on some path into a statement (frozenset of QN)."
     DEFINED_AT_READ = "On a Name load of a local: True if it is surely defined there (bool)."
+    ANALYSED = "On a FunctionDef: whether reaching definitions marked its reads (bool)."
 
     # Members are unique, and equal only to themselves: hashing them by identity is done in C,
     # Enum's own __hash__ in Python (annotations are read and written very often).

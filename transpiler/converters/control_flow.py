@@ -361,7 +361,24 @@ def _expose_extra_tests(fn_node) -> None:
             node.body.insert(0, marker)
 
 
+# The statements this converter rewrites, and `del`, after which reads must raise as in Python
+# (``variables`` wraps them): only functions with one of them need the data-flow analyses.
+_NEEDS_ANALYSES = (gast.If, gast.While, gast.For, gast.Delete)
+
+
+def needs_analyses(fn_node: gast.FunctionDef) -> bool:
+    """False for straight-line code (most loss functions and layers): nothing to rewrite, and
+    every read of a variable finds it bound or fails as Python fails. The analyses were a third
+    of the time converting such a function took."""
+    return any(isinstance(node, _NEEDS_ANALYSES)
+               for node in own_scope_walk(fn_node.body, blocks_only=True))
+
+
 def transform(fn_node: gast.FunctionDef, ctx) -> None:
+    analysed = needs_analyses(fn_node)
+    anno.set(fn_node, Anno.ANALYSED, analysed)
+    if not analysed:
+        return
     _expose_extra_tests(fn_node)
     fn_scope = activity.resolve(fn_node)
     graph = cfg.build(fn_node)

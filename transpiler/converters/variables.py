@@ -38,6 +38,8 @@ class _Loads(syntax_tree.NodeTransformer):
 
 
 def transform(fn_node: gast.FunctionDef, ctx) -> None:
+    if not anno.get(fn_node, Anno.ANALYSED, True):
+        return  # no read marked, no `del`; nested functions were done when they were converted
     fn_node.body = [s for statement in fn_node.body
                     for s in _as_list(_Loads().visit(statement))]
 

@@ -120,6 +120,7 @@ class _Translator:
         self.functions: list[str] = []  # the loop nests, each a function (see _nest_function)
         self.nest: set | None = None  # in a nest: the kernel's scalars it writes (by pointer)
         self.nest_locals: set[str] = set()  # scalars made in nests, unknown outside them
+        self.kernel_scalars: set[str] = set()  # scalars the kernel's own body uses
 
     # -- the module -----------------------------------------------------------------------
 
@@ -140,6 +141,7 @@ class _Translator:
                 raise Untranslatable(f"argument of dtype {dtype}")
             if ndim == 0:
                 self.scalars[name] = dtype
+                self.kernel_scalars.add(name)
                 arguments.append(self._scalar_argument(name, dtype, index))
             else:
                 self.arrays[name] = ArrayType(dtype, tuple(shape), _c_strides(tuple(shape)))
@@ -165,7 +167,9 @@ class _Translator:
                 f"    {name} = ({C_TYPES[dtype]}*)PyArray_DATA((PyArrayObject*){name}_obj);\n")
 
     def _function_text(self, params: list, arguments: list) -> str:
-        declarations = [f"    {C_TYPES[d]} {n} = 0;" for n, d in sorted(self.scalars.items())]
+        # (A nest declares its own scalars: the kernel's text would only repeat them.)
+        declarations = [f"    {C_TYPES[d]} {n} = 0;" for n, d in sorted(self.scalars.items())
+                        if n in self.kernel_scalars]
         declarations += [f"    {C_TYPES[t.dtype]}* {n} = NULL; PyObject* {n}_obj = NULL;"
                          for n, t in sorted(self.arrays.items())]
         releases = "".join(f"    Py_XDECREF({n}_obj);\n" for n in sorted(self.arrays))
@@ -713,6 +717,8 @@ class _Translator:
     def _declare_scalar(self, name: str, dtype: np.dtype) -> None:
         if name in self.arrays or self.scalars.setdefault(name, dtype) != dtype:
             raise Untranslatable(f"{name} is given values of two types")
+        if self.nest is None:
+            self.kernel_scalars.add(name)
 
     def _declare_array(self, name: str, array: ArrayType) -> None:
         if name in self.scalars or self.arrays.setdefault(name, array) != array:

@@ -7,10 +7,9 @@ from __future__ import annotations
 import math
 
 from runtime.ops.array_ops import where
-from runtime.ops.dispatch import convert_to_tensor
-from runtime.ops.math_ops import (abs, add, divide, exp, greater, greater_equal, less,  # noqa: A004
+from runtime.ops.math_ops import (abs, add, divide, exp, greater_equal,  # noqa: A004
                                   minimum, multiply, sigmoid, subtract, tanh)
-from runtime.ops.nn_ops import _floating
+from runtime.ops.nn_ops import _floating, relu
 from runtime.ops.special_math_ops import erf
 from runtime.tensor import Tensor
 
@@ -20,9 +19,11 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 def elu(features) -> Tensor:
     """``features`` where positive, ``exp(features) - 1`` elsewhere. The exponential sees
-    ``min(features, 0)``, so large inputs cannot overflow into the unused branch's gradient."""
+    ``min(features, 0)``, so large inputs cannot overflow into the unused branch's gradient.
+    At 0 (where both sides are 0 with slope 1) the positive side is taken, so the second
+    derivative there is 0, as in TensorFlow."""
     x = _floating("elu", features)
-    return where(greater(x, 0), x, subtract(exp(minimum(x, 0)), 1))
+    return where(greater_equal(x, 0), x, subtract(exp(minimum(x, 0)), 1))
 
 
 def selu(features) -> Tensor:
@@ -62,6 +63,7 @@ def softsign(features) -> Tensor:
 
 def relu6(features) -> Tensor:
     """``min(max(features, 0), 6)``; the gradient is 1 strictly between 0 and 6, as in
-    TensorFlow, and 0 at both ends. Integer features stay integers."""
-    x = convert_to_tensor(features)
-    return where(greater(x, 0), where(less(x, 6), x, 6), 0)
+    TensorFlow, and 0 at both ends (through ``relu``, whose second derivative is zeros, not
+    None). Integer features stay integers."""
+    rectified = relu(features)
+    return where(greater_equal(rectified, 6), 6, rectified)  # NaN stays NaN

@@ -347,8 +347,12 @@ def _svd_grad(node, ds, du, dv):
     inner = None if ds is None else diag(ds)
     if du is not None or dv is not None:
         squares = multiply(s, s)
-        # 0 on the diagonal, where the difference is 0.
-        gaps = _safe_reciprocal(subtract(expand_dims(squares, -2), expand_dims(squares, -1)))
+        reciprocals = _safe_reciprocal(subtract(expand_dims(squares, -2),
+                                                expand_dims(squares, -1)))
+        # 0 on the diagonal, where the difference is 0. Subtracting the diagonal (0 there)
+        # cuts its gradient too: the slope of the safe reciprocal at 0 is 1e20, and a second
+        # derivative summing those would lose every other term to rounding.
+        gaps = subtract(reciprocals, band_part(reciprocals, 0, 0))
         for d, basis, side in ((du, u, -2), (dv, v, -1)):
             if d is None:
                 continue

@@ -127,13 +127,18 @@ def _einsum_grad(node, dy):
         others = [s for j, s in enumerate(inputs) if j != i] + ties
         available = set(output + "".join(others))
         target = "".join(c for c in subs if c == "." or c in available)
+        if "..." in output and "..." not in subs:
+            # The output's broadcast dimensions, which x lacks, stay in the gradient einsum
+            # (NumPy cannot sum them away); the backward pass sums them when fitting it to x.
+            target = "..." + target
         grad = einsum(",".join([output] + others) + "->" + target,
                       dy, *[v for j, v in enumerate(node.inputs) if j != i], *identities)
-        if target != subs:  # letters summed away: broadcast back over them
-            labels = _labels(subs, x.ndim)
-            for position, label in enumerate(labels):
-                if label != "..." and label not in available:
-                    grad = expand_dims(grad, position)
+        labels = _labels(subs, x.ndim)
+        missing = [p for p, label in enumerate(labels) if label != "..." and label not in available]
+        if missing:  # letters summed away: broadcast back over them
+            # Placed from the right, last first, past any broadcast dimensions in front.
+            for position in reversed(missing):
+                grad = expand_dims(grad, position - len(labels))
             grad = multiply(grad, ones_like(x))
         grads.append(grad)
     return grads

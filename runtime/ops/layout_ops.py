@@ -167,7 +167,9 @@ def repeat(input, repeats, axis: int | None = None) -> Tensor:  # noqa: A002
         raise ValueError(f"repeat: repeats {counts} must be one non-negative count or one per "
                          f"element of dimension {axis} of shape {format_shape(x.shape)}.")
     index = np.repeat(np.arange(dim, dtype=np.int64), counts if len(counts) == dim else counts[0])
-    return gather(x, index, axis=axis)
+    # The axis counted from the end: a gather along axis 0 would give rows (IndexedSlices) as
+    # the gradient, and TensorFlow's repeat gives a dense one.
+    return gather(x, index, axis=axis - x.ndim)
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32):

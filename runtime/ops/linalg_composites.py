@@ -96,7 +96,10 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast: bool = True) -> Tensor:
 
 
 def _regularizer(l2_regularizer, size: int, dtype) -> Tensor:
-    return multiply(cast(_identity(size), dtype), cast(l2_regularizer, dtype))
+    # A Python number converts straight to ``dtype``: cast would round 0.1 to float32 first.
+    weight = (cast(l2_regularizer, dtype) if isinstance(l2_regularizer, Tensor)
+              else convert_to_tensor(l2_regularizer, dtype))
+    return multiply(cast(_identity(size), dtype), weight)
 
 
 def _cholesky_solve(factor: Tensor, rhs: Tensor) -> Tensor:

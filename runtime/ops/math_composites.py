@@ -158,12 +158,13 @@ def xlog1py(x, y) -> Tensor:
 
 def xdivy(x, y) -> Tensor:
     """``x / y``, and 0 where ``x`` is 0 (even where ``y`` is 0 too): there ``y`` is replaced
-    by 1, so that neither the value nor the gradients are NaN, as in TensorFlow."""
+    by infinity, so that neither the value nor the gradients are NaN and both gradients are
+    0 there, as in TensorFlow."""
     dtype = dtypes.result_type(x, y)
     if dtype.kind not in "fc":
         raise TypeError(f"xdivy: x and y must be float or complex, got {dtype.name}; use "
                         f"rt.cast to convert.")
-    return divide(x, where(equal(x, 0), np.asarray(1, dtype), y))
+    return divide(x, where(equal(x, 0), np.asarray(np.inf, dtype), y))
 
 
 def _in_order(op_name: str, holds: Callable, x) -> Tensor:

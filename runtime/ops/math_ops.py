@@ -498,8 +498,12 @@ def _reduce_prod_grad(node, dy):
 
 
 def _reduce_logsumexp_grad(node, dy):
+    """The softmax over the reduced axes, ``exp(x - result)`` divided by its sum: the result
+    is rounded on its own scale (by about 3e-5 near -1000 in float32), and the division
+    cancels that error, which ``exp`` alone would pass on to every weight."""
     x = node.inputs[0]
-    weights = exp(subtract(x, _unreduced(node.outputs[0], node)))  # the softmax over the axes
+    shifted = exp(subtract(x, _unreduced(node.outputs[0], node)))
+    weights = divide(shifted, reduce_sum(shifted, node.attrs["axis"], keepdims=True))
     return (multiply(_unreduced(dy, node), weights),)
 
 

@@ -14,7 +14,7 @@ from runtime import dtypes
 from runtime.errors import InvalidArgumentError, ShapeError
 from runtime.ops.array_ops import cast, expand_dims, getitem, range as range_, shape, where
 from runtime.ops.dispatch import apply_op, convert_to_tensor
-from runtime.ops.math_ops import (equal, exp, greater, multiply, negative, sigmoid, square,
+from runtime.ops.math_ops import (equal, exp, greater, multiply, negative, sigmoid, sign, square,
                                   subtract)
 from runtime.ops.reduce_ops import reduce_sum
 from runtime.ops.registry import OpDef, Promotion, register
@@ -80,7 +80,13 @@ _relu.writes_out = True  # elementwise: the executor may pass a dying input as `
 
 
 def _relu_grad(node, dy):
-    return (where(greater(node.outputs[0], 0), dy, 0),)  # 0 at 0, as TensorFlow's ReluGrad
+    """``dy`` where the output is positive, 0 elsewhere (at 0 and NaN too), as TensorFlow's
+    ReluGrad. The 0 is taken from the output (``where(positive, y, 0)`` is 0 there), so the
+    result depends on it and a second derivative through this rule is zeros, not None, as in
+    TensorFlow. Elementwise only, so it fuses with its neighbours."""
+    y = node.outputs[0]
+    positive = greater(y, 0)
+    return (where(positive, dy, where(positive, y, 0)),)
 
 
 def _softmax(x, axis=-1):
@@ -108,7 +114,12 @@ def _leaky_relu(x, alpha):
 
 
 def _leaky_relu_grad(node, dy):
-    return (where(greater(node.inputs[0], 0), dy, multiply(dy, node.attrs["alpha"])),)
+    """``dy`` times the slope, 1 where ``x`` is positive (as ``sign(x)``, whose gradient is 0:
+    a second derivative through this rule is zeros, not None, as in TensorFlow) and
+    ``alpha`` elsewhere (at 0 and NaN too)."""
+    x = node.inputs[0]
+    positive = greater(x, 0)
+    return (multiply(dy, where(positive, sign(x), node.attrs["alpha"])),)
 
 
 def _same_type(x, **attrs):

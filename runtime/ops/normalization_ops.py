@@ -91,7 +91,7 @@ def weighted_moments(x, axes, frequency_weights, keepdims: bool = False) -> tupl
     sum_of_weights = reduce_sum(add(weights, zeros_like(x)), axes, keepdims=True)
     divisor = divide(1, sum_of_weights)
     mean = multiply(reduce_sum(multiply(weights, x), axes, keepdims=True), divisor)
-    distance = square(subtract(x, stop_gradient(mean)))
+    distance = square(subtract(x, mean))
     variance = multiply(reduce_sum(multiply(weights, distance), axes, keepdims=True), divisor)
     if keepdims:
         return mean, variance

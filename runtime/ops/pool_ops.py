@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.errors import ShapeError
+from runtime.errors import GradientError, ShapeError
+from runtime.ops.array_ops import where, zeros_like
 from runtime.ops.conv_ops import (geometry, output_size, padding_arg, spatial, tap_slice,
                                   windows)
 from runtime.ops.dispatch import apply_op, convert_to_tensor
+from runtime.ops.indexing import getitem
+from runtime.ops.math_ops import greater
+from runtime.ops.pad_ops import pad as pad_tensor
 from runtime.ops.registry import OpDef, register
 from runtime.tensor import format_shape
 
@@ -93,6 +97,34 @@ def _avg_pool_grad(node, dy):
     return (apply_op(AVG_POOL_GRAD, (node.inputs[0], dy), node.attrs),)
 
 
+def _max_pool_grad_grad(node, g):
+    """Linear in ``dy``: its gradient is ``g`` at each window's first maximum (where ``dy``
+    went), gathered with the kernel's tie rule; ``x`` only picks the positions, so its
+    gradient is zeros, as in TensorFlow."""
+    x = node.inputs[0]
+    if x.shape is None or None in x.shape[1:3]:
+        raise GradientError("the second derivative of max_pool2d needs the input's height and "
+                            "width while tracing; give the function an input_signature with "
+                            "those sizes.")
+    ksize, strides = node.attrs["ksize"], node.attrs["strides"]
+    out, pad = geometry(x.shape, ksize, strides, _ONES, node.attrs["padding"])
+    paddings = [[0, 0], list(pad[0]), list(pad[1]), [0, 0]]
+    inputs = pad_tensor(x, paddings, constant_values=_lowest(x.dtype))
+    grads = pad_tensor(g, paddings)
+    best = picked = None
+    for i in range(ksize[0]):
+        for j in range(ksize[1]):
+            key = (slice(None), tap_slice(i, 1, strides[0], out[0]),
+                   tap_slice(j, 1, strides[1], out[1]), slice(None))
+            candidate, value = getitem(inputs, key), getitem(grads, key)
+            if best is None:
+                best, picked = candidate, value
+                continue
+            later = greater(candidate, best)  # strictly: the first maximum keeps its place
+            best, picked = where(later, candidate, best), where(later, value, picked)
+    return zeros_like(x), picked
+
+
 def _avg_pool_grad_grad(node, g):
     """Linear in ``dy``: its gradient is the average pool of ``g``."""
     return None, apply_op(AVG_POOL, (g,), node.attrs)
@@ -101,7 +133,8 @@ def _avg_pool_grad_grad(node, g):
 MAX_POOL = register(OpDef("max_pool2d", _max_pool, _pool_infer, gradient=_max_pool_grad))
 AVG_POOL = register(OpDef("avg_pool2d", _avg_pool, _pool_infer, gradient=_avg_pool_grad))
 MAX_POOL_GRAD = register(OpDef("max_pool2d_grad", _max_pool_grad_kernel,
-                               lambda x, dy, **attrs: (dy.dtype, x.shape)))
+                               lambda x, dy, **attrs: (dy.dtype, x.shape),
+                               gradient=_max_pool_grad_grad))
 AVG_POOL_GRAD = register(OpDef("avg_pool2d_grad", _avg_pool_grad_kernel,
                                lambda x, dy, **attrs: (dy.dtype, x.shape),
                                gradient=_avg_pool_grad_grad))

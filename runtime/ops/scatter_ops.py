@@ -21,6 +21,7 @@ from runtime.ops import array_ops
 from runtime.ops.array_ops import (cast, expand_dims, ones_like, shape_for_gradient,
                                    shape_operand, transpose, where, zeros_like)
 from runtime.ops.dispatch import apply_op, constant_value, convert_to_tensor
+from runtime.ops.indexed_slices import IndexedSlices
 from runtime.ops.math_composites import divide_no_nan
 from runtime.ops.math_ops import divide, equal, multiply, negative, subtract
 from runtime.ops.registry import OpDef, register
@@ -116,9 +117,16 @@ def _gather_nd_infer(params, indices, batch_dims=0):
 
 
 def _gather_nd_grad(node, dy):
+    """``dy`` scattered back into zeros; indices of shape ``[n, 1]`` pick whole rows, whose
+    gradient is kept as those rows (``IndexedSlices``), as a gather along axis 0 gives and as
+    in TensorFlow."""
     params, indices = node.inputs
     static, dynamic = shape_for_gradient(params)
     shape, batch_dims = static if dynamic is None else dynamic, node.attrs.get("batch_dims", 0)
+    rows = (not batch_dims and indices.shape is not None and len(indices.shape) == 2
+            and indices.shape[1] == 1 and static is not None and None not in static[1:])
+    if rows:
+        return IndexedSlices(dy, array_ops.reshape(indices, (-1,)), static, dynamic), None
     if not batch_dims:
         return scatter_nd(indices, dy, shape), None
     inputs, attrs = shape_operand("scatter_nd", shape)

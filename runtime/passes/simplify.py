@@ -22,6 +22,9 @@ Complex numbers get no rule: their arithmetic mixes the parts, so ``(-0.0-0.0j) 
     not(not x) -> x               bool              (for numbers it would give a bool)
     x and True, x or False -> x   bool
     identity(x), cast(x, x.dtype), reshape/transpose to the same layout -> x
+    where(c, a, where(c, b, d)) -> where(c, a, d)     any   the inner select takes the side
+    where(c, where(c, a, b), d) -> where(c, a, d)           the outer one takes (gradients
+                                                            of relu and where build these)
     stop_gradient(x), custom_gradient(x, ...) -> x   (they only guide gradients, built by now)
 """
 
@@ -32,7 +35,8 @@ from typing import Callable
 import numpy as np
 
 from runtime.graph import Graph, Node
-from runtime.ops.array_ops import IDENTITY, RESHAPE, TRANSPOSE
+from runtime.errors import GraphTypeError
+from runtime.ops.array_ops import IDENTITY, RESHAPE, TRANSPOSE, WHERE
 from runtime.ops.conversion_ops import CAST
 from runtime.ops.gradient_ops import CUSTOM_GRADIENT, STOP_GRADIENT
 from runtime.ops.math_ops import (ADD, DIVIDE, FLOORDIV, LOGICAL_AND, LOGICAL_NOT, LOGICAL_OR,
@@ -170,6 +174,28 @@ def _identity_perm(node: Node) -> bool:
     return list(perm) == list(range(len(perm)))
 
 
+def _nested_where(node: Node) -> Rewrite | None:
+    """A select whose chosen (or other) side is a select on the same condition: that side's
+    own choice is the one taken, so the inner select goes (when the types stay)."""
+    condition = node.inputs[0]
+    for position in (1, 2):
+        inner = node.inputs[position].node
+        if inner.op is not WHERE or inner.inputs[0] is not condition:
+            continue
+        inputs = list(node.inputs)
+        inputs[position] = inner.inputs[position]
+        try:
+            out_type = WHERE.infer(*inputs)
+        except GraphTypeError:  # the dropped side set the dtype
+            continue
+        if out_type != (node.outputs[0].dtype, node.outputs[0].shape):
+            continue  # the dropped side set the shape (broadcasting)
+        select = Node(node.graph, WHERE, inputs, {}, [out_type], None, node.location)
+        return Rewrite("select inside a select on the same condition removed", select.outputs,
+                       [select])
+    return None
+
+
 _RULES: dict[OpDef, Callable[[Node], "Rewrite | None"]] = {
     ADD: _neutral(0, commutative=True, kinds=_INTEGRAL),
     SUBTRACT: _neutral(0, commutative=False, kinds="iuf"),
@@ -186,4 +212,5 @@ _RULES: dict[OpDef, Callable[[Node], "Rewrite | None"]] = {
     CAST: _same_value("cast to the same dtype removed"),
     RESHAPE: _same_value("reshape to the same shape removed", _known_input_shape),
     TRANSPOSE: _same_value("transpose by the identity permutation removed", _identity_perm),
+    WHERE: _nested_where,
 }

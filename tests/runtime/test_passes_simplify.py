@@ -119,3 +119,36 @@ def test_rules_apply_inside_branches_and_loop_bodies():
     assert len(apply(simplify.run, after)) == 3
     x = np.array([1.0, -0.5], np.float32)
     assert_identical(run_graph(after, x), run_graph(before, x))
+
+
+@pytest.mark.parametrize("spec", [F32, I32])
+def test_a_select_inside_a_select_on_the_same_condition_goes(spec):
+    def f(x):
+        positive = x > 0
+        return (rt.where(positive, x, rt.where(positive, -x, x * 3)),
+                rt.where(positive, rt.where(positive, x * 2, -x), x * 5))
+    _, after, changes = simplified(f, spec)
+    assert [line.split(": ")[1] for line in changes] == [
+        "select inside a select on the same condition removed"] * 2
+    assert pruned_ops(after).count("where") == 2
+
+
+def test_a_select_whose_inner_select_sets_the_shape_or_has_another_condition_stays():
+    def f(x):
+        positive, big = x > 0, x > 2
+        scalar = rt.reduce_sum(x) > 0
+        return (rt.where(scalar, 1.0, rt.where(scalar, x, 2.0)),  # the inner one broadcasts
+                rt.where(positive, x, rt.where(big, -x, x)))
+    before, after, changes = simplified(f, F32)
+    assert changes == [] and ops(after) == ops(before)
+
+
+def test_relu_gradient_in_a_training_step_is_one_select():
+    w = rt.Variable(np.array([[0.5, -1.0], [2.0, 0.25]], np.float32))
+
+    def step(x):
+        with rt.GradientTape() as tape:
+            loss = rt.reduce_sum(rt.nn.relu(rt.matmul(x, w)))
+        return tape.gradient(loss, w)
+    graph = rt.function(step).get_concrete_function(rt.TensorSpec([3, 2], rt.float32)).graph
+    assert ops(graph).count("where") == 1

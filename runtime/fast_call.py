@@ -98,7 +98,8 @@ class _EntryWriter:
                        f"        {array} = {array}._value",
                        f"    elif type({array}) is not ndarray:",
                        "        return MISS",
-                       f"    if {array}.dtype is not {dtype_name} or {array}.shape != {shape!r}:",
+                       f"    if {array}.dtype is not {dtype_name} "
+                       f"or {array}.shape != {tuple(shape)!r}:",
                        "        return MISS"]
         return True
 

@@ -88,6 +88,14 @@ def test_transposes_reshapes_and_views_as_results():
     on_each_compiler(f, x)
 
 
+def test_kernels_compile_in_tensorflows_display_style():
+    """Shapes print as ``TensorShape([...])`` in that style; kernel sources must not take
+    that text (neither compiler took any kernel of a ``transpiler.tf`` program)."""
+    rt.display.set_style(rt.display.TENSORFLOW)  # the fixtures set it back
+    x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    on_each_compiler(lambda x: (x * 2.0 + 1.0, rt.reduce_sum(x * x, axis=0)), x)
+
+
 def test_a_select_over_short_rows_stays_exact():
     """gcc 12 at -O3 with AVX2 vectorized ``mask ? a : 0`` over rows of 6 doubles wrongly
     (two elements of 12 came out 0): the C compiler vectorizes with -O2's cost model."""

@@ -284,7 +284,8 @@ class KernelWriter:
         accumulators = [self._accumulator(node, indent) for node in nest.reductions]
         for value in stored:
             name = self.fresh()
-            self.lines.append(f"{indent}{name} = np.empty({value.shape!r}, {numba_type(value.dtype)})")
+            self.lines.append(f"{indent}{name} = np.empty({tuple(value.shape)!r}, "
+                              f"{numba_type(value.dtype)})")
             self.bindings[id(value)] = _Array(name, value.shape)
         indices = [self.fresh("i") for _ in nest.shape]
         inner = indent
@@ -376,9 +377,10 @@ class KernelWriter:
                 self.lines.append(f"{indent}{name} = {dtype}({finished})")
                 self.bindings[id(value)] = name
                 return
-            self.lines.append(f"{indent}{name} = np.full({value.shape!r}, {dtype}({finished}), {dtype})")
+            self.lines.append(f"{indent}{name} = np.full({tuple(value.shape)!r}, "
+                              f"{dtype}({finished}), {dtype})")
         elif fold.accumulator == value.dtype and finished == accumulator:
-            self.lines.append(f"{indent}{name} = {accumulator}.reshape({value.shape!r})")
+            self.lines.append(f"{indent}{name} = {accumulator}.reshape({tuple(value.shape)!r})")
         else:  # finished element by element (the helpers take scalars)
             kept = tuple(1 if axis in reduced_axes(node) else size
                          for axis, size in enumerate(node.inputs[0].shape))
@@ -390,7 +392,7 @@ class KernelWriter:
             place = ", ".join(indices)
             each = fold.finish.format(acc=f"{accumulator}[{place}]", count=element_count(node))
             self.lines += [f"{inner}{name}[{place}] = {dtype}({each})",
-                           f"{indent}{name} = {name}.reshape({value.shape!r})"]
+                           f"{indent}{name} = {name}.reshape({tuple(value.shape)!r})"]
         self.bindings[id(value)] = _Array(name, value.shape)
 
     # -- matmul, cond, while ------------------------------------------------------------------
@@ -447,7 +449,7 @@ class KernelWriter:
             self.bindings[id(value)] = name
             return
         if not isinstance(operand, _Array):
-            self.lines.append(f"{indent}{name} = np.full({value.shape!r}, {operand}, "
+            self.lines.append(f"{indent}{name} = np.full({tuple(value.shape)!r}, {operand}, "
                               f"{numba_type(value.dtype)})")
             self.bindings[id(value)] = _Array(name, value.shape)
             return
@@ -463,7 +465,7 @@ class KernelWriter:
             self.bindings[id(value)] = _Array(name, value.shape, layout)
             return
         source = self._contiguous(operand, "C")
-        self.lines.append(f"{indent}{name} = {source}.reshape({value.shape!r})")
+        self.lines.append(f"{indent}{name} = {source}.reshape({tuple(value.shape)!r})")
         self.bindings[id(value)] = _Array(name, value.shape)
 
     def _contiguous(self, array: _Array, layouts: str) -> str:

@@ -161,6 +161,13 @@ def not_(expression: gast.expr) -> gast.expr:
     return gast.UnaryOp(gast.Not(), expression)
 
 
+def binds(*nodes: gast.AST) -> bool:
+    """Whether an assignment expression (``:=``) is among ``nodes``: it binds in the
+    function, so converters may not move it into a function of its own."""
+    return any(isinstance(part, gast.NamedExpr) for node in nodes
+               for part in syntax_tree.walk(node))
+
+
 def assign(target: str, value: gast.expr) -> gast.Assign:
     return gast.Assign([name(target, store=True)], value, None)
 

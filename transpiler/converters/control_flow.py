@@ -32,8 +32,9 @@ from transpiler.analysis import annotations as anno
 from transpiler.analysis.annotations import Anno
 from transpiler.analysis import qual_names
 from transpiler.analysis.qual_names import QN
-from transpiler.converters.base import (THUNK, StatementTransformer, comment_for, constant,
-                                        extra_test, name, own_scope_walk, stamp_origin)
+from transpiler.converters.base import (THUNK, StatementTransformer, assign, binds,
+                                        comment_for, constant, extra_test, name, own_scope_walk,
+                                        stamp_origin)
 from transpiler.converters.loop_options import loop_options
 from transpiler.templates import replace
 
@@ -374,12 +375,30 @@ def needs_analyses(fn_node: gast.FunctionDef) -> bool:
                for node in own_scope_walk(fn_node.body, blocks_only=True))
 
 
+class _TestsThatBind(StatementTransformer):
+    """A ``while`` test that binds a variable (``while (n := n // 2) > 0``) is evaluated into a
+    flag before the loop and again at the end of each iteration, as Python evaluates it: the
+    loop's test then only reads state (a staged loop's test cannot change it), and the
+    variable is state that the body changes."""
+
+    def visit_While(self, node):
+        node.body = self.visit_block(node.body)
+        if not binds(node.test):
+            return node
+        flag = self.ctx.namer.new("loop_condition")
+        before = stamp_origin([assign(flag, node.test)], node)
+        node.body.extend(stamp_origin([assign(flag, copy.deepcopy(node.test))], node))
+        node.test = name(flag)
+        return before + [node]
+
+
 def transform(fn_node: gast.FunctionDef, ctx) -> None:
     analysed = needs_analyses(fn_node)
     anno.set(fn_node, Anno.ANALYSED, analysed)
     if not analysed:
         return
     _expose_extra_tests(fn_node)
+    fn_node.body = _TestsThatBind(ctx).visit_block(fn_node.body)
     fn_scope = activity.resolve(fn_node)
     graph = cfg.build(fn_node)
     effects = activity.cfg_effects(graph)

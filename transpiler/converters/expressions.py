@@ -8,14 +8,17 @@
                           (each operand evaluated once, lazily)
     x in t            ->  ag__.contains(t, x)
     assert t, msg     ->  ag__.assert_stmt(t, lambda: msg)
+
+Operands that bind a variable (``a and (b := f(x))``) stay Python's: in a lambda, ``:=`` would
+bind it in the lambda, not in the function.
 """
 
 from __future__ import annotations
 
 import gast
 
-from transpiler.converters.base import (EXTRA_TEST, THUNK, ScopeTransformer, extra_test, name,
-                                        stamp_origin)
+from transpiler.converters.base import (EXTRA_TEST, THUNK, ScopeTransformer, binds, extra_test,
+                                        name, stamp_origin)
 
 
 _OPERATOR_TEXT = {
@@ -41,10 +44,14 @@ class _Expressions(ScopeTransformer):
 
     def visit_IfExp(self, node):
         self.generic_visit(node)
+        if binds(node.body, node.orelse):
+            return node
         return _call("if_exp", [node.test, _thunk(node.body), _thunk(node.orelse)])
 
     def visit_BoolOp(self, node):
         self.generic_visit(node)
+        if binds(*node.values):
+            return node
         operator = "and_" if isinstance(node.op, gast.And) else "or_"
         result = node.values[-1]
         for value in reversed(node.values[:-1]):
@@ -64,6 +71,8 @@ class _Expressions(ScopeTransformer):
                 # `x in t` on a tensor `t` has no Python answer while tracing.
                 found = _call("contains", [node.comparators[0], node.left])
                 return _call("not_", [found]) if isinstance(node.ops[0], gast.NotIn) else found
+            return node
+        if binds(*node.comparators):
             return node
         if all(isinstance(c, (gast.Name, gast.Constant)) for c in node.comparators[:-1]):
             # Reading a name twice is harmless, and `and_` reads best.

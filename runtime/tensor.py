@@ -87,6 +87,27 @@ class ShapeTuple(tuple):
         return tuple, (tuple(self),)
 
 
+# What an eager tensor's dtype shows as in TensorFlow's display style, by NumPy dtype:
+# transpiler.tf registers its DType objects, which print as TensorFlow's (``<dtype:
+# 'float32'>``) and answer its questions (``is_floating``) while equalling, hashing and
+# converting (``np.dtype(d)``) as their NumPy dtypes, so that code comparing dtypes or handing
+# them to NumPy works with either. A symbolic tensor's stays NumPy's: the graph's own code
+# (lint, the passes, saving) tests for ``np.dtype`` instances.
+_TENSORFLOW_DTYPES: dict = {}
+
+
+def show_dtypes_as(tensorflow_dtypes: dict) -> None:
+    """Registers ``{numpy dtype: object}``: what an eager ``tensor.dtype`` gives in
+    TensorFlow's style."""
+    _TENSORFLOW_DTYPES.update(tensorflow_dtypes)
+
+
+def _shown_dtype(dtype: np.dtype):
+    if display.style() == display.TENSORFLOW:
+        return _TENSORFLOW_DTYPES.get(dtype, dtype)
+    return dtype
+
+
 def format_shape(shape: Shape | None) -> str:
     if shape is None:
         return "<unknown rank>"
@@ -155,7 +176,8 @@ class EagerTensor(Tensor):
 
     @property
     def dtype(self) -> np.dtype:
-        return self._value.dtype
+        """The NumPy dtype (TensorFlow's DType in TensorFlow's style: see show_dtypes_as)."""
+        return _shown_dtype(self._value.dtype)
 
     @property
     def shape(self) -> ShapeTuple:
@@ -235,7 +257,8 @@ class SymbolicTensor(Tensor):
         self.graph = graph
         self.node = node
         self.index = index
-        self._dtype = dtype
+        # Always a NumPy dtype inside (a type rule may hand on a tensor's shown dtype).
+        self._dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
         # Made a ShapeTuple once here, not on every read of ``shape`` (tracing, the passes and
         # the plan read it many times per value).
         self._shape = shape if shape is None or type(shape) is ShapeTuple else ShapeTuple(shape)
@@ -243,7 +266,8 @@ class SymbolicTensor(Tensor):
         # takes that tensor's dtype, as the number would.
         self.weak = False
 
-    # Read by attrgetter, in C: no Python frame per read.
+    # Read by attrgetter, in C: no Python frame per read. NumPy's dtype in every style: the
+    # graph's own code (lint, passes, saving) reads it (see show_dtypes_as).
     dtype = property(attrgetter("_dtype"), doc="The dtype (a np.dtype).")
     shape = property(attrgetter("_shape"),
                      doc="The shape as a ShapeTuple (None for a size unknown while tracing), or "
@@ -361,6 +385,13 @@ class TensorSpec:
             return cls(value.shape, value.dtype)
         array = dtypes.to_array(value)
         return cls(array.shape, array.dtype)
+
+    @classmethod
+    def from_tensor(cls, tensor, name: str | None = None) -> "TensorSpec":
+        """TensorFlow's spelling: the spec of ``tensor`` (a tensor, a variable or an array),
+        named ``name``."""
+        spec = cls.from_value(tensor)
+        return cls(spec.shape, spec.dtype, name)
 
     def is_compatible_with(self, other) -> bool:
         """True if every tensor ``other`` describes (a spec or a value) is also described by self."""

@@ -18,7 +18,7 @@ import numpy as np
 
 from runtime import dtypes, tracing
 from runtime.conversion import converted
-from runtime.data import structure
+from runtime.data import saving, structure
 from runtime.data.batching import Batch, PaddedBatch, Unbatch
 from runtime.data.combining import ChooseFromDatasets, Concatenate, FlatMap, Interleave, Zip
 from runtime.data.generator import FromGenerator, generator_args
@@ -286,6 +286,26 @@ class Dataset:
     def cache(self, filename: str = "", name: str | None = None) -> "Dataset":
         """The same dataset: in-memory sources need no cache."""
         return Dataset(Passthrough(self._node, "cache"))
+
+    def save(self, path, compression: str | None = None, shard_func=None,
+             checkpoint_args=None) -> None:
+        """Writes the elements under the directory ``path``, for ``Dataset.load`` (in
+        eager2graph's own files: see ``runtime.data.saving``)."""
+        if shard_func is not None or checkpoint_args is not None:
+            raise NotImplementedError("Dataset.save writes one set of files: shard_func and "
+                                      "checkpoint_args are not supported; leave them out.")
+        saving.save(self._node, path, compression)
+
+    @staticmethod
+    def load(path, element_spec=None, compression: str | None = None, reader_func=None,
+             wait: bool = False) -> "Dataset":
+        """The dataset ``save`` wrote under ``path`` (compressed or not, as it was written:
+        ``compression`` need not say; ``wait`` is for TensorFlow's saves still being
+        written, which this one never is)."""
+        if reader_func is not None:
+            raise NotImplementedError("Dataset.load reads what Dataset.save wrote in one "
+                                      "piece: reader_func is not supported; leave it out.")
+        return Dataset(saving.load(path, element_spec))
 
     def with_options(self, options: Options, name: str | None = None) -> "Dataset":
         """The same dataset, with ``options`` recorded: they tune how TensorFlow runs a

@@ -10,14 +10,25 @@ from runtime import dtypes
 from runtime.data.dataset import Dataset, get_single_element  # noqa: F401  (its name here)
 from runtime.data.node import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY  # noqa: F401
 from runtime.data.options import AutoShardPolicy  # noqa: F401
+from runtime.data.selecting import AssertCardinality
 
 Transformation = Callable[[Dataset], Dataset]
 
 choose_from_datasets = Dataset.choose_from_datasets
+load = Dataset.load
+
+
+def save(dataset: Dataset, path, compression=None, shard_func=None, checkpoint_args=None) -> None:
+    dataset.save(path, compression, shard_func, checkpoint_args)
 
 
 def cardinality(dataset: Dataset):
     return dataset.cardinality()
+
+
+def assert_cardinality(expected_cardinality) -> Transformation:
+    """The dataset with the cardinality given, checked while it is iterated."""
+    return lambda dataset: Dataset(AssertCardinality(dataset._node, expected_cardinality))
 
 
 def Counter(start=0, step=1, dtype=dtypes.int64) -> Dataset:  # noqa: N802 (TensorFlow's name)

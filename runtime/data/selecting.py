@@ -1,5 +1,5 @@
 """Transformations that keep some of the elements as they are: ``take_while``, ``shard`` and
-``unique``.
+``unique``, and ``assert_cardinality``, which keeps them all.
 
 ``take_while`` and ``shard`` have graph forms: before a ``filter`` a shard is index
 arithmetic (element ``i`` is the parent's ``i * num_shards + index``), after one it is a
@@ -18,7 +18,7 @@ from runtime.data.node import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Node
 from runtime.data.plan import (Plan, Stage, cannot_stage, derived, index, length_batches,
                                length_minus, replace_state, when)
 from runtime.data.transformations import count_arg, predicate_truth
-from runtime.errors import InvalidArgumentError
+from runtime.errors import FailedPreconditionError, InvalidArgumentError
 from runtime.ops.math_ops import equal, mod
 
 
@@ -132,3 +132,53 @@ class Unique(Node):
         raise cannot_stage("unique remembers every element it has seen, a set that grows as "
                            "the loop runs", "Iterate over it in Python, or make the dataset from "
                            "unique values (tf.unique on a tensor) before the traced function.")
+
+
+class AssertCardinality(Node):
+    """``tf.data.experimental.assert_cardinality(n)``: the elements as they are, in a dataset
+    whose cardinality is ``n`` (``INFINITE_CARDINALITY`` too), so that what needs a known
+    length (Keras' progress bar) has one. Iterating raises ``FailedPreconditionError`` as soon
+    as the elements turn out more or fewer."""
+
+    label = "assert_cardinality"
+
+    def __init__(self, parent: Node, expected):
+        self.inputs = (parent,)
+        self.expected = count_arg("assert_cardinality", expected)
+        if self.expected < 0 and self.expected != INFINITE_CARDINALITY:
+            raise InvalidArgumentError(
+                f"assert_cardinality: the cardinality must be a count or "
+                f"tf.data.INFINITE_CARDINALITY, got {self.expected}.")
+
+    def iterate(self) -> Iterator[Any]:
+        infinite = self.expected == INFINITE_CARDINALITY
+        seen = 0
+        for element in self.inputs[0].iterate():
+            seen += 1
+            if not infinite and seen > self.expected:
+                raise self._mismatch(f"at least {seen}")
+            yield element
+        if infinite or seen < self.expected:
+            raise self._mismatch(f"only {seen}")
+
+    def cardinality(self) -> int:
+        return self.expected
+
+    def plan(self) -> Plan:
+        actual = self.inputs[0].cardinality()
+        if actual == UNKNOWN_CARDINALITY:
+            raise cannot_stage("assert_cardinality would count the elements of a dataset whose "
+                               "length is unknown", "Iterate over it in Python, or leave the "
+                               "assertion out of the dataset the traced function loops over.")
+        if actual != self.expected:
+            raise self._mismatch("an infinite number of" if actual == INFINITE_CARDINALITY
+                                 else f"only {actual}" if actual < self.expected
+                                 else f"{actual}")
+        return self.inputs[0].plan()
+
+    def _mismatch(self, found: str) -> FailedPreconditionError:
+        expected = ("an infinite number of elements" if self.expected == INFINITE_CARDINALITY
+                    else f"{self.expected} elements")
+        return FailedPreconditionError(
+            None, None, f"assert_cardinality: the dataset was expected to hold {expected}, "
+                        f"but it holds {found} elements. Fix the number given, or the dataset.")

@@ -234,8 +234,8 @@ class ModelCheckpoint(Callback):
         self.filepath, self.monitor, self.verbose = os.fspath(filepath), monitor, verbose
         self.save_best_only, self.save_weights_only = save_best_only, save_weights_only
         self._max = _mode_is_max(mode, monitor)
-        self.best = initial_value_threshold if initial_value_threshold is not None else \
-            (-np.inf if self._max else np.inf)
+        # None until the first value seen (Keras 3 says "improved from None" then).
+        self.best = initial_value_threshold
 
     def on_epoch_end(self, epoch, logs=None):
         logs = logs or {}
@@ -246,19 +246,22 @@ class ModelCheckpoint(Callback):
                 warnings.warn(f"ModelCheckpoint: {self.monitor!r} is not among the logs; "
                               f"nothing saved.", UserWarning, stacklevel=2)
                 return
-            better = current > self.best if self._max else current < self.best
+            best = "None" if self.best is None else f"{self.best:.5f}"
+            better = self.best is None or (current > self.best if self._max
+                                           else current < self.best)
             if not better:
                 if self.verbose > 0:
-                    print(f"\nEpoch {epoch + 1}: {self.monitor} did not improve from "
-                          f"{self.best:.5f}")
+                    print(f"\nEpoch {epoch + 1}: {self.monitor} did not improve from {best}")
                 return
             if self.verbose > 0:
-                print(f"\nEpoch {epoch + 1}: {self.monitor} improved from {self.best:.5f} to "
+                print(f"\nEpoch {epoch + 1}: {self.monitor} improved from {best} to "
                       f"{current:.5f}, saving model to {path}")
             self.best = current
         elif self.verbose > 0:
             print(f"\nEpoch {epoch + 1}: saving model to {path}")
         self._save(path)
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: finished saving model to {path}")
 
     def _save(self, path: str) -> None:
         if self.save_weights_only or not path.endswith(".keras"):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import tracing
 from runtime.keras.metric_base import Metric
 from runtime.keras.layers.base import snake_case, unique_name
 from runtime.ops.array_ops import (cast, clip_by_value, convert_to_tensor, expand_dims, getitem,
@@ -23,7 +22,6 @@ from runtime.ops.math_ops import (abs, greater, greater_equal, log, logical_and,
                                   maximum, minimum, not_equal, sigmoid)
 from runtime.ops.reduce_ops import reduce_max, reduce_mean, reduce_sum
 from runtime.ops.sort_ops import top_k
-from runtime.variables import Variable
 
 EPSILON = 1e-7
 
@@ -43,11 +41,9 @@ class _Counts(Metric):
         self.dtype, self.fn_kwargs = np.dtype(dtype or "float32"), {}
         self.thresholds = np.asarray(thresholds, np.float32)
         self.top_k, self.class_id = top_k, class_id
-        with tracing.eager_scope():  # a metric may be made while a step is traced
-            for count in self.counts:
-                setattr(self, count, Variable(np.zeros(self.thresholds.shape, self.dtype),
-                                              name=count, trainable=False,
-                                              tensorflow_naming=False))
+        for count in self.counts:
+            setattr(self, count, self._state_variable(count, np.zeros(self.thresholds.shape,
+                                                                      self.dtype)))
 
     def update_state(self, y_true, y_pred, sample_weight=None) -> None:
         labels, y_pred = self._selected(convert_to_tensor(y_true),
@@ -294,11 +290,9 @@ class FBetaScore(Metric):
             raise ValueError(f"{type(self).__name__} needs the number of classes (the last "
                              f"dimension of y_pred) known on the first update.")
         shape = () if self.average == "micro" else (int(classes),)
-        with tracing.eager_scope():  # a metric may be built while a step is traced
-            for count in ("true_positives", "false_positives", "false_negatives",
-                          "intermediate_weights"):
-                setattr(self, count, Variable(np.zeros(shape, self.dtype), name=count,
-                                              trainable=False, tensorflow_naming=False))
+        for count in ("true_positives", "false_positives", "false_negatives",
+                      "intermediate_weights"):
+            setattr(self, count, self._state_variable(count, np.zeros(shape, self.dtype)))
         self.classes = int(classes)
 
     def update_state(self, y_true, y_pred, sample_weight=None) -> None:

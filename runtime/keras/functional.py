@@ -252,8 +252,9 @@ def _symbolic_call(layer, args, kwargs):
     if not layer.built:
         shapes = nest.map_structure(lambda t: t.shape if isinstance(t, KerasTensor) else
                                     (tuple(t.shape) if isinstance(t, Tensor) else None), first)
-        if type(layer).build is not layer_base.Layer.build:
-            layer.build(shapes)
+        if layer_base.has_own_build(layer):
+            with layer_base.name_scope(layer):
+                layer.build(shapes)
         layer.built = True
     probe = lambda v: v._probe if isinstance(v, KerasTensor) else v  # noqa: E731
     probe_kwargs = nest.map_structure(probe, kwargs)
@@ -265,7 +266,9 @@ def _symbolic_call(layer, args, kwargs):
         layer_base.push_training(False)
         _probing.depth += 1
         try:
-            result = layer.call(*nest.map_structure(probe, args), **_call_kwargs(layer, probe_kwargs))
+            with layer_base.name_scope(layer):  # the sub-layers it builds are under its name
+                result = layer.call(*nest.map_structure(probe, args),
+                                    **_call_kwargs(layer, probe_kwargs))
         finally:
             _probing.depth -= 1
             layer_base.pop_training()

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import tracing
+from runtime import display, tracing
 from runtime.keras import initializers, masks
+from runtime.keras.layers.base import KerasVariable, unique_name
 from runtime.keras.losses import _snake
 from runtime.ops.array_ops import (cast, convert_to_tensor, expand_dims, reshape,
                                    shape as shape_of, size)
@@ -29,13 +30,15 @@ class Metric:
         self.name = name or _snake(type(self).__name__)
         self.dtype = np.dtype(dtype or "float32")
         self.fn_kwargs = fn_kwargs
-        # A metric may be made while a step is traced (compile resolves "accuracy" there):
-        # its state outlives the trace.
+        self.total = self._state_variable("total", np.zeros((), self.dtype))
+        self.count = self._state_variable("count", np.zeros((), self.dtype))
+
+    def _state_variable(self, name: str, value: np.ndarray) -> Variable:
+        """A variable of the metric's state, with Keras' name and path (``mean/total``). It is
+        made outside any trace: a metric may be made or built while a step is traced
+        (compile resolves "accuracy" there), and its state outlives the trace."""
         with tracing.eager_scope():
-            self.total = Variable(np.zeros((), self.dtype), name="total", trainable=False,
-                                  tensorflow_naming=False)
-            self.count = Variable(np.zeros((), self.dtype), name="count", trainable=False,
-                                  tensorflow_naming=False)
+            return KerasVariable(value, name, self, trainable=False)
 
     def values(self, y_true, y_pred):
         return type(self).fn(y_true, y_pred, **self.fn_kwargs)
@@ -84,8 +87,7 @@ class Metric:
         shape = tuple(int(d) for d in ((shape,) if isinstance(shape, int) else shape))
         with tracing.eager_scope():  # a metric's state outlives the trace that may make it
             value = initializers.get(initializer)(shape, dtype=dtype)
-            variable = Variable(np.asarray(value, dtype), name=name or "variable",
-                                trainable=False, tensorflow_naming=False)
+        variable = self._state_variable(name or unique_name("variable"), np.asarray(value, dtype))
         self.__dict__.setdefault("_added_variables", []).append(variable)
         return variable
 
@@ -104,6 +106,8 @@ class Metric:
         return list(self.__dict__.get("_added_variables", ())) or [self.total, self.count]
 
     def __repr__(self) -> str:
+        if display.style() == display.TENSORFLOW:  # Keras 3's text
+            return f"<{type(self).__name__} name={self.name}>"
         return f"<rt.keras.metrics.{type(self).__name__} {self.name!r}>"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 import weakref
 
 import numpy as np
@@ -97,10 +98,18 @@ class Model(Trainer, Layer):
                 f"(Model(inputs, outputs) or a Sequential starting with an Input) to have one.")
         return tensors
 
+    @layer_base.default_build
     def build(self, input_shape=None) -> None:
-        """Creates the weights by calling the model on zeros of ``input_shape``."""
-        if input_shape is not None and not self.built:
-            self._probe_call(input_shape)
+        """Marks the model built, as Keras 3 does for a model without a ``build`` of its own:
+        its layers make their weights when a call first reaches them, so until then it has
+        none (and says so)."""
+        unbuilt = [layer.name for layer in self._sublayers() if not layer.built]
+        if unbuilt and not self.built and type(self).build is Model.build:  # not super().build
+            warnings.warn(
+                f"{self.name}.build(input_shape) marks the model built but makes no weights: "
+                f"its layers {', '.join(unbuilt)} make theirs when a call reaches them, as in "
+                f"Keras 3. Call the model on a batch (model(x)) to build them, or define "
+                f"build() to make them yourself.", UserWarning, stacklevel=2)
         self.built = True
 
     def _build_for(self, inputs) -> None:
@@ -183,8 +192,11 @@ class Model(Trainer, Layer):
         """The model's structure as JSON (``keras.models.model_from_json`` rebuilds it)."""
         return json.dumps({"format": FORMAT, **model_config(self)}, **kwargs)
 
-    def __repr__(self) -> str:
-        return f"<rt.keras {type(self).__name__} {self.name!r}>"
+    def _keras_class_name(self) -> str:
+        # Keras 3's Model(inputs, outputs) is an instance of its Functional class.
+        if type(self) is Model and "_graph" in self.__dict__:
+            return "Functional"
+        return type(self).__name__
 
 
 class Sequential(Model):
@@ -237,7 +249,7 @@ class Sequential(Model):
             return
         # Only the new layer runs, on the output the layers before it gave the probe: a
         # Sequential of n layers is built in n layer calls, not n * (n + 1) / 2.
-        with recording.paused(), np.errstate(all="ignore"):
+        with recording.paused(), np.errstate(all="ignore"), layer_base.name_scope(self):
             self._probe_output = layer(self._probe_output, training=False)
         layer_base.clear_call_losses()
         self.built = True

@@ -13,10 +13,14 @@ import inspect
 
 import numpy as np
 
-from runtime import optimizers as runtime_optimizers
+from runtime import optimizers as runtime_optimizers, tracing
 from runtime.keras import schedules
-from runtime.keras.layers.base import snake_case, unique_name
+from runtime.keras.layers.base import KerasVariable, snake_case, unique_name
 from runtime.variables import Variable
+
+# Keras 3's names for the runtime's optimizer variables and slots, where they differ.
+_KERAS_NAMES = {"iterations": "iteration", "m": "momentum", "v": "velocity",
+                "vhat": "velocity_hat"}
 
 # The options every optimizer takes, in the order Keras 3's get_config lists them.
 _OPTIONS = ("weight_decay", "clipnorm", "global_clipnorm", "clipvalue", "use_ema",
@@ -37,6 +41,25 @@ class Optimizer(runtime_optimizers.Optimizer):
     @learning_rate.setter
     def learning_rate(self, value) -> None:
         runtime_optimizers.Optimizer.learning_rate.fset(self, value)
+
+    def _new_variable(self, value: np.ndarray, name: str, slot_of: Variable | None = None
+                      ) -> Variable:
+        """A Keras variable named as Keras 3 names it, under the optimizer's name
+        (``adam/iteration``); a slot, which the runtime names ``kernel/m``, after its
+        variable's path (``adam/sequential_dense_kernel_momentum``). A learning rate given
+        as a number is held in float32 as in Keras: 0.01 is 0.009999999776482582 (in
+        ``float(optimizer.learning_rate)``, and in a float64 model's steps)."""
+        if slot_of is not None:
+            slot = name.rsplit("/", 1)[-1]
+            key = getattr(slot_of, "path", None) or slot_of.name  # a tf.Variable: "w:0"
+            name = f"{key.replace('/', '_').replace(':', '_')}_{_KERAS_NAMES.get(slot, slot)}"
+        name = _KERAS_NAMES.get(name, name)
+        if name == "learning_rate":
+            value = np.float32(value)
+        with tracing.eager_scope():  # see runtime.optimizers.base
+            made = KerasVariable(value, name, self, trainable=False)
+        self._variables.append(made)
+        return made
 
     def get_config(self) -> dict:
         """The name, the learning rate (a number, or a serialized schedule), Keras' options,

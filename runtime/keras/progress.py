@@ -15,14 +15,18 @@ import numpy as np
 WIDTH = 20
 
 
-def format_value(value: float) -> str:
-    return f"{value:.4f}" if abs(value) > 1e-3 else f"{value:.4e}"
+def format_value(value: float, by_size: bool = True) -> str:
+    """Four decimals, or e-notation for a value near zero. Keras' one-line-per-epoch style
+    (``verbose=2``, ``by_size=False``) tests the value, not its size: a negative value is
+    written in e-notation there (``-2.0844e-01``)."""
+    large = abs(value) > 1e-3 if by_size else value > 1e-3
+    return f"{value:.4f}" if large else f"{value:.4e}"
 
 
-def format_logs(logs: dict) -> str:
+def format_logs(logs: dict, by_size: bool = True) -> str:
     """The logs as the progress line shows them (a metric of several values, such as an
     ``F1Score`` per class, by its mean, as Keras shows it)."""
-    return "".join(f" - {key}: {format_value(float(np.mean(value)))}"
+    return "".join(f" - {key}: {format_value(float(np.mean(value)), by_size)}"
                    for key, value in logs.items())
 
 
@@ -50,8 +54,9 @@ class Progbar:
         per_step = elapsed / max(current, 1)
         if self.verbose == 2:
             if finalize:
+                logs_text = format_logs(logs, by_size=False)
                 self.stream.write(f"{current}/{self.target or current} - {elapsed:.0f}s - "
-                                  f"{format_per_step(per_step)}{format_logs(logs)}\n")
+                                  f"{format_per_step(per_step)}{logs_text}\n")
                 self.stream.flush()
             return
         if self.verbose != 1 or (not finalize and (not self.dynamic or now - self._last_draw < 0.05)):

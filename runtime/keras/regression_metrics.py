@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime import tracing
 from runtime.keras import label_shapes
 from runtime.keras.layers.base import snake_case, unique_name
 from runtime.keras.metric_base import Metric
@@ -21,12 +20,6 @@ from runtime.ops.math_composites import divide_no_nan
 from runtime.ops.math_ops import greater, greater_equal, not_equal
 from runtime.ops.reduce_ops import argmax, reduce_mean, reduce_sum
 from runtime.ops.special_math_ops import is_inf
-from runtime.variables import Variable
-
-
-def _state(name: str, value: np.ndarray) -> Variable:
-    with tracing.eager_scope():  # a metric may be made (or built) while a step is traced
-        return Variable(value, name=name, trainable=False, tensorflow_naming=False)
 
 
 class IoU(Metric):
@@ -49,8 +42,8 @@ class IoU(Metric):
             raise ValueError(f"{type(self).__name__}: target_class_ids must be class ids below "
                              f"num_classes={self.num_classes}, got {list(target_class_ids)}.")
         self.sparse_y_true, self.sparse_y_pred, self.axis = sparse_y_true, sparse_y_pred, axis
-        self.total_cm = _state("total_confusion_matrix",
-                               np.zeros((self.num_classes, self.num_classes), self.dtype))
+        self.total_cm = self._state_variable(
+            "total_confusion_matrix", np.zeros((self.num_classes, self.num_classes), self.dtype))
 
     def update_state(self, y_true, y_pred, sample_weight=None) -> None:
         labels, predicted = self._class_ids(y_true, self.sparse_y_true), \
@@ -162,14 +155,15 @@ class R2Score(Metric):
                              f"{num_regressors!r}.")
         self.name, self.dtype, self.fn_kwargs = name, np.dtype(dtype or "float32"), {}
         self.class_aggregation, self.num_regressors = class_aggregation, num_regressors
-        self.num_samples = _state("num_samples", np.zeros((), "int32"))
+        self.num_samples = self._state_variable("num_samples", np.zeros((), "int32"))
         self.outputs = None  # the sums per output are made on the first update
 
     def _build(self, outputs: int) -> None:
         if self.outputs is None:
             self.outputs = outputs
             for sum_name in self._sums:
-                setattr(self, sum_name, _state(sum_name, np.zeros((outputs,), self.dtype)))
+                setattr(self, sum_name,
+                        self._state_variable(sum_name, np.zeros((outputs,), self.dtype)))
         elif outputs != self.outputs:
             raise ValueError(f"R2Score: it was updated with {self.outputs} outputs per sample, "
                              f"now with {outputs}; reset_state() does not change that, make a "

@@ -160,8 +160,10 @@ def _promotion(op: OpDef, inputs: Sequence) -> tuple[list, bool]:
         return [None] * lead + dtypes.comparison_dtypes(operands), False
     if operands and type(operands[0]) in _TENSOR_TYPES:
         # Tensors of one dtype, none standing for a Python number (most ops of a trace, a
-        # captured weight among them): their dtype, as promote_types would give.
-        dtype = operands[0].dtype
+        # captured weight among them): their dtype, as promote_types would give. Read as
+        # NumPy's (an eager tensor's ``dtype`` may be TensorFlow's DType: runtime.tensor).
+        first = operands[0]
+        dtype = first._dtype if type(first) is SymbolicTensor else first._value.dtype
         for value in operands:
             kind = type(value)
             if kind is SymbolicTensor:

@@ -20,7 +20,8 @@ from runtime.ops.dispatch import convert_to_tensor
 from runtime.ops.einsum_ops import tensordot
 from runtime.ops.layout_ops import reverse
 from runtime.ops.math_composites import reduce_std, rsqrt, saturate_cast
-from runtime.ops.math_ops import add, floordiv, less, maximum, multiply, subtract
+from runtime.ops.math_ops import (add, divide, floordiv, less, log, maximum, multiply,
+                                  subtract)
 from runtime.ops.pad_ops import pad
 from runtime.ops.random_ops import uniform
 from runtime.ops.reduce_ops import reduce_mean
@@ -300,6 +301,22 @@ def per_image_standardization(image) -> Tensor:
     stddev = maximum(reduce_std(image, axis=[-3, -2, -1], keepdims=True),
                      rsqrt(np.asarray(count, image.dtype)))
     return (image - mean) / stddev
+
+
+def psnr(a, b, max_val) -> Tensor:
+    """The peak signal-to-noise ratio of each pair of images in decibels,
+    ``10 log10(max_val**2 / mse)``, in float32: the images and ``max_val`` (in the images'
+    dtype) are converted as ``convert_image_dtype`` converts them, so uint8 images with
+    ``max_val=255`` compare like their float versions with 1.0. Equal images give infinity."""
+    a = _image("image.psnr", a)
+    b = convert_to_tensor(b)
+    peak = convert_image_dtype(cast(max_val, a.dtype), dtypes.float32)
+    error = subtract(convert_image_dtype(a, dtypes.float32),
+                     convert_image_dtype(b, dtypes.float32))
+    mse = reduce_mean(multiply(error, error), axis=[-3, -2, -1])
+    # In TensorFlow's order of float32 operations: 20 log(peak) / log(10) - (10 / ln 10) log(mse).
+    return subtract(divide(multiply(np.float32(20), log(peak)), log(np.float32(10))),
+                    multiply(np.float32(10 / np.log(10)), log(mse)))
 
 
 # -- random augmentation -------------------------------------------------------------------

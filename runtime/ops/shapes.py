@@ -60,7 +60,9 @@ def broadcast(op_name: str, *shapes: Shape | None) -> Shape | None:
 def ufunc_result_dtype(op_name: str, ufunc: np.ufunc, in_dtypes: tuple) -> np.dtype:
     """The dtype NumPy's ufunc produces for these input dtypes (exactly what the kernel does)."""
     try:
-        resolved = ufunc.resolve_dtypes(tuple(in_dtypes) + (None,) * ufunc.nout)
+        # np.dtype(d): NumPy takes only its own dtypes here, not TensorFlow's shown ones.
+        resolved = ufunc.resolve_dtypes(tuple(np.dtype(d) for d in in_dtypes)
+                                        + (None,) * ufunc.nout)
     except (TypeError, np.exceptions.DTypePromotionError) as error:
         names = ", ".join(d.name for d in in_dtypes)
         raise GraphTypeError(f"{op_name}: not defined for dtype{'s' if len(in_dtypes) > 1 else ''} "

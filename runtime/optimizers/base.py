@@ -178,7 +178,10 @@ class Optimizer:
         """Makes the variables of the whole optimizer (not of one variable) that a subclass
         keeps, if it has not yet: called with each ``build``."""
 
-    def _new_variable(self, value: np.ndarray, name: str) -> Variable:
+    def _new_variable(self, value: np.ndarray, name: str, slot_of: Variable | None = None
+                      ) -> Variable:
+        """A variable of the optimizer's; ``slot_of``: the variable it is a slot of (whose
+        name ``name`` starts with; subclasses name slots after it)."""
         with tracing.eager_scope():  # see the module docstring
             variable = Variable(value, name=name, trainable=False)
         self._variables.append(variable)
@@ -191,7 +194,7 @@ class Optimizer:
                 entry = self._slots.get(id(variable))
                 if entry is None:
                     slots = {name: self._new_variable(self._initial_slot(name, variable),
-                                                      f"{variable.name}/{name}")
+                                                      f"{variable.name}/{name}", variable)
                              for name in self.slot_names}
                     # The variable is kept in the entry so that its id is not reused.
                     entry = self._slots[id(variable)] = (variable, slots)
@@ -211,7 +214,7 @@ class Optimizer:
                 entry = self._option_slots.get((id(variable), name))
                 if entry is None:
                     slot = self._new_variable(np.zeros(variable.shape, variable.dtype),
-                                              f"{variable.name}/{name}")
+                                              f"{variable.name}/{name}", variable)
                     entry = self._option_slots[id(variable), name] = (variable, slot)
         return entry[1]
 

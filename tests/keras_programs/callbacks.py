@@ -180,3 +180,38 @@ def progbar_logger(tf):
     quiet = model.fit(x, y, epochs=1, batch_size=4, shuffle=False, verbose=0,
                       callbacks=[tf.keras.callbacks.ProgbarLogger()])
     return shown.history, quiet.history, model.get_weights()
+
+
+def model_checkpoint_verbose_messages(tf):
+    """ModelCheckpoint(verbose=1) says what it compares ("improved from None" the first time)
+    and when it has saved; a train_step's metric below zero prints in e-notation with
+    verbose=2, as Keras' one-line progress writes it."""
+
+    class Shifted(tf.keras.Model):
+        def train_step(self, batch):
+            x, y = batch
+            with tf.GradientTape() as tape:
+                prediction = self(x, training=True)
+                loss = tf.reduce_mean(tf.square(prediction - y))
+            gradients = tape.gradient(loss, self.trainable_variables)
+            self.optimizer.apply_gradients(zip(gradients, self.trainable_variables))
+            return {"loss": loss, "shift": tf.reduce_mean(prediction) - 1.0}
+
+    x, y = data(16, 3, seed=44)
+    inputs = tf.keras.Input((3,))
+    model = Shifted(inputs, tf.keras.layers.Dense(1)(inputs))
+    deterministic_weights(model, seed=44)
+    model.compile(tf.keras.optimizers.SGD(0.1))
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory() as directory:
+        os.chdir(directory)  # the messages name the file as given: the same on both sides
+        try:
+            save = tf.keras.callbacks.ModelCheckpoint("best.weights.h5", monitor="loss",
+                                                      save_best_only=True,
+                                                      save_weights_only=True, verbose=1)
+            history = model.fit(x, y, epochs=2, batch_size=8, shuffle=False, verbose=2,
+                                callbacks=[save])
+        finally:
+            os.chdir(here)
+    print(repr(model), model.layers, repr(tf.keras.metrics.Mean()))
+    return history.history

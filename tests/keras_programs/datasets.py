@@ -69,3 +69,23 @@ def timeseries_windows_and_normalize(tf):
     return ([(np.asarray(x), np.asarray(y)) for x, y in windows],
             [np.asarray(x) for x in sampled], utils.normalize(rows),
             utils.normalize(rows, axis=0, order=1))
+
+
+def fit_filtered_dataset_with_asserted_cardinality(tf):
+    """A filtered dataset has no known length; tf.data.experimental.assert_cardinality gives
+    it one (the progress bar counts to it), and a wrong count fails while iterating."""
+    x, y = data(12, 2, seed=46)
+    ds = (tf.data.Dataset.from_tensor_slices((x, y)).filter(lambda a, b: b[0] > -10.0)
+          .apply(tf.data.experimental.assert_cardinality(12)).batch(4))
+    model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+    deterministic_weights(model, seed=46)
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    history = model.fit(ds, epochs=2, verbose=1)
+    short = tf.data.Dataset.from_tensor_slices((x, y)).apply(
+        tf.data.experimental.assert_cardinality(13)).batch(4)
+    try:
+        model.evaluate(short, verbose=0)
+        failed = "no error"
+    except tf.errors.FailedPreconditionError:
+        failed = "FailedPreconditionError"
+    return history.history, int(ds.cardinality()), failed

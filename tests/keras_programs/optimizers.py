@@ -336,3 +336,48 @@ def adafactor_options(tf):
     config = optimizer.get_config()
     return loss, weights, [config[k] for k in ("beta_2_decay", "epsilon_1", "epsilon_2",
                                                "clip_threshold", "relative_step")]
+
+
+def learning_rate_given_as_a_number_is_float32(tf):
+    """A learning rate given as a number is held in float32, as Keras 3 holds it: 0.01 reads
+    back as 0.009999999776482582, and a float64 model steps by that number."""
+    model = tf.keras.Sequential([tf.keras.Input((2,), dtype="float64"),
+                                 tf.keras.layers.Dense(1, kernel_initializer="ones",
+                                                       dtype="float64")])
+    optimizer = tf.keras.optimizers.SGD(learning_rate=0.01)
+    model.compile(optimizer, "mse")
+    model.fit(np.ones((4, 2)), np.full((4, 1), 3.0), epochs=1, batch_size=4, verbose=0)
+    optimizer.learning_rate = 0.3
+    rate = optimizer.learning_rate
+    return (float(rate), rate.numpy(), optimizer.iterations.numpy(),
+            [w.astype("float64") - 1.0 for w in model.get_weights()])
+
+
+def optimizer_variable_names_and_paths(tf):
+    """Keras 3 names an optimizer's variables ``iteration``, ``learning_rate`` and, per slot,
+    the variable's path (or a tf.Variable's name) with ``/`` and ``:`` made ``_``, then the
+    slot (``momentum``, ``velocity``, ``velocity_hat``, ``average_gradient``, ...), all under
+    the optimizer's name. (Keras makes the slots of some optimizers kind by kind, RMSprop's
+    velocities before its momentums; here each variable's come together.)"""
+    model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+    deterministic_weights(model, seed=45)
+    x, y = data(4, 2, seed=45)
+    names = {}
+    for optimizer in (tf.keras.optimizers.Adam(0.1, amsgrad=True),
+                      tf.keras.optimizers.RMSprop(0.1, momentum=0.5, centered=True),
+                      tf.keras.optimizers.SGD(0.1, momentum=0.9, gradient_accumulation_steps=2)):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(x) - y))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        # sorted: the order of the slots differs (Keras makes them kind by kind)
+        names[optimizer.name] = sorted((v.name, v.path) for v in optimizer.variables)
+    w = tf.Variable([1.0, 2.0], name="w")
+    with tf.name_scope("block"):
+        b = tf.Variable(0.5, dtype=tf.float64)
+    plain = tf.keras.optimizers.Adam(0.1)
+    plain.apply_gradients([(tf.ones([2]), w), (tf.constant(1.0, tf.float64), b)])
+    names["plain"] = [v.name for v in plain.variables]
+    print(repr(plain.iterations))
+    print(plain.learning_rate)
+    return names, w, b, model.get_weights()

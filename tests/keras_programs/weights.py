@@ -151,3 +151,44 @@ def bidirectional_weights_exist_once_built(tf):
     rng = np.random.default_rng(53)
     layer.set_weights([rng.uniform(-0.5, 0.5, shape).astype("float32") for shape in shapes])
     return shapes, layer(rng.normal(size=(2, 4, 3)).astype("float32"))
+
+
+def variable_paths_and_text(tf):
+    """Keras 3 weights: ``name`` is the weight's own, ``path`` adds the layers it was made in
+    (a Sequential's, a subclassed model's, a custom layer's, none in a functional model), and a
+    weight prints as Keras' ``<Variable path=...>``."""
+
+    class Scale(tf.keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.gain = self.add_weight(shape=(2,), initializer="ones", name="gain")
+            self.inner = tf.keras.layers.Dense(1, kernel_initializer="ones")
+
+        def build(self, input_shape):
+            self.offset = self.add_weight(shape=(1,), initializer="zeros", name="offset")
+
+        def call(self, x):
+            return self.inner(x * self.gain) + self.offset
+
+    class Net(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.scale = Scale()
+            self.head = tf.keras.layers.Dense(1, kernel_initializer="ones")
+
+        def call(self, x):
+            return self.head(self.scale(x))
+
+    net = Net()
+    out = net(np.ones((1, 2), "float32"))
+    sequential = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(2)])
+    inputs = tf.keras.Input((2,))
+    functional = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(inputs))
+    built = tf.keras.layers.Dense(3, name="head")
+    built.build((None, 2))
+    paths = [[(v.name, v.path) for v in m.weights]
+             for m in (net, sequential, functional, built)]
+    print(repr(net.weights[0]))
+    print(repr(net.weights[1]), str(sequential.weights[1]))
+    print(net.weights[2].dtype, net.weights[2].shape)
+    return out, paths

@@ -439,3 +439,100 @@ def test_group_by_window_takes_one_window_size_and_is_not_staged():
         total()
     with pytest.raises(ValueError, match="one entry per bucket"):
         numbers.bucket_by_sequence_length(lambda x: 1, [2, 4], [1, 2])
+
+
+# -- assert_cardinality ------------------------------------------------------------------------
+
+
+def test_assert_cardinality_gives_the_count_and_checks_it_while_iterating():
+    checked = D.range(6).filter(lambda x: x % 2 == 0).apply(
+        rt.data.experimental.assert_cardinality(3))
+    assert int(checked.cardinality()) == 3 and values(checked) == [0, 2, 4]
+    for claimed, found in ((2, "at least 3"), (4, "only 3")):
+        wrong = D.from_tensor_slices(np.array([1.5, 2.5, 3.5])).apply(
+            rt.data.experimental.assert_cardinality(claimed))
+        with pytest.raises(rt.errors.FailedPreconditionError, match=f"holds {found} elements"):
+            values(wrong)
+    endless = D.range(2).apply(
+        rt.data.experimental.assert_cardinality(rt.data.INFINITE_CARDINALITY))
+    assert int(endless.cardinality()) == rt.data.INFINITE_CARDINALITY
+    with pytest.raises(rt.errors.FailedPreconditionError, match="holds only 2 elements"):
+        values(endless)
+
+
+def test_assert_cardinality_in_a_graph_loop():
+    assert_same(lambda: D.range(4, output_type=rt.int32).apply(
+        rt.data.experimental.assert_cardinality(4)))
+    unknown = D.range(4).filter(lambda x: x > 0).apply(
+        rt.data.experimental.assert_cardinality(3))
+    with pytest.raises(rt.data.StagingError, match="whose length is unknown"):
+        rt.data.staged(unknown)
+    with pytest.raises(rt.errors.FailedPreconditionError, match="holds only 4 elements"):
+        rt.data.staged(D.range(4).apply(rt.data.experimental.assert_cardinality(5)))
+
+
+# -- save and load -----------------------------------------------------------------------------
+
+
+def test_save_and_load_keep_structure_dtypes_and_values(tmp_path):
+    ds = D.range(4).map(lambda x: {"x": rt.cast(x, rt.float64) * 1.5,
+                                   "pair": (rt.cast(x, rt.int32), rt.fill([2], x))})
+    ds.save(str(tmp_path / "plain"))
+    loaded = D.load(str(tmp_path / "plain"), element_spec=ds.element_spec)
+    assert loaded.element_spec == ds.element_spec and int(loaded.cardinality()) == 4
+    assert values(loaded) == values(ds)
+    assert [e["pair"][1].dtype for e in loaded.as_numpy_iterator()] == [np.int64] * 4
+    assert_same(lambda: D.load(str(tmp_path / "plain")))
+
+
+def test_save_and_load_elements_of_varying_shapes(tmp_path):
+    batches = D.from_tensor_slices((np.arange(10.0).reshape(5, 2), np.arange(5))).batch(2)
+    batches.save(str(tmp_path / "batches"), compression="GZIP")
+    loaded = D.load(str(tmp_path / "batches"))
+    assert [spec.shape for spec in loaded.element_spec] == [(None, 2), (None,)]
+    assert [(x.tolist(), y.tolist()) for x, y in loaded.as_numpy_iterator()] == \
+        [(x.tolist(), y.tolist()) for x, y in batches.as_numpy_iterator()]
+    assert_same(lambda: D.load(str(tmp_path / "batches")))
+    sequences = D.range(1, 4).map(lambda n: rt.range(n))
+    sequences.save(str(tmp_path / "sequences"))
+    assert [v.tolist() for v in D.load(str(tmp_path / "sequences")).as_numpy_iterator()] == \
+        [[0], [0, 1], [0, 1, 2]]
+    D.range(3).filter(lambda x: x > 5).save(str(tmp_path / "empty"))
+    assert values(D.load(str(tmp_path / "empty"))) == []
+
+
+def test_save_and_load_refuse_what_they_cannot_do(tmp_path):
+    with pytest.raises(ValueError, match="infinite"):
+        D.range(2).repeat().save(str(tmp_path / "endless"))
+    with pytest.raises(TypeError, match="dataset of datasets"):
+        D.range(4).window(2).save(str(tmp_path / "windows"))
+    with pytest.raises(FileNotFoundError, match="holds no dataset.json"):
+        D.load(str(tmp_path))
+    D.range(3).save(str(tmp_path / "ints"))
+    with pytest.raises(ValueError, match="does not describe the saved elements"):
+        D.load(str(tmp_path / "ints"), element_spec=rt.TensorSpec([], rt.float32))
+
+
+@pytest.mark.parametrize("damage", ["spec", "dtype", "arrays", "mismatch"])
+def test_load_refuses_damaged_directories_clearly(tmp_path, damage):
+    import json
+    D.range(3).save(str(tmp_path))
+    spec_file, arrays_file = tmp_path / "dataset.json", tmp_path / "elements.npz"
+    saved = json.loads(spec_file.read_text())
+    if damage == "spec":
+        spec_file.write_text('{"format": "eager2graph-dataset-1", "spec": 7}')
+    elif damage == "dtype":  # an object dtype would need unpickling
+        saved["spec"]["dtype"] = "O"
+        spec_file.write_text(json.dumps(saved))
+    elif damage == "arrays":
+        arrays_file.write_bytes(arrays_file.read_bytes()[:40])
+    else:
+        saved["spec"]["dtype"] = "float32"
+        spec_file.write_text(json.dumps(saved))
+    with pytest.raises(ValueError, match="damaged|not one a dataset saves"):
+        D.load(str(tmp_path))
+
+
+def test_the_experimental_names_of_save_and_load(tmp_path):
+    rt.data.experimental.save(D.range(3, output_type=rt.int32), str(tmp_path / "old"))
+    assert values(rt.data.experimental.load(str(tmp_path / "old"))) == [0, 1, 2]

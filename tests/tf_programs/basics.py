@@ -345,3 +345,78 @@ def printing_tensors_and_variables(tf):
     print(tf.constant(True), repr(tf.constant([True, False])))
     print(f"{x} {tf.constant(2.0):.3f}", "value: %s" % tf.constant(2.0))
     return x
+
+
+def dtypes_print_and_compare(tf):
+    """An eager tensor's dtype prints as TensorFlow's, answers its questions, and still
+    equals, keys and converts like the NumPy dtype (inside a traced function too)."""
+    import numpy as np
+    x = tf.constant([1, 2, 3])
+    y = tf.constant([1.0, 2.0], tf.float64)
+    print(x.dtype, y.dtype, tf.cast(x, tf.int64).dtype, tf.constant(True).dtype)
+    print(repr(x.dtype), f"{y.dtype}", [x.dtype])
+    print(x.dtype == tf.int32, y.dtype != tf.float32, x.dtype == np.int32, np.float64 == y.dtype,
+          y.dtype in (tf.float32, tf.float64), {tf.int32: "i", tf.float64: "f"}[x.dtype])
+    print(y.dtype.name, y.dtype.is_floating, x.dtype.is_integer, x.dtype.size, y.dtype.max > 1e300)
+
+    @tf.function
+    def traced(t):
+        scale = tf.constant(2, dtype=x.dtype)  # an eager tensor's dtype as an argument
+        return tf.cast(t, y.dtype) * tf.cast(scale, y.dtype), t.dtype == tf.int64
+
+    summed, is_int64 = traced(tf.constant([4, 5], tf.int64))
+    return (summed, is_int64, np.zeros(2, x.dtype.as_numpy_dtype), tf.zeros([2], dtype=y.dtype),
+            tf.as_dtype(y.dtype).name, x.numpy().dtype == x.dtype)
+
+
+def dtypes_while_tracing(tf):
+    """Inside a traced function a tensor's dtype prints and answers as TensorFlow's too."""
+    @tf.function
+    def traced(t):
+        print("tracing", t.dtype, t.shape)
+        return tf.cast(t, tf.float64), t.dtype.is_integer, t.dtype.name
+
+    return traced(tf.constant([4, 5], tf.int64))
+
+
+def shape_api_while_tracing(tf):
+    """``x.shape`` inside a traced function answers TensorShape's questions with unknown sizes
+    as None: as_list, rank, ndims, is_fully_defined, num_elements, indexing and slicing."""
+    seen = []
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float64)])
+    def rows(x):
+        shape = x.shape
+        seen.append((shape.as_list(), shape.rank, shape.ndims, shape.is_fully_defined(),
+                     shape.num_elements(), shape[-1], shape[0], shape[1:].as_list(),
+                     shape.is_compatible_with([7, 3])))
+        print(shape, x.get_shape().as_list())
+        return tf.reshape(x, [-1, shape[-1] * 1]) * 2.0, tf.shape(x)[0]
+
+    @tf.function
+    def fixed(x):
+        seen.append((x.shape.as_list(), x.shape.is_fully_defined(), x.shape.num_elements(),
+                     len(x.shape), x.shape == [2, 2]))
+        return tf.reduce_sum(x, axis=x.shape.rank - 1)
+
+    return rows(tf.ones([4, 3], tf.float64)), fixed(tf.ones([2, 2], tf.int64)), seen
+
+
+def printing_specs_dtypes_and_empty_tensors(tf):
+    """print of shapes, tf.shape, specs (TensorSpec.from_tensor too), dtype objects and
+    empty tensors."""
+    import numpy as np
+    x = tf.ones([2, 3], tf.float64)
+    print(x.shape, tf.shape(x), x.shape.as_list(), x.ndim, x.shape.rank)
+    print(tf.TensorSpec(shape=[None, 3], dtype=tf.int64), tf.TensorSpec.from_tensor(x))
+    print(tf.TensorSpec.from_tensor(tf.constant([1, 2]), name="ids"))
+    print(tf.float32, tf.int64, repr(tf.bool), tf.as_dtype(np.float64), [tf.int32])
+    print(tf.constant([[1.5, 2.25]]).numpy(), tf.constant(2) + 3, tf.constant([1.0]) / 3)
+    print(tf.zeros([2, 0]), tf.constant([]), tf.zeros([0], tf.int64))
+
+
+def empty_integer_constants(tf):
+    """An empty list becomes an empty tensor of the dtype asked for."""
+    ids = tf.constant([], tf.int32)
+    steps = tf.constant([[]], dtype=tf.int64)
+    return ids, steps, tf.concat([ids, [4, 5]], 0), tf.convert_to_tensor([], dtype=tf.bool)

@@ -144,3 +144,39 @@ def group_by_window_and_buckets(tf):
             [(a.numpy(), b.numpy()) for a, b in tuples],
             [[x.numpy() for x in dataset] for dataset in buckets],
             [x.numpy() for x in doubled], doubled.element_spec.shape.as_list())
+
+
+def save_and_load_preprocessed(tf):
+    """A pipeline's preprocessed elements saved once and loaded back: dicts and tuples of
+    components, batches whose last one is shorter, sequences of growing length, and a
+    graph loop over a loaded dataset."""
+    import os
+    import tempfile
+
+    import numpy as np
+    with tempfile.TemporaryDirectory() as directory:
+        features = os.path.join(directory, "features")
+        (tf.data.Dataset.range(5)
+         .map(lambda x: {"x": tf.cast(x, tf.float64) * 1.5, "y": (x, tf.fill([2], x))})
+         .save(features))
+        loaded = tf.data.Dataset.load(features)
+        rows = list(loaded.as_numpy_iterator())
+        sequences = os.path.join(directory, "sequences")
+        tf.data.Dataset.range(1, 4).map(lambda n: tf.range(n)).save(sequences,
+                                                                     compression="GZIP")
+        grown = [v.tolist() for v in tf.data.Dataset.load(sequences, compression="GZIP")
+                 .as_numpy_iterator()]
+        batches = os.path.join(directory, "batches")
+        tf.data.Dataset.from_tensor_slices((np.arange(6.0).reshape(3, 2).astype("float32"),
+                                            np.array([1, 0, 1]))).batch(2).save(batches)
+        print(tf.data.Dataset.load(batches).element_spec)
+
+        @tf.function
+        def total(ds):
+            s = tf.constant(0.0)
+            for x, y in ds:
+                s += tf.reduce_sum(x) * tf.cast(tf.reduce_sum(y), tf.float32)
+            return s
+
+        return (rows, grown, list(tf.data.Dataset.load(batches).as_numpy_iterator()),
+                int(loaded.cardinality()), total(tf.data.Dataset.load(batches)))

@@ -225,3 +225,39 @@ def batch_jacobian_and_jacobian_options(tf):
         return inner.batch_jacobian(w, v)
 
     return batch.numpy(), full.numpy(), traced(x).numpy()
+
+
+def tape_options_and_unconnected_sources(tf):
+    """A persistent tape asked twice, nested tapes (a second derivative), stop_gradient,
+    output_gradients, watch_accessed_variables=False, a source the target does not reach
+    (None) and a gradient through a cast to float64."""
+    x = tf.Variable([1.0, 2.0, 3.0])
+    with tf.GradientTape(persistent=True) as tape:
+        squares = tf.reduce_sum(x ** 2)
+        sines = tf.reduce_sum(tf.sin(x))
+    first, second = tape.gradient(squares, x), tape.gradient(sines, x)
+    del tape
+    c = tf.constant(2.0, tf.float64)
+    with tf.GradientTape() as outer:
+        outer.watch(c)
+        with tf.GradientTape() as inner:
+            inner.watch(c)
+            cube = c ** 3
+        slope = inner.gradient(cube, c)
+    curvature = outer.gradient(slope, c)
+    with tf.GradientTape() as tape:
+        held = tf.stop_gradient(x * 2) * x
+    a, b = tf.Variable(1.0), tf.Variable(2.0)
+    with tf.GradientTape() as unconnected:
+        only_a = a * 3.0
+    with tf.GradientTape() as cast_tape:
+        wide = tf.cast(a, tf.float64) * 2
+    with tf.GradientTape(watch_accessed_variables=False) as chosen:
+        chosen.watch(b)
+        product = a * b
+    with tf.GradientTape() as weighted:
+        doubled = x * 2
+    return (first, second, slope, curvature, tape.gradient(held, x),
+            unconnected.gradient(only_a, [a, b]), cast_tape.gradient(wide, a),
+            chosen.gradient(product, [a, b]),
+            weighted.gradient(doubled, x, output_gradients=tf.constant([1.0, 0.0, 2.0])))

@@ -347,3 +347,85 @@ def legacy_experimental_dataset_transformations(tf):
             experimental.cardinality(transformed[3]).numpy(), experimental.AUTOTUNE,
             experimental.INFINITE_CARDINALITY, experimental.UNKNOWN_CARDINALITY,
             experimental.get_single_element(tf.data.Dataset.from_tensors(7)))
+
+
+def tensor_array_read_then_stack_eagerly(tf):
+    """A TensorArray filled eagerly, read, then stacked (clear_after_read is True by
+    default)."""
+    rows = tf.TensorArray(tf.float64, size=3, element_shape=[2])
+    rows = rows.write(0, [1.0, 2.0]).write(1, [3.0, 4.0]).write(2, [5.0, 6.0])
+    middle = rows.read(1)
+    return middle, rows.stack(), rows.gather([2, 0])
+
+
+
+def distributed_training_on_one_device(tf):
+    """The custom training loop of TensorFlow's distributed training tutorial, and Keras' fit
+    in a strategy's scope, on a machine with one device (one replica)."""
+    import numpy as np
+    strategy = tf.distribute.MirroredStrategy()
+    print("replicas:", strategy.num_replicas_in_sync, tf.distribute.has_strategy())
+    global_batch = 4
+    x = np.arange(24, dtype="float32").reshape(8, 3) / 24.0
+    y = x.sum(axis=1, keepdims=True)
+    dist_ds = strategy.experimental_distribute_dataset(
+        tf.data.Dataset.from_tensor_slices((x, y)).batch(global_batch))
+    with strategy.scope():
+        print(tf.distribute.has_strategy(), tf.distribute.get_strategy() is strategy,
+              tf.distribute.in_cross_replica_context())
+        model = tf.keras.Sequential([tf.keras.Input((3,)),
+                                     tf.keras.layers.Dense(1, kernel_initializer="ones")])
+        optimizer = tf.keras.optimizers.SGD(0.1)
+        loss_object = tf.keras.losses.MeanSquaredError(reduction="none")
+
+        def compute_loss(labels, predictions):
+            per_example = loss_object(labels, predictions)
+            return tf.nn.compute_average_loss(per_example, global_batch_size=global_batch)
+
+    def train_step(inputs):
+        features, labels = inputs
+        with tf.GradientTape() as tape:
+            loss = compute_loss(labels, model(features, training=True))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    @tf.function
+    def distributed_train_step(inputs):
+        per_replica = strategy.run(train_step, args=(inputs,))
+        return strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)
+
+    losses = []
+    for epoch in range(2):
+        total, batches = 0.0, 0
+        for batch in dist_ds:
+            total += distributed_train_step(batch)
+            batches += 1
+        losses.append(float(total / batches))
+    local = strategy.experimental_local_results(tf.constant(3.0))
+    mean = strategy.reduce("MEAN", tf.constant([1.0, 3.0], tf.float64), axis=0)
+    print(tf.distribute.get_strategy().num_replicas_in_sync,
+          tf.distribute.in_cross_replica_context())
+    with strategy.scope():
+        fitted = tf.keras.Sequential([tf.keras.Input((3,)),
+                                      tf.keras.layers.Dense(1, kernel_initializer="zeros")])
+        fitted.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    history = fitted.fit(x, y, batch_size=4, epochs=2, verbose=0, shuffle=False)
+    from_fn = strategy.distribute_datasets_from_function(
+        lambda context: tf.data.Dataset.range(context.num_replicas_in_sync + 2).batch(
+            context.get_per_replica_batch_size(global_batch)))
+    return (losses, model.get_weights(), local, mean, history.history,
+            [b for b in from_fn])
+
+
+def image_psnr(tf):
+    """tf.image.psnr of uint8 images (max_val 255), of their float64 versions (max_val 1),
+    of single images, of equal images (infinity), and of float32 images with another peak."""
+    import numpy as np
+    rng = np.random.default_rng(47)
+    a = rng.integers(0, 256, size=(2, 5, 6, 3)).astype("uint8")
+    b = np.clip(a.astype(int) + rng.integers(-9, 10, size=a.shape), 0, 255).astype("uint8")
+    fa, fb = a.astype("float64") / 255.0, b.astype("float64") / 255.0
+    return (tf.image.psnr(a, b, max_val=255), tf.image.psnr(fa, fb, max_val=1.0),
+            tf.image.psnr(fa[0], fb[0], 1.0), tf.image.psnr(a, a, 255),
+            tf.image.psnr(tf.constant(fa, tf.float32), tf.constant(fb, tf.float32), 2.0))

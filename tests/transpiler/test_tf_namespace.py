@@ -346,10 +346,36 @@ class TensorFlowStyleTest(tf.test.TestCase):
             self.assertAllEqual(x, [[1.0, 2.0]])  # shapes must match, as in TensorFlow
 
 
+def test_no_gradient_takes_an_op_type_name_once():
+    tf.no_gradient("TestNamespaceCustomOp")  # a custom library's op: accepted, nothing changes
+    with pytest.raises(KeyError, match="called before"):
+        tf.no_gradient("TestNamespaceCustomOp")
+    with pytest.raises(TypeError, match="a string"):
+        tf.no_gradient(3)
+
+
+def test_distribute_contexts_on_one_replica():
+    strategy = tf.distribute.OneDeviceStrategy("/cpu:0")
+    assert tf.distribute.get_replica_context().num_replicas_in_sync == 1
+    seen = []
+    with strategy.scope():
+        assert tf.distribute.in_cross_replica_context()
+        assert tf.distribute.get_replica_context() is None
+        total = strategy.run(lambda x: seen.append(tf.distribute.get_replica_context()) or x * 2,
+                             args=(tf.constant([1, 2], tf.int64),))
+    assert seen[0].all_reduce("SUM", total) is total
+    assert strategy.reduce(tf.distribute.ReduceOp.SUM, total, axis=0).numpy() == 6
+    assert not tf.distribute.has_strategy()
+    with pytest.raises(ValueError, match="ReduceOp.SUM or ReduceOp.MEAN"):
+        strategy.reduce("MAX", total, axis=None)
+    with pytest.raises(ValueError, match="multiple of the number of replicas"):
+        tf.distribute.InputContext(num_replicas_in_sync=2).get_per_replica_batch_size(5)
+
+
 # -- what is not there ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("module,name", [(tf, "RaggedTensor"), (tf, "no_gradient"),
+@pytest.mark.parametrize("module,name", [(tf, "RaggedTensor"), (tf.math, "zeta"),
                                          (tf.math, "igamma"), (tf.nn, "conv3d"),
                                          (tf.linalg, "lu"), (tf.random, "stateless_binomial"),
                                          (tf.math, "igammac"),

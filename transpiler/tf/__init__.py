@@ -27,8 +27,9 @@ from runtime.ops import (counting_ops as _counting_ops, ensure_shape_ops as _ens
                          rearrange_ops as _rearrange_ops, scatter_ops as _scatter_ops,
                          symbolic_gradients as _symbolic_gradients,
                          vectorized_map as _vectorized_map)
-from transpiler.tf import (autograph, bitwise, config, debugging, dtypes,  # noqa: F401
-                           errors, image, linalg, math, nest, nn, random, summary, test, train)
+from transpiler.tf import (autograph, bitwise, config, debugging, distribute,  # noqa: F401
+                           dtypes, errors, image, linalg, math, nest, nn, random, summary, test,
+                           train)
 from transpiler.tf._names import export as _export, missing as _missing
 
 # TensorFlow 2's top-level names for Keras' modules.
@@ -69,6 +70,24 @@ version = _types.SimpleNamespace(VERSION=__version__)
 def get_logger() -> _logging.Logger:
     """The logger TensorFlow's messages go to (programs set its level; nothing here logs)."""
     return _logging.getLogger("tensorflow")
+
+
+_no_gradient_op_types: set[str] = set()
+
+
+def no_gradient(op_type: str) -> None:
+    """Declares that ops of type ``op_type`` have no gradient. TensorFlow accepts this only
+    for an op type no gradient is registered for, that is an op of a custom kernel library
+    (its own ops have theirs), which eager2graph cannot load: so nothing changes here, but the
+    declaration is checked as TensorFlow checks it (a name, declared once), since programs
+    make it at import time."""
+    if not isinstance(op_type, str):
+        raise TypeError(f"tf.no_gradient takes the op type's name (a string), got "
+                        f"{type(op_type).__name__}.")
+    if op_type in _no_gradient_op_types:
+        raise KeyError(f"tf.no_gradient({op_type!r}) was called before: an op type's gradient "
+                       f"is declared once. Remove the second call.")
+    _no_gradient_op_types.add(op_type)
 
 
 # TensorFlow 2's initializer names: Keras' initializers.

@@ -1,10 +1,12 @@
 """``tf.dtypes``: TensorFlow's dtype objects (``tf.float32.min``, ``.is_floating``,
 ``.as_numpy_dtype``), ``as_dtype`` and ``cast``.
 
-The runtime's dtypes are NumPy's (``x.dtype`` is a ``numpy.dtype``). TensorFlow programs also
-ask a dtype about itself, so ``tf.float32`` is a ``DType``: it equals and hashes like its NumPy
-dtype (``x.dtype == tf.float32``, dict keys, ``np.zeros(3, tf.float32)`` all work) and answers
-TensorFlow's questions. ``tf.as_dtype(x.dtype)`` turns a tensor's dtype into one.
+The runtime's dtypes are NumPy's. TensorFlow programs also print a dtype and ask it about
+itself, so ``tf.float32`` is a ``DType``: it equals and hashes like its NumPy dtype
+(``x.dtype == tf.float32``, dict keys, ``np.zeros(3, tf.float32)`` all work) and answers
+TensorFlow's questions. With this module imported (and TensorFlow's display style on), an
+eager tensor's ``x.dtype`` is one too (``runtime.tensor.show_dtypes_as``; a symbolic tensor's,
+inside a traced function, stays NumPy's); ``tf.as_dtype`` turns any dtype into one.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 import runtime as _rt
+from runtime import tensor as _tensor
 from runtime.ops import math_composites as _math_composites
 from transpiler.tf._names import export as _export, missing as _missing
 
@@ -46,8 +49,18 @@ class DType(metaclass=_DTypeMeta):
         return self._dtype
 
     @property
+    def __numpy_dtype__(self) -> np.dtype:
+        # What NumPy 2 asks first when a dtype is given (before ``dtype``).
+        return self._dtype
+
+    @property
     def name(self) -> str:
         return self._dtype.name
+
+    # NumPy's attributes that the runtime reads most, without __getattr__'s detour.
+    kind = property(lambda self: self._dtype.kind)
+    itemsize = property(lambda self: self._dtype.itemsize)
+    type = property(lambda self: self._dtype.type)
 
     @property
     def as_numpy_dtype(self) -> type:
@@ -157,6 +170,7 @@ class DType(metaclass=_DTypeMeta):
 
 
 _DTYPES = {name: DType(np.dtype(name)) for name in _ENUMS}
+_tensor.show_dtypes_as({dtype.dtype: dtype for dtype in _DTYPES.values()})
 
 
 def as_dtype(type_value) -> DType:

@@ -18,6 +18,7 @@ Eager calls run ``call`` as written (a tensor's truth value is known there).
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import itertools
 import re
@@ -27,7 +28,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from runtime import conversion, nest, tracing
+from runtime import conversion, display, nest, tracing
 from runtime.keras import constraints, initializers, masks, regularizers
 from runtime.module import Module
 from runtime.ops.array_ops import cast, constant, shape as shape_of
@@ -41,9 +42,57 @@ _name_lock = threading.Lock()
 class _CallContext(threading.local):
     def __init__(self):
         self.training: list = []
+        self.scopes: list = []  # the layers whose call or build is running, outermost first
 
 
 _context = _CallContext()
+
+
+@contextlib.contextmanager
+def name_scope(owner):
+    """Keras 3's name scope: the variables ``owner`` (a layer or a metric) and the layers it
+    calls make while it runs have paths under its name, ``sequential/dense/kernel``. A layer
+    already innermost (its build inside its call) is not entered twice."""
+    scopes = _context.scopes
+    if scopes and scopes[-1] is owner:
+        yield
+        return
+    scopes.append(owner)
+    try:
+        yield
+    finally:
+        scopes.pop()
+
+
+def default_build(build):
+    """Marks ``build`` as one that makes no weights (Keras' default, ``Layer.build`` and a
+    subclassed ``Model``'s): a layer whose ``build`` it is builds on its first call, and
+    nothing calls that ``build`` for it."""
+    build.makes_no_weights = True
+    return build
+
+
+def has_own_build(layer) -> bool:
+    """Whether ``layer``'s class defines a ``build`` that makes its weights."""
+    return not getattr(type(layer).build, "makes_no_weights", False)
+
+
+class KerasVariable(Variable):
+    """A Keras 3 variable: its own name (``kernel``), ``path``, the names of the layers it was
+    made in and its own (``sequential/dense/kernel``), and, in TensorFlow's style, Keras'
+    text (``<Variable path=dense/kernel, shape=(3, 2), dtype=float32, value=[...]>``)."""
+
+    def __init__(self, initial_value, name: str, owner, **kwargs):
+        with name_scope(owner):
+            self.path = "/".join(scope.name for scope in _context.scopes) + "/" + name
+        super().__init__(initial_value, name=name, tensorflow_naming=False, **kwargs)
+
+    def __repr__(self) -> str:
+        if display.style() != display.TENSORFLOW or self._value is None:
+            return super().__repr__()
+        value = self._value.item() if self._value.ndim == 0 else self._value
+        return (f"<Variable path={self.path}, shape={self.shape}, dtype={self.dtype.name}, "
+                f"value={value}>")
 
 
 def snake_case(name: str) -> str:
@@ -116,9 +165,10 @@ class Layer(Module):
         with tracing.eager_scope():
             value = initializers.get(initializer)(shape, dtype=dtype)
             value = np.asarray(value.numpy() if isinstance(value, Tensor) else value, dtype)
-            # Keras 3's name: the weight's own ("kernel"), not its layer's path.
-            variable = Variable(value, name=name or "variable", trainable=trainable,
-                                constraint=constraints.get(constraint), tensorflow_naming=False)
+            # Keras 3's name: the weight's own ("kernel"); its layers' are in its path.
+            variable = KerasVariable(value, name or unique_name("variable"), self,
+                                     trainable=trainable,
+                                     constraint=constraints.get(constraint))
         variable._keras_weight = True  # see _weights_of_its_own
         self._own_weights.append(variable)
         if regularizer is not None:
@@ -251,6 +301,7 @@ class Layer(Module):
 
     # -- calling -----------------------------------------------------------------------------
 
+    @default_build
     def build(self, input_shape) -> None:
         self.built = True
 
@@ -265,7 +316,8 @@ class Layer(Module):
             args = (nest.map_structure(self._as_input, args[0]),) + tuple(args[1:])
         inputs = args[0] if args else kwargs.get("inputs")
         if not self.built:
-            self._build_for(inputs)
+            with name_scope(self):
+                self._build_for(inputs)
         masking = self._makes_masks or masks.active() or kwargs.get("mask") is not None
         if masking:
             mask = kwargs.get("mask")
@@ -294,7 +346,8 @@ class Layer(Module):
         if tracing.is_tracing():
             call = conversion.converted(call)
         try:
-            result = call(*args, **kwargs)
+            with name_scope(self):
+                result = call(*args, **kwargs)
         finally:
             _context.training.pop()
         if self.activity_regularizer is not None:
@@ -325,7 +378,7 @@ class Layer(Module):
     def _build_for(self, inputs) -> None:
         shapes = nest.map_structure(lambda t: tuple(t.shape) if hasattr(t, "shape") else None,
                                     inputs) if inputs is not None else None
-        if type(self).build is not Layer.build:
+        if has_own_build(self):
             self.build(shapes)
         self.built = True
 
@@ -386,7 +439,12 @@ class Layer(Module):
         return record
 
     def __repr__(self) -> str:
+        if display.style() == display.TENSORFLOW:  # Keras 3's text
+            return f"<{self._keras_class_name()} name={self.name}, built={self.built}>"
         return f"<rt.keras {type(self).__name__} {self.name!r}>"
+
+    def _keras_class_name(self) -> str:
+        return type(self).__name__
 
 
 # Attributes that hold other models' layers (the functional graph) or bookkeeping, not

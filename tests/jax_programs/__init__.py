@@ -39,7 +39,7 @@ import numpy as np
 from transpiler import convert
 
 KINDS = ("conditionals", "while_loops", "for_loops", "algorithms", "containers", "idioms",
-         "transforms")
+         "transforms", "numerics")
 
 
 def F(value) -> jax.Array:

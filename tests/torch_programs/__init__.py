@@ -32,7 +32,8 @@ import torch
 
 from transpiler import convert
 
-KINDS = ("conditionals", "while_loops", "for_loops", "numbers", "modules", "algorithms")
+KINDS = ("conditionals", "while_loops", "for_loops", "numbers", "modules", "algorithms",
+         "numerics")
 
 PATHS = ("converted", "export", "compile")
 

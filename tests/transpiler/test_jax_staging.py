@@ -169,6 +169,35 @@ def test_a_python_int_a_loop_makes_a_float_fails_when_the_loop_runs_zero_times()
         f(x, jnp.int32(0)).block_until_ready()
 
 
+def newton_from(a):
+    x = a
+    while jnp.abs(x * x - a) > 1e-3:
+        x = (x + a / x) / 2
+    return x
+
+
+def halved(x, n):
+    for _ in range(n):
+        x = x / 2
+    return x
+
+
+def test_a_loop_that_makes_an_int_array_a_float_carries_the_float():
+    # Python's x is int32 before the loop and float32 after an iteration; the loop carries
+    # float32 (it refused the loop), and fails when it ran zero times, as the PyTorch backend.
+    for a in (4, 10, 1000):
+        got = _jit(newton_from)(jnp.int32(a))
+        assert got.dtype == newton_from(jnp.int32(a)).dtype == jnp.float32
+        assert np.isclose(float(got), float(newton_from(jnp.int32(a))))
+    assert _jit(halved)(jnp.int32(8), jnp.int32(2)).dtype == jnp.float32
+    assert float(_jit(halved)(jnp.int32(8), jnp.int32(2))) == 2.0
+    for f, args in ((newton_from, (jnp.int32(1),)), (halved, (jnp.int32(8), jnp.int32(0)))):
+        with pytest.raises(Exception, match=r"loop at test_jax_staging.py:\d+ ran zero times, "
+                                            r"so 'x' keeps the dtype int32 it had before it, "
+                                            r"which each iteration makes float32"):
+            _jit(f)(*args).block_until_ready()
+
+
 def rows_added_to_a_number(xs):
     acc = 0.0
     for i, row in enumerate(xs):
@@ -602,6 +631,35 @@ def test_min_max_follow_python_on_nan_and_ties():
     assert np.isnan(got[0]) and np.isnan(got[1]) and np.isnan(got[2])
     got = f(jnp.float32(1.0), jnp.float32(nan))
     assert got[0] == 1.0 and got[1] == 1.0 and got[2] == 1.0
+
+
+def test_min_max_of_values_python_gives_back_as_different_types_are_refused():
+    # Python gives back the int array or the float 0.5: one traced value cannot be both.
+    f = _jit(lambda x: max(x.max(), 0.5))
+    with pytest.raises(TypeError, match=r"max\(\) of dtype int32 and a Python float on a JAX "
+                                        r"tracer at test_jax_staging.py:\d+: Python gives back "
+                                        r"one of them as it is"):
+        f(jnp.asarray([1, 2], jnp.int32))
+    # A Python int next to a float array takes its dtype, as in arithmetic and branches.
+    g = _jit(lambda x: (min(x.sum(), 10), max(x.max(), 0)))
+    assert [float(v) for v in g(jnp.asarray([1.0, 2.0]))] == [3.0, 2.0]
+    assert float(g(jnp.asarray([10.0, 20.0]))[0]) == 10.0
+
+
+def factorial(n):
+    if n <= 1:
+        return 1
+    return n * factorial(n - 1)
+
+
+def test_recursion_stopped_by_a_traced_value_names_the_conditional():
+    # Both branches are traced, so the recursion never stops: Python's limit is reached deep
+    # inside, and raised naming the outermost if (a bare "maximum recursion depth exceeded").
+    with pytest.raises(RecursionError, match=r"recursion limit was reached while the branches "
+                                             r"of the if statement on a traced value at "
+                                             r"test_jax_staging.py:\d+ were traced"):
+        _jit(factorial)(jnp.int32(5))
+    assert factorial(5) == convert(factorial)(5) == 120
 
 
 # -- lists appended to in traced loops -------------------------------------------------------------

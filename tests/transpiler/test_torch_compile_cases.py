@@ -369,3 +369,55 @@ def test_a_loop_nested_in_a_staged_loop_changing_an_array_in_place():
     # those views: the counter became a float32 tensor.
     x = torch.tensor([4.0, 1.0, 3.0, 2.0])
     assert torch.equal(_compiled(convert(insertion_sorted), dynamic=True)(x), insertion_sorted(x))
+
+
+def limit_and_threshold(x, n):
+    return x > 0 and n > 2
+
+
+def halvings_below(x, n):
+    k = 0
+    while x > 1 and k < n:
+        x = x / 2
+        k += 1
+    return x, k
+
+
+def nested_python_test(x, n):
+    if x > 0:
+        if n > 4:
+            y = x * 2
+        else:
+            y = -x
+    else:
+        y = x
+    return y
+
+
+@pytest.mark.parametrize("fn", [limit_and_threshold, halvings_below, nested_python_test])
+def test_a_python_int_made_dynamic_is_compared_in_blocks(fn):
+    # ``n > 2`` in an ``and`` (a cond) and ``if n > 4`` in a branch are Python comparisons of a
+    # symbolic int that no PyTorch operation of the block receives: its symbol must be an input
+    # of the block all the same ("s0 is not tracked with proxy" when its tracer rebuilt it).
+    compiled = _compiled(convert(fn), dynamic=True)
+    for x, n in ((100.0, 3), (100.0, 10), (-1.0, 20), (0.5, 1)):
+        expected, got = fn(torch.tensor(x), n), compiled(torch.tensor(x), n)
+        for e, g in zip(*(v if isinstance(v, tuple) else (v,) for v in (expected, got))):
+            assert float(g) == float(e), (fn.__name__, x, n, expected, got)
+
+
+def float_of_a_positive(x):
+    if x > 0:
+        y = float(x)
+    else:
+        y = 0.0
+    return y
+
+
+def test_a_branch_giving_float_of_its_input_gives_a_copy():
+    # ``float(x)`` of a 0-d float32 ``x`` is ``x`` reshaped, which shares its storage without
+    # being marked a view under torch.compile: cond refused the branch ("cond_true might be
+    # aliasing the input or the output").
+    compiled = _compiled(convert(float_of_a_positive))
+    for x in (2.0, -2.0):
+        assert float(compiled(torch.tensor(x))) == float_of_a_positive(torch.tensor(x))

@@ -357,6 +357,56 @@ def test_int_float_min_max_round_abs_of_traced_tensors_give_pythons_values():
     _check_both(best_and_worst, [(_t(n),) for n in (0, 1, 2, 6, -1)])
 
 
+def largest_or_half(x):
+    return max(x.max(), 0.5)
+
+
+def test_min_max_of_values_python_gives_back_as_different_types_are_refused():
+    # Python gives back the int64 tensor or the float 0.5: one traced value cannot be both
+    # (it gave a float32 tensor, 2.0 where Python gives tensor(2)).
+    with pytest.raises(TypeError, match=r"max\(\) of dtype int64 and a Python float on a traced "
+                                        r"PyTorch tensor at test_torch_staging.py:\d+: Python "
+                                        r"gives back one of them as it is"):
+        torch.export.export(Calls(convert(largest_or_half)), (_t([1, 2]),))
+
+
+def cube_root_of_eight(x):
+    for _ in range(100):
+        fx = x ** 3 - 8
+        if fx.abs() < 1e-9:
+            break
+        x = x - fx / (3 * x ** 2)
+    return x
+
+
+_LIMITS = [4.0, 2.0, 1.0]
+
+
+def doubled_below_limits(x):
+    for i in range(3):
+        if x > _LIMITS[i]:
+            break
+        x = x * 2
+    return x
+
+
+def test_a_break_on_a_tensor_in_a_loop_over_a_python_range_stages_the_rest_as_one_loop():
+    # Unrolled, each of the 100 iterations was a cond holding the body's conds, which PyTorch
+    # traces several times over: torch.compile took minutes. A counter the body needs as a
+    # Python int (a list index) keeps the loop unrolled.
+    exported = torch.export.export(Calls(convert(cube_root_of_eight)),
+                                   (_t(3.0, torch.float64),))
+    targets = {str(node.target) for module in exported.graph_module.modules()
+               if isinstance(module, torch.fx.GraphModule) for node in module.graph.nodes}
+    assert any("while_loop" in target for target in targets)
+    for x in (3.0, 2.0, 10.0):
+        assert torch.allclose(exported.module()(_t(x, torch.float64)),
+                              cube_root_of_eight(_t(x, torch.float64)))
+    unrolled = torch.export.export(Calls(convert(doubled_below_limits)), (_t(0.5),)).module()
+    for x in (0.5, 3.0, 5.0):
+        assert float(unrolled(_t(x))) == float(doubled_below_limits(_t(x)))
+
+
 def test_int_of_nan_fails_when_the_program_runs():
     exported = torch.export.export(Calls(convert(builtins_on_values)), (_t(1.0), _t(2.0)))
     with pytest.raises(RuntimeError, match=r"int\(\) of a NaN or infinite value at "

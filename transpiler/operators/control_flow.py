@@ -985,7 +985,8 @@ def for_stmt(iterable, extra_test: Callable | None, body: Callable[[Any], None],
         mutates = _object_mutations(mutates, sys._getframe(1))
     backend = _for_backend(iterable)
     if backend is None:
-        _python_for(iterable, extra_test, body, get_state, set_state, names)
+        _python_for(iterable, extra_test, body, get_state, set_state, names, opts,
+                    mutates=mutates)
         return
     backend.for_stmt(iterable, extra_test, body, get_state, set_state, names, opts,
                      mutates=mutates, outer=outer, staged=staged)
@@ -1045,6 +1046,15 @@ def kept_number_message(loop: str, name: str, made: str) -> str:
     return (f"{loop} ran zero times, so '{name}' keeps the Python number it had before it, "
             f"which each iteration makes {made}; one traced value cannot be both. Give "
             f"'{name}' a value of the loop's kind before it (0.0 for a float).")
+
+
+def widened_message(loop: str, name: str, narrow: str, wide: str) -> str:
+    """What a staged loop that ran zero times says of ``name``, which each iteration makes the
+    wider dtype ``wide`` (an int32 ``x``, then ``x = x / 2``): Python keeps ``narrow`` there,
+    and one traced value cannot be both."""
+    return (f"{loop} ran zero times, so '{name}' keeps the dtype {narrow} it had before it, "
+            f"which each iteration makes {wide}; one traced value cannot be both. Give '{name}' "
+            f"the dtype {wide} before the loop.")
 
 
 def zero_step_message() -> str:
@@ -1128,7 +1138,8 @@ def _static(value):
     return float(known) if known.dtype.kind == "f" else int(known)
 
 
-def _python_for(iterable, extra_test, body, get_state, set_state, names) -> None:
+def _python_for(iterable, extra_test, body, get_state, set_state, names, opts=None, *,
+                mutates=()) -> None:
     with unroll_watch("for loop") as watch:
         if extra_test is None:
             for item in iterable:
@@ -1138,8 +1149,13 @@ def _python_for(iterable, extra_test, body, get_state, set_state, names) -> None
         keep_going = extra_test()
         if staging.backend_for(keep_going) is None and not keep_going:
             return
-        for item in iterable:
-            if staging.backend_for(keep_going) is not None:
+        for index, item in enumerate(iterable):
+            backend = staging.backend_for(keep_going)
+            if backend is not None and isinstance(iterable, range) and not mutates and \
+                    backend.stages_rest_of_range(iterable[index:], extra_test, body, get_state,
+                                                 set_state, names, opts or {}):
+                return
+            if backend is not None:
                 # A break or return decided by a tensor: the remaining (unrolled) iterations
                 # run only where no earlier iteration stopped the loop.
                 if_stmt(keep_going, lambda item=item: body(item), lambda: None, get_state,

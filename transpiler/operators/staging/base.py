@@ -53,3 +53,10 @@ class StagingBackend(Protocol):
 
     def range(self, *args) -> Any:
         """``range(*args)`` with a staged bound: something ``for_stmt`` iterates."""
+
+    def stages_rest_of_range(self, rest: range, extra_test: Callable, body: Callable,
+                             get_state: Callable, set_state: Callable, names: Sequence[str],
+                             opts: dict) -> bool:
+        """Whether it ran the iterations ``rest`` of a ``for`` over a Python range as one staged
+        loop, once a ``break`` or ``return`` made ``extra_test()`` a staged value (else each
+        remaining iteration is unrolled as a conditional)."""

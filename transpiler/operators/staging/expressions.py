@@ -10,6 +10,7 @@ append to are written here once.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Callable
 
 from transpiler.operators import control_flow as cf
@@ -60,7 +61,8 @@ class StagedExpressions:
                 returned_none if value is None and is_return_value_name(name) else value
                 for name, value in zip(names, values[1:]))
 
-        with naming_construct("if statement"):
+        with naming_construct("if statement"), _endless_recursion_named("if statement",
+                                                                         location):
             result, *outputs = self.staged_cond(
                 cond, branch(body, "if"), branch(orelse, "else"), construct="if statement",
                 location=location, names=labelled, check_pair=check_pair, prepare=prepare)
@@ -106,13 +108,41 @@ class StagedExpressions:
     def not_(self, value):
         return self.logical_not(self.condition(value, "a `not` expression"))
 
+    def stages_rest_of_range(self, *args) -> bool:
+        return False  # unrolled: a conditional per iteration
+
     def _choose(self, cond, if_true: Callable, if_false: Callable, construct: str):
         location = cf._where()
-        with naming_construct(construct):
+        with naming_construct(construct), _endless_recursion_named(construct, location):
             value, = self.staged_cond(cond, lambda: (if_true(),), lambda: (if_false(),),
                                       construct=construct, location=location,
                                       names=("the value",))
         return value
+
+
+_depth = [0]  # staged conditionals being traced, one inside another
+
+
+@contextlib.contextmanager
+def _endless_recursion_named(construct: str, location: str):
+    """Inside: a staged conditional's branches are traced. Both are traced whatever the
+    condition, so a function calling itself in one until a traced value stops it never stops;
+    Python's recursion limit, reached deep inside, is raised at the outermost conditional with
+    a message naming it."""
+    _depth[0] += 1
+    try:
+        yield
+    except RecursionError:
+        if _depth[0] > 1:
+            raise
+        raise RecursionError(
+            f"Python's recursion limit was reached while the branches of the {construct} on a "
+            f"traced value{location} were traced. Both branches of a traced {construct} are "
+            f"traced whatever the condition, so a function that calls itself in a branch until a "
+            f"traced value stops it (if n <= 1: return 1; return n * f(n - 1)) never stops. "
+            f"Write the recursion as a loop.") from None
+    finally:
+        _depth[0] -= 1
 
 
 def _refuse_appends_lost(before: tuple, after: tuple, names, staged, location: str) -> None:

@@ -91,7 +91,7 @@ class JaxBackend(StagedExpressions):
                 return
             loop = Loop(get_state, set_state, names, "for loop", length=length,
                         exits_early=extra_test is not None or length is None,
-                        maximum=opts.get("maximum_iterations"), staged=staged)
+                        maximum=opts.get("maximum_iterations"), staged=staged, first_runs=True)
 
             def test(index):
                 more = continues(index, limit, delta)

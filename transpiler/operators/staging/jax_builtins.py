@@ -21,7 +21,8 @@ from runtime.ops.io_ops import FormattedValue, format_value
 from transpiler.operators import control_flow as cf
 from transpiler.operators.formatting import StagedText, flatten_print_values
 from transpiler.operators.staging import extremes, is_jax_tracer, math_functions
-from transpiler.operators.staging.jax_values import condition, in_staged_block, weak
+from transpiler.operators.staging.jax_values import (condition, describe, in_staged_block,
+                                                     spec_of, weak)
 
 __all__ = ["MATH", "METHODS", "item_", "int_", "float_", "bool_", "abs_", "round_", "min_",
            "max_", "len_", "print_", "print_pieces", "assert_", "in_staged_block"]
@@ -131,9 +132,16 @@ def round_(number, ndigits=None):
     return jnp.asarray(rounded).astype(jnp.result_type(int))
 
 
+def _typed(value) -> extremes.Typed:
+    spec = spec_of(value)
+    kind = np.dtype(spec.dtype).kind
+    return extremes.Typed("i" if kind == "u" else kind, np.dtype(spec.dtype), spec.weak_type,
+                          describe(spec))
+
+
 _JAX = extremes.Engine("a JAX tracer", "jnp",
                        reduce=lambda name, vector: getattr(jnp, name)(vector),
-                       select=jnp.where)
+                       select=jnp.where, typed=_typed, conversion=".astype(...)")
 
 
 def min_(*args, **kwargs):

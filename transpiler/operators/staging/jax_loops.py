@@ -38,23 +38,27 @@ class Loop:
 
     def __init__(self, get_state, set_state, names: Sequence[str], construct: str, *,
                  length: int | None = None, exits_early: bool = True, maximum=None,
-                 staged: Sequence[str] = ()):
+                 staged: Sequence[str] = (), first_runs: bool = False):
         """``length`` is a static trip count (a ``for`` over an array), ``exits_early`` whether
         the test can stop the loop before it (a ``while``, ``break``, ``return``), ``maximum``
         the ``maximum_iterations`` of ``set_loop_options``, ``staged`` the lists the body only
-        appends to."""
+        appends to, ``first_runs`` whether the test cannot stop the first of those iterations
+        (a ``for``, whose ``break`` and ``return`` flags are false before it)."""
         self.get_state, self.set_state, self.names = get_state, set_state, tuple(names)
         self.construct, self.location = construct, cf._where()
         self.maximum = maximum = _static_int(maximum)
         self.counted = maximum is not None and not isinstance(maximum, int)
         self.bound = length if maximum is None or self.counted else (
             maximum if length is None else min(length, maximum))
-        self.exits_early, self.staged = exits_early, tuple(staged)
+        self.exits_early, self.staged, self.first_runs = exits_early, tuple(staged), first_runs
         self.added: dict[int, int | None] = {}  # appends per iteration to each carried list
         self.produced: dict[int, object] = {}  # return values without arrays the body set
         # Python numbers an iteration makes another kind (``total = 0``, then ``total += x[i]``,
         # a float), with their type after it: found while the body is traced.
         self.kind_changed: dict[str, jax.ShapeDtypeStruct] = {}
+        # Arrays an iteration makes a wider dtype, with both dtypes (an int32 ``x``, then
+        # ``x = x / 2``): carried in the wider one, as Python's value is after an iteration.
+        self.widened: dict[str, tuple[np.dtype, np.dtype]] = {}
 
     # The state as the loop carries it: the array leaves of every variable, in order; the
     # static leaves stay those of ``self.initial``.
@@ -102,6 +106,10 @@ class Loop:
             if old_spec.weak_type and _kind(old_spec) != _kind(new_spec):
                 self.kind_changed.setdefault(path, new_spec)  # ``total = 0``, then a float
             if old_spec.dtype != new_spec.dtype and not old_spec.weak_type:
+                if _widens(old_spec, new_spec):
+                    narrow = self.widened.get(path, (np.dtype(old_spec.dtype),))[0]
+                    self.widened[path] = (narrow, np.dtype(new_spec.dtype))
+                    continue  # carried in the wider dtype (``_settled_weak_carry``)
                 raise rt.errors.GraphTypeError(
                     f"'{path}' has {describe(old_spec)} before an iteration of the "
                     f"{self.construct}{self.location} and {describe(new_spec)} after it; a JAX "
@@ -166,7 +174,10 @@ class Loop:
         (``bounded_while``, as TensorFlow differentiates bounded while loops); otherwise a
         ``while_loop`` (counting the iterations when ``maximum_iterations`` is traced)."""
         maximum, bound, counted = self.maximum, self.bound, self.counted
-        flag = bool(self.first_set_inside) or self._numbers_may_stay()
+        # Whether an iteration ran, carried when the loop may run zero times: what the body
+        # does to the variables (a Python number or an array it makes another type) is known
+        # only once the body is traced, inside the loop.
+        flag = bool(self.first_set_inside) or self._may_run_zero_times()
 
         @staged
         def cond_fun(carry):
@@ -207,13 +218,9 @@ class Loop:
         return jax_lists.after_loop(state, self.initial, self.added,
                                     bound if not self.exits_early else None)
 
-    def _numbers_may_stay(self) -> bool:
-        """Whether a loop variable may leave the loop as the Python number it entered with: the
-        loop may run zero times, and a variable enters as a Python number (weak), which an
-        iteration may make another kind (found only when the body is traced)."""
-        if self.bound is not None and self.bound > 0 and not self.exits_early:
-            return False
-        return any(spec_of(leaf).weak_type for leaf in self._carried(self.initial))
+    def _may_run_zero_times(self) -> bool:
+        return not (self.bound is not None and self.bound > 0
+                    and (self.first_runs or not self.exits_early))
 
     def _check_ran(self, ran) -> None:
         """When the function runs, the loop must have run once for the variables first assigned
@@ -228,6 +235,9 @@ class Loop:
             made = describe(spec) if spec.weak_type else \
                 f"a {np.dtype(spec.dtype).name} array"
             jax.debug.callback(_raise_unless, ran, cf.kept_number_message(loop, name, made))
+        for name, (narrow, wide) in self.widened.items():
+            jax.debug.callback(_raise_unless, ran,
+                               cf.widened_message(loop, name, narrow.name, wide.name))
 
     def _returned_after(self, state: tuple) -> tuple:
         """``state`` with each return value that is no array (a `return` without a value in
@@ -279,9 +289,18 @@ def _settled_weak_carry(body: Callable, init):
 
 
 def _takes_type(entering: jax.ShapeDtypeStruct, leaving: jax.ShapeDtypeStruct) -> bool:
-    """Whether a carried Python number (weak) takes the type an iteration gives it."""
-    return entering.weak_type and (entering.dtype, entering.weak_type) != (
-        leaving.dtype, leaving.weak_type)
+    """Whether a carried leaf takes the type an iteration gives it: a Python number (weak)
+    takes any, an array a wider dtype."""
+    if entering.weak_type:
+        return (entering.dtype, entering.weak_type) != (leaving.dtype, leaving.weak_type)
+    return _widens(entering, leaving)
+
+
+def _widens(entering: jax.ShapeDtypeStruct, leaving: jax.ShapeDtypeStruct) -> bool:
+    """Whether an iteration makes an array of dtype ``entering`` the wider dtype ``leaving``
+    (int32 to float32, float32 to float64), as promotion does."""
+    return entering.dtype != leaving.dtype and \
+        jnp.promote_types(entering.dtype, leaving.dtype) == leaving.dtype
 
 
 def bounded_while(cond_fun: Callable, body_fun: Callable, init, bound: int, *, counts: bool):

@@ -45,6 +45,10 @@ class RuntimeBackend:
             return rt.cond(scalar_condition(value, "an `or` expression"), lambda: value, right)
 
     @staticmethod
+    def stages_rest_of_range(*args) -> bool:
+        return False  # unrolled: a graph conditional per iteration
+
+    @staticmethod
     def range(*args):
         for value in args:
             if is_symbolic(value) and value.dtype.kind not in "iu":

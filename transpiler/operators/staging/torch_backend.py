@@ -17,6 +17,7 @@ their messages are the shared ones of ``transpiler.operators.control_flow``.
 from __future__ import annotations
 
 import contextlib
+import logging
 from typing import Callable, Sequence
 
 import torch
@@ -200,6 +201,30 @@ class TorchBackend(StagedExpressions):
 
     range = staticmethod(StagedRange.of)
 
+    @staticmethod
+    def stages_rest_of_range(rest: range, extra_test, body, get_state, set_state, names,
+                             opts) -> bool:
+        """The iterations left of a loop over a Python range, once a ``break`` on a traced
+        tensor decides whether they run, as one ``while_loop``: unrolled, each iteration is a
+        ``cond`` holding the rest of the body's conds, which PyTorch traces several times over
+        (``for _ in range(100)`` with a convergence test took over a minute to compile). The
+        counter is then a tensor: a body that needs a Python int of it (a list index), or a
+        loop building a list, declines here and is unrolled as before."""
+        from transpiler.operators.staging.torch_loops import for_stmt
+        before = cf._state_before(get_state, names)
+        if any(type(value) is list for value in before):
+            return False
+        with _records_held(_SHAPES_LOG) as held:
+            try:
+                for_stmt(StagedRange(rest.start, rest.stop, rest.step), extra_test, body,
+                         get_state, set_state, names, opts, mutates=(), staged=())
+            except Exception:  # noqa: BLE001 - unrolled instead, which raises a real error again
+                cf._set_state_tolerantly(set_state, get_state, names, before)
+                return False
+        for record in held:  # what PyTorch said of the loop staged: said now
+            _SHAPES_LOG.handle(record)
+        return True
+
     def if_stmt(self, *args, **kwargs):
         with buffer_assignments_unhooked():
             return super().if_stmt(*args, **kwargs)
@@ -216,6 +241,33 @@ class TorchBackend(StagedExpressions):
                         if type(value) is Undefined and not value.deleted else value
                         for name, value in zip(names, outputs))
         return super().branch_outputs(outputs, names, label, location)
+
+
+# Where PyTorch reports the symbols it makes (``x.item()`` of the counter, in a body that needs a
+# Python int of it: "Unable to find user code corresponding to {u0}").
+_SHAPES_LOG = logging.getLogger("torch.fx.experimental.symbolic_shapes")
+
+
+class _Held(logging.Handler):
+    def __init__(self, records: list):
+        super().__init__()
+        self.records = records
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@contextlib.contextmanager
+def _records_held(log: logging.Logger):
+    """Inside: what ``log`` records is held in the list given, not shown; a staged attempt that
+    is given up (the loop unrolled instead) says nothing of it."""
+    records: list = []
+    handlers, propagate = log.handlers, log.propagate
+    log.handlers, log.propagate = [_Held(records)], False
+    try:
+        yield records
+    finally:
+        log.handlers, log.propagate = handlers, propagate
 
 
 def module_tensors_written_in_place(before: tuple, names: Sequence[str],

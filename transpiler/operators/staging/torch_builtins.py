@@ -18,7 +18,7 @@ import torch
 
 from transpiler.operators import control_flow as cf
 from transpiler.operators.staging import extremes, is_torch_traced, math_functions
-from transpiler.operators.staging.torch_values import condition, number
+from transpiler.operators.staging.torch_values import Spec, condition, kind, number
 
 __all__ = ["MATH", "METHODS", "FUNCTIONS", "item_", "equal", "allclose", "int_", "float_",
            "bool_", "abs_", "round_", "min_", "max_", "len_", "print_", "assert_",
@@ -139,9 +139,14 @@ def _select(condition, new, old) -> torch.Tensor:
     return torch.where(as_tensor(condition), as_tensor(new), old)
 
 
+def _typed(value) -> extremes.Typed:
+    spec = Spec.of(value)
+    return extremes.Typed(kind(spec.dtype), spec.dtype, spec.weak, spec.describe())
+
+
 _TORCH = extremes.Engine("a traced PyTorch tensor", "torch",
                          reduce=lambda name, vector: getattr(torch, f"a{name}")(vector),
-                         select=_select)
+                         select=_select, typed=_typed, conversion=".to(...)")
 
 
 def min_(*args, **kwargs):

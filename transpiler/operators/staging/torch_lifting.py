@@ -303,11 +303,12 @@ class Captured:
 
     def note_outputs(self, leaves: Sequence) -> None:
         """A block's outputs that are tensors from outside it (``y = w``): captured too; the
-        symbols of its symbolic numbers are inputs (``torch_symbols``)."""
+        symbols of its symbolic numbers are inputs (``torch_symbols``), those of a symbolic
+        bool too (``x > 0 and n > 2`` with an int ``n`` that torch.compile made dynamic)."""
         for leaf in leaves:
             if isinstance(leaf, torch.Tensor):
                 self.note(leaf)
-            elif isinstance(leaf, _CAPTURABLE):
+            elif isinstance(leaf, (*_CAPTURABLE, torch.SymBool)):
                 self._numbers_given.append(leaf)
 
     def operands(self) -> tuple:
@@ -394,6 +395,7 @@ def resolve(tensor):
 def discover(fn: Callable, captured: Captured, given: Sequence = ()):
     """Runs ``fn`` once on fake tensors without tracing it, noting what it captures."""
     captured.given(given)
+    captured.note_outputs(_closure_numbers(fn))
     _discovering.append(captured)
     mapping: dict[int, torch.Tensor] = {}
     _reading.append(mapping)
@@ -403,6 +405,29 @@ def discover(fn: Callable, captured: Captured, given: Sequence = ()):
     finally:
         _reading.pop()
         _discovering.pop()
+
+
+def _closure_numbers(fn: Callable) -> list:
+    """The symbolic numbers held by the closures of ``fn`` and of the functions they hold: a
+    block may compare one in Python (``if n > 4`` in a branch, with an ``n`` that
+    torch.compile made dynamic), which no operation of PyTorch sees, and its subgraph can only
+    compute that with the number's symbols as inputs."""
+    numbers, seen, stack = [], set(), [fn]
+    while stack:
+        function = stack.pop()
+        if id(function) in seen:
+            continue
+        seen.add(id(function))
+        for cell in getattr(function, "__closure__", None) or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:  # a variable not assigned yet
+                continue
+            if isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+                numbers.append(value)
+            elif callable(value) and hasattr(value, "__code__"):
+                stack.append(value)
+    return numbers
 
 
 def _scratch_symbols():
@@ -503,11 +528,13 @@ def distinct(leaves: Sequence) -> tuple:
 
 def as_output(leaf, mapping: dict[int, torch.Tensor], inputs: Sequence[torch.Tensor]):
     """A block's output leaf as the subgraph returns it: a captured tensor becomes its input,
-    and an input (or a view of one) is copied, as cond and while_loop outputs may not alias
-    their inputs."""
+    and an input (or a view of one, or a tensor sharing its storage: ``float(x)`` of a 0-d
+    float ``x`` is ``x`` reshaped, which under ``torch.compile`` is not marked a view) is copied,
+    as cond and while_loop outputs may not alias their inputs."""
     if not isinstance(leaf, torch.Tensor):
         return leaf
     leaf = mapping.get(id(leaf), leaf)
-    if any(leaf is tensor for tensor in inputs) or leaf._is_view():
+    if leaf._is_view() or any(isinstance(tensor, torch.Tensor) and (
+            leaf is tensor or torch._C._is_alias_of(leaf, tensor)) for tensor in inputs):
         return leaf.clone()
     return leaf

@@ -353,10 +353,8 @@ class _Loop:
                 f"the {self.construct}{self.location}", name, f"a {shown} tensor"))
         for name, (narrow, wide) in self.widened.items():
             narrow, wide = (str(dtype).replace("torch.", "") for dtype in (narrow, wide))
-            torch._assert_async(ran, f"{where} '{name}' keeps the dtype {narrow} it had before "
-                                     f"it, which each iteration makes {wide}; one traced value "
-                                     f"cannot be both. Give '{name}' the dtype {wide} before "
-                                     f"the loop.")
+            torch._assert_async(ran, cf.widened_message(
+                f"the {self.construct}{self.location}", name, narrow, wide))
 
 
 def _enters_as_number(spec: Spec) -> bool:

@@ -45,7 +45,9 @@ FLAGS = ("-march=native", "-std=gnu11", "-fPIC", "-shared", "-fno-fast-math",
 # the same speed where kernels spend their time in NumPy's loops and BLAS, 15-25% slower on
 # W1's integer products; and the kernels that only call their loop nests unoptimized
 # (c_prelude's PLUMBING): W7's module 0.44-0.55 -> 0.27-0.28 s of CPU, W8's 0.58-0.62 ->
-# 0.33-0.36 s, for 3% of W7's call and 5% of W8's.
+# 0.33-0.36 s, for 3% of W7's call and 5% of W8's. A quick build at -O2 (the plumbing still
+# unoptimized) was measured too: W1's call 21% faster, W4-W8 within 2%, for 6-18% more compile
+# time; what a quick build is for (kernels that arrive early) decides for -O1.
 _VECTORIZE = ("-ftree-vectorize", "-fvect-cost-model=cheap")
 OPTIMIZATION = {False: ("-O2", *_VECTORIZE),
                 True: ("-O1", *_VECTORIZE, "-DEAGER2GRAPH_QUICK_BUILD")}

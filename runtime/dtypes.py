@@ -111,7 +111,9 @@ def to_array(value, dtype: np.dtype | None = None) -> np.ndarray:
             raise TypeError(f"cannot convert {value!r} to a tensor: only numbers and booleans "
                             f"(and nested lists of them) can become tensors.")
         return array
-    if dtype.kind in "iub" and _nested_array(value).dtype.kind in "fc":
+    # NumPy makes an empty list float64; with no values there is nothing to refuse.
+    plain = _nested_array(value)
+    if dtype.kind in "iub" and plain.dtype.kind in "fc" and plain.size:
         raise TypeError(f"cannot convert {_short(value)} to a tensor of dtype {dtype.name}: "
                         f"Python floats do not become integers or booleans silently (as in "
                         f"TensorFlow). Make the tensor in a float dtype and rt.cast it (which "

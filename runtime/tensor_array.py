@@ -8,6 +8,12 @@ why writes in index order cost O(1) although no array ever changes).
 
 As a loop variable, the buffer of a ``dynamic_size`` array may change its leading dimension
 and a buffer not yet allocated its rank (``loop_invariants`` tells ``rt.while_loop``).
+
+With ``clear_after_read=True`` (the default of ``tf.TensorArray``, as in TensorFlow; the
+runtime's own arrays keep their elements), a read outside traced functions also clears the
+element, as TensorFlow's eager arrays do: the array remembers which elements were read, so a
+second read raises and ``stack``, ``gather`` and ``concat`` see zeros there until a write.
+Inside a traced function reads never clear, as in TensorFlow's ``tf.function``.
 """
 
 from __future__ import annotations
@@ -16,10 +22,11 @@ from typing import Hashable, Sequence
 
 import numpy as np
 
-from runtime import dtypes, nest
-from runtime.errors import ShapeError
-from runtime.ops.array_ops import cast, constant, convert_to_tensor
+from runtime import dtypes, nest, tracing
+from runtime.errors import InvalidArgumentError, ShapeError
+from runtime.ops.array_ops import cast, constant, convert_to_tensor, zeros
 from runtime.ops.dispatch import apply_op, constant_value
+from runtime.ops.scatter_ops import tensor_scatter_nd_update
 from runtime.ops.tensor_array_ops import (CONCAT, GATHER, NEW, READ, SCALAR_UNSTACK, STACK,
                                           UNSTACK, WRITE, element_of, int32, merge_shapes)
 from runtime.tensor import Shape, Tensor, TensorSpec, format_shape, shapes_compatible
@@ -46,9 +53,10 @@ class TensorArray(nest.Composite):
         dynamic_size: if True, writing past the end grows the array; otherwise it is an error.
         element_shape: the shape of every element, ``None`` dims allowed; without it, the
             first write decides.
-        clear_after_read, infer_shape, tensor_array_name, colocate_with_first_write_call,
-        name: TensorFlow's, accepted for its programs and unused: reads never clear an
-            element (as in TensorFlow's graphs) and the first write decides the shape.
+        clear_after_read: whether a read outside traced functions clears the element (see
+            the module docstring); None: the class's default (``_clears_by_default``).
+        infer_shape, tensor_array_name, colocate_with_first_write_call, name: TensorFlow's,
+            accepted for its programs and unused: the first write decides the shape.
 
     Elements never written read as zeros once the element shape is known. In a graph the
     array can be a loop variable or a ``cond`` output::
@@ -59,8 +67,11 @@ class TensorArray(nest.Composite):
         return ta.stack()
     """
 
-    __slots__ = ("_dtype", "_dynamic_size", "_declared_shape", "_buffer", "_size", "_filled")
+    # _cleared: the indices an eager read cleared (and no write has filled again).
+    __slots__ = ("_dtype", "_dynamic_size", "_declared_shape", "_clear_after_read", "_buffer",
+                 "_size", "_filled", "_cleared")
     component_names = ("buffer", "size", "filled")
+    _clears_by_default = False
 
     def __init__(self, dtype, size=0, dynamic_size: bool = False, clear_after_read=None,
                  tensor_array_name=None, handle=None, flow=None, infer_shape=True,
@@ -72,6 +83,9 @@ class TensorArray(nest.Composite):
         self._dtype = dtypes.as_dtype(dtype)
         self._dynamic_size = bool(dynamic_size)
         self._declared_shape = _as_element_shape(element_shape)
+        self._clear_after_read = (self._clears_by_default if clear_after_read is None
+                                  else bool(clear_after_read))
+        self._cleared = frozenset()
         full = self._declared_shape
         if full is not None and None in full:
             full = None
@@ -100,9 +114,10 @@ class TensorArray(nest.Composite):
         return (self._buffer, self._size, self._filled)
 
     def with_components(self, components: Sequence) -> "TensorArray":
-        array = object.__new__(TensorArray)
+        array = object.__new__(type(self))
         array._dtype, array._dynamic_size = self._dtype, self._dynamic_size
         array._declared_shape = self._declared_shape
+        array._clear_after_read, array._cleared = self._clear_after_read, frozenset()
         array._buffer, array._size, array._filled = components
         return array
 
@@ -141,16 +156,32 @@ class TensorArray(nest.Composite):
                 f"elements of this TensorArray have shape {format_shape(element)}. All elements "
                 f"of a TensorArray have one shape; reshape the value or create the array with "
                 f"another element_shape.")
-        inputs = self._operands() + (_as_index("write", index), value)
-        return self.with_components(apply_op(WRITE, inputs, {"dynamic": self._dynamic_size}))
+        index = _as_index("write", index)
+        array = self.with_components(
+            apply_op(WRITE, self._operands() + (index, value), {"dynamic": self._dynamic_size}))
+        if self._cleared and not tracing.is_tracing():
+            array._cleared = self._cleared - {_known_index(index)}
+        return array
 
     def read(self, index) -> Tensor:
-        """The element at ``index`` (zeros if it was never written)."""
-        return apply_op(READ, self._operands() + (_as_index("read", index),))
+        """The element at ``index`` (zeros if it was never written); outside traced functions
+        it is cleared (see the module docstring)."""
+        index = _as_index("read", index)
+        clears = self._clear_after_read and not tracing.is_tracing()
+        known = _known_index(index) if clears or self._cleared else None
+        if known in self._cleared:
+            raise InvalidArgumentError(
+                f"TensorArray.read: element {known} was read before, and a read clears it (the "
+                f"default, clear_after_read=True, as in TensorFlow). Keep the tensor the first "
+                f"read returned, or create the array with clear_after_read=False.")
+        element = apply_op(READ, self._operands() + (index,))
+        if clears:
+            self._cleared |= {known}
+        return element
 
     def stack(self) -> Tensor:
         """All elements stacked along a new first axis: shape ``[size, *element_shape]``."""
-        return apply_op(STACK, self._operands())
+        return apply_op(STACK, self._readable_operands())
 
     def gather(self, indices) -> Tensor:
         """The elements at ``indices``, stacked: shape ``[len(indices), *element_shape]``."""
@@ -158,11 +189,11 @@ class TensorArray(nest.Composite):
         if indices.dtype.kind not in "iu":
             raise TypeError(f"TensorArray.gather: the indices must be integers, got "
                             f"{indices.dtype.name}; cast them with rt.cast.")
-        return apply_op(GATHER, self._operands() + (indices,))
+        return apply_op(GATHER, self._readable_operands() + (indices,))
 
     def concat(self) -> Tensor:
         """All elements joined along their first axis (they need rank 1 or more)."""
-        return apply_op(CONCAT, self._operands())
+        return apply_op(CONCAT, self._readable_operands())
 
     def unstack(self, value) -> "TensorArray":
         """A new array whose elements are ``value[0], value[1], ...``."""
@@ -189,6 +220,18 @@ class TensorArray(nest.Composite):
         """The components as op inputs, with the size as a constant when it is known: the
         ops' static shapes come from it (a dynamic buffer's static row count is its capacity)."""
         return (self._buffer, self.size(), self._filled)
+
+    def _readable_operands(self) -> tuple:
+        """``_operands``, with zeros in the buffer's rows that eager reads cleared."""
+        buffer, size, filled = self._operands()
+        if not self._cleared:
+            return buffer, size, filled
+        rows = sorted(i for i in self._cleared if i < int(constant_value(filled)))
+        if rows:
+            buffer = tensor_scatter_nd_update(buffer, constant(np.array(rows)[:, None]),
+                                              zeros((len(rows),) + tuple(buffer.shape[1:]),
+                                                    self._dtype))
+        return buffer, size, filled
 
     def _element(self, method: str, value) -> Tensor:
         """``value`` as a tensor of this array's dtype. Python numbers (and tensors standing for
@@ -242,6 +285,12 @@ def _as_size(size) -> Tensor:
     if size < 0:
         raise ValueError(f"TensorArray: the size must not be negative, got {size}.")
     return constant(int32(size))
+
+
+def _known_index(index: Tensor) -> int | None:
+    """The index, if known now (always outside traced functions)."""
+    known = constant_value(index)
+    return None if known is None else int(known)
 
 
 def _as_index(method: str, index) -> Tensor:

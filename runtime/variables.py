@@ -35,7 +35,7 @@ from runtime.ops.scatter_ops import tensor_scatter_nd_add, tensor_scatter_nd_upd
 from runtime.introspection import get_static_value
 from runtime.ops.dispatch import apply_op
 from runtime.ops.registry import OpDef, register
-from runtime.tensor import ShapeTuple, Tensor, format_shape
+from runtime.tensor import ShapeTuple, Tensor, _shown_dtype, format_shape
 
 _variable_ids = itertools.count()
 
@@ -91,7 +91,7 @@ def _creation_policy() -> CreationPolicy | None:
     return _creation.policies[-1] if _creation.policies else None
 
 
-READ = register(OpDef("read_variable", _read_kernel, lambda variable: (variable.dtype, variable.shape),
+READ = register(OpDef("read_variable", _read_kernel, lambda variable: (variable._dtype, variable.shape),
                       stateful=True, reads_variable=True,
                       bind=lambda attrs, _types: _reader(attrs["variable"])))
 ASSIGN = register(OpDef("assign_variable", _assign_kernel, lambda value, variable, mode: (),
@@ -138,7 +138,8 @@ class Variable:
     """A named, mutable tensor of fixed dtype and shape, created outside traced functions.
 
     ``tensorflow_naming=False`` keeps the name as given when TensorFlow's style is on (see
-    ``name``): Keras' variables, which Keras 3 names ``kernel``, not ``dense/kernel:0``."""
+    ``name``), and the dtype NumPy's (see ``dtype``): Keras' variables, which Keras 3 names
+    ``kernel``, not ``dense/kernel:0``."""
 
     def __init__(self, initial_value, dtype=None, name: str | None = None, trainable: bool = True,
                  constraint=None,
@@ -163,7 +164,7 @@ class Variable:
             pending = self._lifted_initial_value(initial_value, dtype)
             if pending is not None:
                 self._value = None  # set by the first trace's graph when it runs
-                self.dtype = pending.dtype
+                self._dtype = pending.dtype
                 self.shape = ShapeTuple(pending.shape)
                 _creation_policy().created.append(self)
                 self._assign(pending, "initialize")
@@ -172,7 +173,7 @@ class Variable:
         value = np.array(constant(initial_value, dtype).numpy())  # a copy of its own
         value.flags.writeable = False  # reads hand this array out; it changes only by assignment
         self._value = value
-        self.dtype = value.dtype
+        self._dtype = value.dtype  # NumPy's, for the runtime's own use (see dtype)
         self.shape = ShapeTuple(value.shape)  # a tuple that answers as_list(), rank, ...
         if tracing.is_tracing():
             _creation_policy().created.append(self)
@@ -210,6 +211,13 @@ class Variable:
                 f"the variable outside the function.")
         return value
 
+    @property
+    def dtype(self):
+        """The NumPy dtype, or TensorFlow's DType in TensorFlow's style, as an eager tensor's
+        (``runtime.tensor.show_dtypes_as``); a Keras variable's (``tensorflow_naming=False``)
+        stays NumPy's, which prints ``float32`` as Keras 3's does."""
+        return _shown_dtype(self._dtype) if self._tensorflow_naming else self._dtype
+
     def value(self) -> Tensor:
         """The current value: a snapshot eagerly, a read node while tracing."""
         return apply_op(READ, (), {"variable": self})
@@ -246,9 +254,9 @@ class Variable:
                                      .reshape(self.shape)), key)
         flat = reshape(self.value(), [-1])
         value = self._as_value(value)
-        if value.dtype != self.dtype:
+        if value.dtype != self._dtype:
             raise TypeError(f"cannot assign a {value.dtype.name} value to a slice of variable "
-                            f"{self.name!r} of dtype {self.dtype.name}; use rt.cast.")
+                            f"{self.name!r} of dtype {self._dtype.name}; use rt.cast.")
         if mode != "assign":
             current = gather(flat, positions)
             value = add(current, value) if mode == "add" else subtract(current, value)
@@ -278,7 +286,7 @@ class Variable:
 
     def scatter_nd_sub(self, indices, updates) -> "Variable":
         updates = negative(updates if isinstance(updates, Tensor)
-                           else convert_to_tensor(updates, self.dtype))  # x + (-u) is x - u
+                           else convert_to_tensor(updates, self._dtype))  # x + (-u) is x - u
         return self._assign(tensor_scatter_nd_add(self.value(), indices, updates), "assign")
 
     def assign(self, value) -> "Variable":
@@ -298,12 +306,12 @@ class Variable:
         if isinstance(value, Tensor) or hasattr(value, "_read_value_for_op"):
             return value if isinstance(value, Tensor) else convert_to_tensor(value)
         if isinstance(value, (np.ndarray, np.generic)):
-            if value.dtype.kind in "fc" and self.dtype.kind in "iub":
+            if value.dtype.kind in "fc" and self._dtype.kind in "iub":
                 raise TypeError(f"cannot assign a {value.dtype.name} array to variable "
-                                f"{self.name!r} of dtype {self.dtype.name}: it would truncate; "
+                                f"{self.name!r} of dtype {self._dtype.name}: it would truncate; "
                                 f"use rt.cast (or np.round) first.")
-            return convert_to_tensor(np.asarray(value).astype(self.dtype))
-        return convert_to_tensor(value, self.dtype)
+            return convert_to_tensor(np.asarray(value).astype(self._dtype))
+        return convert_to_tensor(value, self._dtype)
 
     def _assign(self, value, mode: str) -> "Variable":
         value = self._as_value(value)
@@ -312,9 +320,9 @@ class Variable:
         return self
 
     def _check_compatible(self, value: Tensor) -> None:
-        if value.dtype != self.dtype:
+        if value.dtype != self._dtype:
             raise TypeError(f"cannot assign a {value.dtype.name} value to variable {self.name!r} "
-                            f"of dtype {self.dtype.name}; use rt.cast.")
+                            f"of dtype {self._dtype.name}; use rt.cast.")
         if value.shape is not None and len(value.shape) == len(self.shape) and all(
                 a is None or a == b for a, b in zip(value.shape, self.shape)):
             return
@@ -337,9 +345,9 @@ class Variable:
         if mode == "assign":
             if type(array) is np.ndarray:
                 # A copy: a graph hands over the caller's own array, which they may change later.
-                stored = array.astype(self.dtype)
+                stored = array.astype(self._dtype)
             else:
-                stored = np.array(array, dtype=self.dtype)
+                stored = np.array(array, dtype=self._dtype)
             # Read-only, as tensors that earlier reads returned may share it. (setflags costs a
             # fifth of assigning to ``flags.writeable``: training steps assign many variables.)
             stored.setflags(write=False)
@@ -350,7 +358,7 @@ class Variable:
         try:
             if mode != "assign":
                 new = np.asarray(self._value + array if mode == "add" else self._value - array)
-                stored = new if new.dtype == self.dtype else new.astype(self.dtype)
+                stored = new if new.dtype == self._dtype else new.astype(self._dtype)
                 stored.setflags(write=False)
             self._value = stored
         finally:
@@ -372,7 +380,7 @@ class Variable:
         tensorflow = self._tensorflow_named()
         shown = self.name[:-len(":0")] if tensorflow else self._name
         return display.variable_repr(shown, self._named or tensorflow, self._value,
-                                     format_shape(self.shape), self.dtype)
+                                     format_shape(self.shape), self._dtype)
 
 
 def _checked_constraint(constraint, name: str):

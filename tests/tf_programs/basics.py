@@ -420,3 +420,17 @@ def empty_integer_constants(tf):
     ids = tf.constant([], tf.int32)
     steps = tf.constant([[]], dtype=tf.int64)
     return ids, steps, tf.concat([ids, [4, 5]], 0), tf.convert_to_tensor([], dtype=tf.bool)
+
+
+def empty_lists_of_other_dtypes(tf):
+    """Empty lists become empty tensors of float64 and int64 too (also as variables and in
+    zeros_like); a list of floats still does not become integers."""
+    floats = tf.constant([], tf.float64)
+    counts = tf.Variable([], dtype=tf.int64)
+    try:
+        tf.constant([1.5, 2.0], tf.int64)
+        refused = "no error"
+    except (TypeError, ValueError):
+        refused = "refused"
+    return (floats, counts.numpy(), tf.zeros_like(tf.constant([[]], tf.int64)),
+            tf.convert_to_tensor([[], []], dtype=tf.float64), refused)

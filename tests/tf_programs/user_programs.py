@@ -358,6 +358,28 @@ def tensor_array_read_then_stack_eagerly(tf):
     return middle, rows.stack(), rows.gather([2, 0])
 
 
+def tensor_array_read_twice_eagerly(tf):
+    """An eager read clears the element: reading it again raises until it is written again;
+    clear_after_read=False keeps it; inside a tf.function reads never clear."""
+    steps = tf.TensorArray(tf.int64, size=2).write(0, 5).write(1, 6)
+    first = steps.read(0)
+    try:
+        steps.read(0)
+        again = "no error"
+    except tf.errors.InvalidArgumentError:
+        again = "InvalidArgumentError"
+    steps = steps.write(0, 7)
+    kept = tf.TensorArray(tf.float64, size=2, clear_after_read=False).write(1, 2.5)
+
+    @tf.function
+    def read_twice(values):
+        array = tf.TensorArray(tf.float64, size=2).unstack(values)
+        return array.read(1) + array.read(1), array.stack()
+
+    return (first, again, steps.read(0), steps.stack(), kept.read(1), kept.read(1),
+            kept.stack(), read_twice(tf.constant([1.0, 4.0], tf.float64)))
+
+
 
 def distributed_training_on_one_device(tf):
     """The custom training loop of TensorFlow's distributed training tutorial, and Keras' fit

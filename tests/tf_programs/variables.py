@@ -208,3 +208,18 @@ def variable_names(tf):
     return ([v.name for v in (unnamed, named, scoped, scoped_unnamed)],
             [v.name for v in affine.variables], repr(scoped), [w.name for w in layer.weights],
             named.numpy(), repr(unnamed))
+
+
+def variable_dtypes_print(tf):
+    """A variable's dtype prints as TensorFlow's and still compares like the NumPy dtype; a
+    Keras weight's prints as Keras 3's name."""
+    import numpy as np
+    w = tf.Variable([1.0, 2.0], dtype=tf.float64)
+    n = tf.Variable([1, 2], dtype=tf.int64)
+    print(w.dtype, n.dtype, tf.Variable(1.0).dtype, repr(w.dtype), [n.dtype])
+    print(w.dtype == tf.float64, n.dtype == np.int64, w.dtype.is_floating, n.dtype.name,
+          {tf.float64: "f", tf.int64: "i"}[n.dtype], np.zeros(2, w.dtype.as_numpy_dtype).dtype)
+    layer = tf.keras.layers.Dense(2)
+    layer.build((None, 3))
+    print(layer.kernel.dtype, layer.bias.dtype)
+    return tf.cast(n, w.dtype), tf.zeros([2], n.dtype), w.dtype.name

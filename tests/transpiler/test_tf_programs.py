@@ -31,15 +31,6 @@ KNOWN_DIFFERENCES = {
     "basics.input_signature_fixed": (
         "Python's print of a tensor in a converted function prints its value on every call "
         "here; TensorFlow prints the symbolic tensor once, when tracing", None),
-    "user_programs.tensor_array_read_then_stack_eagerly": (
-        "TensorFlow's eager TensorArray replaces an element read (clear_after_read=True) by "
-        "zeros, so a later stack shows zeros there; here an element reads the same every time "
-        "(as in TensorFlow inside a tf.function): runtime/tensor_array.py would need the rule",
-        None),
-    "basics.empty_integer_constants": (
-        "tf.constant([], tf.int32) raises here: runtime.dtypes.to_array refuses to turn the "
-        "float64 array NumPy makes of [] into integers; it should let an empty array through",
-        None),
     "basics.dtypes_while_tracing": (
         "inside a traced function a tensor's dtype is NumPy's (it prints as int64 and has no "
         "is_integer): the graph's own code (runtime.graph's lint, the passes, saving) tests "

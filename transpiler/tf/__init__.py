@@ -37,6 +37,14 @@ optimizers, losses, metrics, initializers = (keras.optimizers, keras.losses, ker
                                              keras.initializers)
 
 
+class TensorArray(_rt.TensorArray):
+    """``rt.TensorArray`` with TensorFlow's default ``clear_after_read=True``: an eager read
+    clears the element (the runtime's own arrays, read again by its loops, keep theirs)."""
+
+    __slots__ = ()
+    _clears_by_default = True
+
+
 def function(func=None, input_signature=None, autograph=True, jit_compile=None,
              reduce_retracing=False, experimental_implements=None,
              experimental_autograph_options=None, experimental_attributes=None,
@@ -99,7 +107,7 @@ random_uniform_initializer = keras.initializers.RandomUniform
 glorot_uniform_initializer = keras.initializers.GlorotUniform
 
 _export(globals(), _rt, """
-    GradientTape IndexedSlices Module Tensor TensorArray TensorShape TensorSpec
+    GradientTape IndexedSlices Module Tensor TensorShape TensorSpec
     UnconnectedGradients Variable abs add add_n argmax argmin argsort boolean_mask broadcast_to
     case cast clip_by_global_norm clip_by_norm clip_by_value concat cond constant
     convert_to_tensor cumsum custom_gradient divide einsum equal executing_eagerly expand_dims eye

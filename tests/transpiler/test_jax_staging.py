@@ -930,3 +930,53 @@ def runs_of_equal_values(x):
 def test_a_loop_variable_none_before_a_loop_over_an_array_runs_it_as_python():
     x = jnp.asarray([1, 1, 2, 2, 3, 1], jnp.int32)
     assert int(_jit(runs_of_equal_values)(x)) == runs_of_equal_values(x) == 4
+
+
+def decay_until_small(x, rate):
+    for _ in range(100):
+        x = x - rate * x * x
+        if jnp.abs(x) < 1e-3:
+            break
+    return x
+
+
+def decay_until_small_in_python(x, rate):
+    for _ in range(100):
+        x = x - rate * x * x
+        if abs(x) < 1e-3:
+            break
+    return x
+
+
+def scaled_until_small(x, scales):
+    for i in range(len(scales)):
+        x = x * scales[i]  # a Python list indexed by the counter: the loop stays unrolled
+        if x < 1.0:
+            break
+    return x
+
+
+def test_the_rest_of_a_range_after_a_traced_break_is_one_loop():
+    """Unrolled, each iteration after the first traced ``break`` test was a ``lax.cond`` in
+    the one before (a jaxpr 50 times longer, a first call four times slower)."""
+    converted = convert(decay_until_small)
+    jaxpr = str(jax.make_jaxpr(converted)(jnp.float32(0.9), jnp.float32(0.5)))
+    assert jaxpr.count("cond[") < 5 and "while[" in jaxpr
+    jitted = jax.jit(converted)
+    for x in (0.9, 0.01, 0.0005, 2.0, 0.3):  # breaks at once, at the second step, late
+        expected = decay_until_small_in_python(np.float32(x), np.float32(0.5))
+        assert float(jitted(jnp.float32(x), jnp.float32(0.5))) == pytest.approx(
+            float(expected), rel=1e-5)  # XLA may fuse the multiply-add
+    gradient = jax.grad(lambda x: converted(x, 0.5))(jnp.float32(0.9))
+    step = 1e-6
+    finite = (decay_until_small_in_python(0.9 + step, 0.5)
+              - decay_until_small_in_python(0.9 - step, 0.5)) / (2 * step)
+    assert abs(float(gradient) - finite) < 1e-3 * abs(finite)
+
+
+def test_a_range_whose_body_indexes_a_list_by_the_counter_stays_unrolled():
+    scales = [0.9, 0.5, 0.25, 0.1]
+    jitted = jax.jit(lambda x: convert(scaled_until_small)(x, scales))
+    for x in (3.0, 0.95, 100.0):
+        assert float(jitted(jnp.float32(x))) == pytest.approx(
+            scaled_until_small(np.float32(x), scales), rel=1e-6)

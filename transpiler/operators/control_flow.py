@@ -1138,6 +1138,24 @@ def _static(value):
     return float(known) if known.dtype.kind == "f" else int(known)
 
 
+def _staged_rest(backend, rest: range, extra_test, body, get_state, set_state, names,
+                 opts: dict) -> bool:
+    """Whether ``backend`` ran the iterations ``rest`` of a ``for`` over a Python range as one
+    staged loop, once a ``break`` or ``return`` made ``extra_test()`` a staged value: unrolled,
+    each remaining iteration is a conditional nested in the one before (a hundred of them took
+    PyTorch over a minute to compile). Its counter is then staged too: a loop that builds a
+    list, or a body that needs the counter as a Python int (a list index), is unrolled."""
+    before = _state_before(get_state, names)
+    if any(type(value) is list for value in before):
+        return False
+    try:
+        return backend.stages_rest_of_range(rest, extra_test, body, get_state, set_state,
+                                            names, opts)
+    except Exception:  # noqa: BLE001 - unrolled instead, which raises a real error again
+        _set_state_tolerantly(set_state, get_state, names, before)
+        return False
+
+
 def _python_for(iterable, extra_test, body, get_state, set_state, names, opts=None, *,
                 mutates=()) -> None:
     with unroll_watch("for loop") as watch:
@@ -1152,8 +1170,8 @@ def _python_for(iterable, extra_test, body, get_state, set_state, names, opts=No
         for index, item in enumerate(iterable):
             backend = staging.backend_for(keep_going)
             if backend is not None and isinstance(iterable, range) and not mutates and \
-                    backend.stages_rest_of_range(iterable[index:], extra_test, body, get_state,
-                                                 set_state, names, opts or {}):
+                    _staged_rest(backend, iterable[index:], extra_test, body, get_state,
+                                 set_state, names, opts or {}):
                 return
             if backend is not None:
                 # A break or return decided by a tensor: the remaining (unrolled) iterations

@@ -59,4 +59,5 @@ class StagingBackend(Protocol):
                              opts: dict) -> bool:
         """Whether it ran the iterations ``rest`` of a ``for`` over a Python range as one staged
         loop, once a ``break`` or ``return`` made ``extra_test()`` a staged value (else each
-        remaining iteration is unrolled as a conditional)."""
+        remaining iteration is unrolled as a conditional); an error also declines (see
+        ``control_flow._staged_rest``)."""

@@ -122,5 +122,16 @@ class JaxBackend(StagedExpressions):
 
     range = staticmethod(StagedRange.of)
 
+    @staticmethod
+    def stages_rest_of_range(rest: range, extra_test, body, get_state, set_state, names,
+                             opts) -> bool:
+        """The rest of a Python range as one loop that stops early and differentiates as a
+        scan (``bounded_while``; see ``control_flow._staged_rest``): unrolled, each iteration
+        was a ``lax.cond`` nested in the one before (100 iterations: a jaxpr 50 times longer,
+        a first call of 0.68 s against 0.16)."""
+        JaxBackend.for_stmt(StagedRange(rest.start, rest.stop, rest.step), extra_test, body,
+                            get_state, set_state, names, opts, mutates=(), outer=(), staged=())
+        return True
+
 
 BACKEND = JaxBackend()

@@ -445,9 +445,12 @@ def sequence(iterable):
                     f"range() takes integers, but got an array of dtype "
                     f"{np.dtype(spec_of(bound).dtype).name}{cf._where()}. Convert it with "
                     f".astype(jnp.int32) if a whole number is meant.")
-        dtype = jnp.result_type(*[b for b in bounds if is_jax_tracer(b)])
+        traced = [b for b in bounds if is_jax_tracer(b)]
+        # Python ints only: the rest of a Python range (JaxBackend.stages_rest_of_range)
+        dtype = jnp.result_type(*traced) if traced else jnp.result_type(int)
         start, limit = (jnp.asarray(b, dtype) for b in bounds[:2])
-        return start, limit, _nonzero_step(bounds[2], dtype), weak, None
+        length = None if traced else len(range(*bounds))
+        return start, limit, _nonzero_step(bounds[2], dtype), weak, length
     if is_sequence(iterable):
         length = length_of(iterable, _length, min)
         return 0, length, 1, lambda i: item_at(iterable, i, weak), length

@@ -204,23 +204,13 @@ class TorchBackend(StagedExpressions):
     @staticmethod
     def stages_rest_of_range(rest: range, extra_test, body, get_state, set_state, names,
                              opts) -> bool:
-        """The iterations left of a loop over a Python range, once a ``break`` on a traced
-        tensor decides whether they run, as one ``while_loop``: unrolled, each iteration is a
-        ``cond`` holding the rest of the body's conds, which PyTorch traces several times over
-        (``for _ in range(100)`` with a convergence test took over a minute to compile). The
-        counter is then a tensor: a body that needs a Python int of it (a list index), or a
-        loop building a list, declines here and is unrolled as before."""
+        """The rest of a Python range as one ``while_loop`` (see ``control_flow._staged_rest``;
+        PyTorch traces each unrolled ``cond`` several times over). What PyTorch logs of the
+        attempt is said only if it stages: a failed one is unrolled."""
         from transpiler.operators.staging.torch_loops import for_stmt
-        before = cf._state_before(get_state, names)
-        if any(type(value) is list for value in before):
-            return False
         with _records_held(_SHAPES_LOG) as held:
-            try:
-                for_stmt(StagedRange(rest.start, rest.stop, rest.step), extra_test, body,
-                         get_state, set_state, names, opts, mutates=(), staged=())
-            except Exception:  # noqa: BLE001 - unrolled instead, which raises a real error again
-                cf._set_state_tolerantly(set_state, get_state, names, before)
-                return False
+            for_stmt(StagedRange(rest.start, rest.stop, rest.step), extra_test, body,
+                     get_state, set_state, names, opts, mutates=(), staged=())
         for record in held:  # what PyTorch said of the loop staged: said now
             _SHAPES_LOG.handle(record)
         return True

@@ -8,11 +8,11 @@ import numpy as np
 from runtime.ops.array_ops import cast, constant, expand_dims, where
 from runtime.ops.math_ops import greater, maximum, minimum, pow, sqrt, square
 from runtime.ops.reduce_ops import reduce_mean, reduce_sum
-from runtime.optimizers.base import Optimizer, move_toward, power_of_step
+from runtime.optimizers.base import MomentEstimates, Optimizer, move_toward, power_of_step
 from runtime.optimizers.rows import dense
 
 
-class Lamb(Optimizer):
+class Lamb(MomentEstimates):
     """Keras' ``Lamb`` (You et al.): Adam's step scaled per variable by the trust ratio
     ``||var|| / ||step||`` (1 when either norm is 0). With slots ``m`` and ``v`` and
     ``t = iterations + 1``::
@@ -26,13 +26,7 @@ class Lamb(Optimizer):
 
     def __init__(self, learning_rate=0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, name: str = "Lamb", **options):
-        self._beta_1, self._beta_2, self._epsilon = float(beta_1), float(beta_2), float(epsilon)
-        super().__init__(learning_rate, name, **options)
-
-    # Read-only: a traced step holds them as constants, so a change would not reach it.
-    beta_1 = property(lambda self: self._beta_1)
-    beta_2 = property(lambda self: self._beta_2)
-    epsilon = property(lambda self: self._epsilon)
+        super().__init__(learning_rate, beta_1, beta_2, epsilon, name, **options)
 
     def _step_size(self, learning_rate):
         t = self._step_number(learning_rate.dtype)

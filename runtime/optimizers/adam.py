@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from runtime.ops.math_ops import maximum, sqrt, square
-from runtime.optimizers.base import Optimizer, move_toward, power_of_step
+from runtime.optimizers.base import MomentEstimates, move_toward, power_of_step
 from runtime.optimizers.rows import dense, map_rows
 
 
-class Adam(Optimizer):
+class Adam(MomentEstimates):
     """Keras' ``Adam``. With slots ``m`` and ``v`` (zeros at first) and ``t = iterations + 1``::
 
         lr_t = lr * sqrt(1 - beta_2**t) / (1 - beta_1**t)
@@ -22,17 +22,11 @@ class Adam(Optimizer):
 
     def __init__(self, learning_rate=0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, amsgrad: bool = False, name: str = "Adam", **options):
-        self._beta_1, self._beta_2 = float(beta_1), float(beta_2)
-        self._epsilon = float(epsilon)
         self._amsgrad = bool(amsgrad)
         self.slot_names = ("m", "v", "vhat") if self._amsgrad else ("m", "v")
-        super().__init__(learning_rate, name, **options)
+        super().__init__(learning_rate, beta_1, beta_2, epsilon, name, **options)
 
-    # Read-only: a traced step holds them as constants, so a change would not reach it.
-    beta_1 = property(lambda self: self._beta_1)
-    beta_2 = property(lambda self: self._beta_2)
-    epsilon = property(lambda self: self._epsilon)
-    amsgrad = property(lambda self: self._amsgrad)
+    amsgrad = property(lambda self: self._amsgrad)  # read-only, as the others (see the base)
 
     def _step_size(self, learning_rate):
         """``lr_t``, from ``t = iterations + 1`` in the learning rate's dtype."""

@@ -4,11 +4,11 @@ and Ba, section 7.1)."""
 from __future__ import annotations
 
 from runtime.ops.math_ops import abs, maximum  # noqa: A004
-from runtime.optimizers.base import Optimizer, move_toward, power_of_step
+from runtime.optimizers.base import MomentEstimates, move_toward, power_of_step
 from runtime.optimizers.rows import dense, map_rows
 
 
-class Adamax(Optimizer):
+class Adamax(MomentEstimates):
     """Keras' ``Adamax``. With slots ``momentum`` and ``norm`` (zeros at first) and
     ``t = iterations + 1``::
 
@@ -27,14 +27,7 @@ class Adamax(Optimizer):
 
     def __init__(self, learning_rate=0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, name: str = "Adamax", **options):
-        self._beta_1, self._beta_2 = float(beta_1), float(beta_2)
-        self._epsilon = float(epsilon)
-        super().__init__(learning_rate, name, **options)
-
-    # Read-only: a traced step holds them as constants, so a change would not reach it.
-    beta_1 = property(lambda self: self._beta_1)
-    beta_2 = property(lambda self: self._beta_2)
-    epsilon = property(lambda self: self._epsilon)
+        super().__init__(learning_rate, beta_1, beta_2, epsilon, name, **options)
 
     def _step_size(self, learning_rate):
         """``lr`` and the bias correction ``1 - beta_1**t``, in the learning rate's dtype."""

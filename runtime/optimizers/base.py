@@ -396,6 +396,22 @@ def _number(value, name: str) -> float:
     return float(array)
 
 
+class MomentEstimates(Optimizer):
+    """An optimizer that keeps Adam's moving averages of the gradient and of its square
+    (Adam, Adamax, Nadam, Lamb): ``beta_1``, ``beta_2`` and ``epsilon``, read-only, since a
+    traced step holds them as constants and a change would not reach it."""
+
+    def __init__(self, learning_rate, beta_1: float, beta_2: float, epsilon: float, name: str,
+                 **options):
+        self._beta_1, self._beta_2 = float(beta_1), float(beta_2)
+        self._epsilon = float(epsilon)
+        super().__init__(learning_rate, name, **options)
+
+    beta_1 = property(lambda self: self._beta_1)
+    beta_2 = property(lambda self: self._beta_2)
+    epsilon = property(lambda self: self._epsilon)
+
+
 # -- steps that several update rules share ------------------------------------------------------
 # Each takes a decay rate ``beta`` either as a Python number (``1 - beta`` is then computed in
 # float64 and rounded once to the slot's dtype) or as a tensor of the slot's dtype (``1 - beta``

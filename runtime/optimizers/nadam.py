@@ -8,7 +8,7 @@ import numpy as np
 
 from runtime.ops.array_ops import cast, constant
 from runtime.ops.math_ops import pow, sqrt, square  # noqa: A004
-from runtime.optimizers.base import Optimizer, move_toward, power_of_step
+from runtime.optimizers.base import MomentEstimates, move_toward, power_of_step
 from runtime.optimizers.rows import dense, map_rows
 from runtime.tensor import Tensor
 from runtime.variables import Variable
@@ -30,7 +30,7 @@ class _Step(NamedTuple):
     beta_2_power: Tensor
 
 
-class Nadam(Optimizer):
+class Nadam(MomentEstimates):
     """Keras' ``Nadam``. With slots ``momentum`` and ``velocity`` (zeros at first), the
     optimizer's ``u_product`` (1 at first, multiplied by ``u_t`` once per update) and
     ``t = iterations + 1``::
@@ -54,15 +54,8 @@ class Nadam(Optimizer):
 
     def __init__(self, learning_rate=0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, name: str = "Nadam", **options):
-        self._beta_1, self._beta_2 = float(beta_1), float(beta_2)
-        self._epsilon = float(epsilon)
         self._u_product: Variable | None = None
-        super().__init__(learning_rate, name, **options)
-
-    # Read-only: a traced step holds them as constants, so a change would not reach it.
-    beta_1 = property(lambda self: self._beta_1)
-    beta_2 = property(lambda self: self._beta_2)
-    epsilon = property(lambda self: self._epsilon)
+        super().__init__(learning_rate, beta_1, beta_2, epsilon, name, **options)
 
     def _build_state(self, variables: list[Variable]) -> None:
         """``u_product``, 1 in the dtype of the first variable built."""

@@ -151,6 +151,17 @@ class Layer(Module):
 
     # -- weights -----------------------------------------------------------------------------
 
+    def _kernel_and_bias_options(self, kernel_initializer, bias_initializer, kernel_regularizer,
+                                 bias_regularizer, kernel_constraint, bias_constraint) -> None:
+        """The six options of a layer with a kernel and a bias (Dense, the convolutions,
+        EinsumDense), as Keras reads them: names or objects, made objects here."""
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+
     def add_weight(self, name=None, shape=(), dtype=None, initializer=None, trainable=True,
                    regularizer=None, constraint=None, **kwargs) -> Variable:
         """A new variable of this layer, initialized by ``initializer`` (a name, an

@@ -5,7 +5,7 @@ their 1-D global counterparts. The pooling layers also take ``data_format="chann
 
 from __future__ import annotations
 
-from runtime.keras import activations, constraints, initializers, regularizers
+from runtime.keras import activations
 from runtime.keras.layers.base import Layer
 from runtime.ops import nn
 from runtime.ops.array_ops import cast, expand_dims, transpose
@@ -64,10 +64,8 @@ class Conv2D(Layer):
         if groups != 1:
             raise NotImplementedError(f"{layer}: groups={groups!r} is not supported yet by "
                                       f"rt.keras (only 1, Keras' default).")
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint = constraints.get(kernel_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
+        self._kernel_and_bias_options(kernel_initializer, bias_initializer, kernel_regularizer,
+                                      bias_regularizer, kernel_constraint, bias_constraint)
         self.filters = int(filters)
         self.kernel_size = self._size(f"{layer} kernel_size", kernel_size)
         self.strides = self._size(f"{layer} strides", strides)
@@ -75,8 +73,6 @@ class Conv2D(Layer):
         self.padding = _padding(layer, padding)
         self.activation = activations.get(activation)
         self.use_bias = use_bias
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
 
     def build(self, input_shape):
         channels = self._channels(input_shape)

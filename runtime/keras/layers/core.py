@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.keras import activations, constraints, initializers, regularizers
+from runtime.keras import activations
 from runtime.keras.layers.base import Layer
 from runtime.keras.layers.merging import combined_mask
 from runtime.ops import nn
@@ -47,12 +47,8 @@ class Dense(Layer):
         self.units = int(units)
         self.activation = activations.get(activation)
         self.use_bias = use_bias
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint = constraints.get(kernel_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
+        self._kernel_and_bias_options(kernel_initializer, bias_initializer, kernel_regularizer,
+                                      bias_regularizer, kernel_constraint, bias_constraint)
 
     def build(self, input_shape):
         _check_rank(self.name, input_shape)

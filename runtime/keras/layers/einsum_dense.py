@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from runtime.keras import activations, constraints, initializers, regularizers
+from runtime.keras import activations
 from runtime.keras.layers.base import Layer
 from runtime.ops.array_ops import cast, convert_to_tensor
 from runtime.ops.einsum_ops import einsum
@@ -71,12 +71,8 @@ class EinsumDense(Layer):
         self.partial_output_shape = (output_shape,) if isinstance(output_shape, int) \
             else tuple(output_shape)
         self.activation = activations.get(activation)
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint = constraints.get(kernel_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
+        self._kernel_and_bias_options(kernel_initializer, bias_initializer, kernel_regularizer,
+                                      bias_regularizer, kernel_constraint, bias_constraint)
 
     def build(self, input_shape):
         kernel_shape, bias_shape = _shapes(self.name, self.equation, tuple(input_shape),
